@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Builds the package in the current directory to dist/esm (nodenext) and dist/cjs (commonjs)
+// with plain tsc: TypeScript 7 has no compiler API, so bundlers that need one cannot emit
+// declarations here. Test files are excluded from both outputs.
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+
+const cwd = process.cwd()
+const require = createRequire(join(cwd, 'package.json'))
+const tsc = require.resolve('typescript/bin/tsc')
+const exclude = ['src/**/*.test.ts', 'src/**/*.test-d.ts']
+
+function run(label, args) {
+  const result = spawnSync(process.execPath, [tsc, ...args], { cwd, stdio: 'inherit' })
+  if (result.status !== 0) {
+    console.error(`build-package: ${label} build failed in ${cwd}`)
+    process.exit(result.status ?? 1)
+  }
+}
+
+rmSync(join(cwd, 'dist'), { recursive: true, force: true })
+const tmp = join(cwd, 'dist', '.tsconfig')
+mkdirSync(tmp, { recursive: true })
+const variants = {
+  esm: { module: 'nodenext', moduleResolution: 'nodenext', type: 'module' },
+  cjs: { module: 'commonjs', moduleResolution: 'bundler', type: 'commonjs' },
+}
+for (const [name, v] of Object.entries(variants)) {
+  const file = join(tmp, `${name}.json`)
+  writeFileSync(
+    file,
+    JSON.stringify({
+      extends: '../../tsconfig.json',
+      compilerOptions: {
+        rootDir: '../../src',
+        outDir: `../${name}`,
+        module: v.module,
+        moduleResolution: v.moduleResolution,
+        noEmit: false,
+      },
+      include: ['../../src'],
+      exclude: exclude.map((p) => `../../${p}`),
+    }),
+  )
+  run(name, ['-p', file])
+  writeFileSync(join(cwd, 'dist', name, 'package.json'), `${JSON.stringify({ type: v.type })}\n`)
+}
+rmSync(tmp, { recursive: true, force: true })
