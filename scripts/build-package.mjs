@@ -4,16 +4,14 @@
 // declarations here. Test files are excluded from both outputs.
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
 
 const cwd = process.cwd()
-const require = createRequire(join(cwd, 'package.json'))
-const tsc = require.resolve('typescript/bin/tsc')
+const tsc = join(cwd, 'node_modules', '.bin', 'tsc')
 const exclude = ['src/**/*.test.ts', 'src/**/*.test-d.ts']
 
 function run(label, args) {
-  const result = spawnSync(process.execPath, [tsc, ...args], { cwd, stdio: 'inherit' })
+  const result = spawnSync(tsc, args, { cwd, stdio: 'inherit' })
   if (result.status !== 0) {
     console.error(`build-package: ${label} build failed in ${cwd}`)
     process.exit(result.status ?? 1)

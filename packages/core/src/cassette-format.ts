@@ -1,0 +1,213 @@
+import { type DecisionKey, isDecisionKey, KEY_SCHEME_VERSION } from './canonical-key.js'
+import { CassetteCorruptError } from './errors.js'
+import type { HarnessIdentity } from './harness.js'
+
+/** Version of the cassette file format (the header's `agentTape` field). */
+export const CASSETTE_FORMAT_VERSION = 1
+
+export interface CassetteHeader {
+  /** Cassette format version. */
+  agentTape: number
+  /** Key scheme version the keys were computed with. */
+  keyScheme: number
+  /** The id of the test that owns the cassette. */
+  test: string
+  recordedAt: string
+  harness?: HarnessIdentity
+  runtime?: Record<string, string>
+  /** Versions of the SDKs seen while recording, e.g. `{ openai: "6.49.0" }`. */
+  sdks?: Record<string, string>
+  /** Environment keys read through `tape.env`, with sha256 hashes of their values. */
+  env?: Record<string, string | null>
+}
+
+/** An error thrown by a boundary while recording, replayed as an error with the same name and message. */
+export interface RecordedError {
+  name: string
+  message: string
+  code?: string | number
+}
+
+/** One line of a cassette: a decision, in the order the run made it. */
+export interface DecisionRecord {
+  seq: number
+  key: DecisionKey
+  kind: string
+  step: number
+  lane?: string
+  /** Wall-clock milliseconds of the real call. */
+  ms: number
+  /** The redacted canonical input, for humans and diffs. Replay matches on `key`. */
+  in: unknown
+  /** The recorded output (absent when the call returned `undefined` or threw). */
+  out?: unknown
+  /** The recorded error, when the call threw. */
+  err?: RecordedError
+}
+
+export interface Cassette {
+  header: CassetteHeader
+  decisions: DecisionRecord[]
+}
+
+/** Serializes a cassette as JSON Lines: the header, then one line per decision. */
+export function serializeCassette(cassette: Cassette): string {
+  const h = cassette.header
+  const header = {
+    agentTape: h.agentTape,
+    keyScheme: h.keyScheme,
+    test: h.test,
+    recordedAt: h.recordedAt,
+    harness: h.harness,
+    runtime: h.runtime,
+    sdks: h.sdks,
+    env: h.env,
+  }
+  const lines = [JSON.stringify(header)]
+  for (const d of cassette.decisions) lines.push(JSON.stringify(orderDecision(d)))
+  return `${lines.join('\n')}\n`
+}
+
+function orderDecision(d: DecisionRecord): DecisionRecord {
+  const line: DecisionRecord = {
+    seq: d.seq,
+    key: d.key,
+    kind: d.kind,
+    step: d.step,
+    lane: d.lane,
+    ms: d.ms,
+    in: d.in,
+  }
+  if (d.err) line.err = d.err
+  else if (d.out !== undefined) line.out = d.out
+  return line
+}
+
+/**
+ * True when two cassettes record the same run: everything equal except the fields that change
+ * on every recording (`recordedAt`, durations). Used to avoid rewriting an unchanged cassette.
+ */
+export function isSameRecording(a: Cassette, b: Cassette): boolean {
+  const strip = (c: Cassette) =>
+    serializeCassette({
+      header: { ...c.header, recordedAt: '', runtime: undefined },
+      decisions: c.decisions.map((d) => ({ ...d, ms: 0 })),
+    })
+  return strip(a) === strip(b)
+}
+
+const RECOVER =
+  'Restore it from version control (git checkout -- <file>), or delete it and re-record the test'
+
+function corrupt(file: string, line: number, why: string, fix = RECOVER): CassetteCorruptError {
+  return new CassetteCorruptError(
+    { what: `Cannot load cassette ${file} (line ${line})`, why, fix: fix.replace('<file>', file) },
+    file,
+    line,
+  )
+}
+
+/** Parses and validates a cassette. Nothing in it is evaluated; every problem names file and line. */
+export function parseCassette(text: string, file: string): Cassette {
+  if (text.trim() === '') throw corrupt(file, 1, 'the file is empty (a cassette starts with a header line)')
+  const rawLines = text.split('\n')
+  const endsCleanly = text.endsWith('\n')
+  if (endsCleanly) rawLines.pop()
+  let header: CassetteHeader | undefined
+  const decisions: DecisionRecord[] = []
+  for (let i = 0; i < rawLines.length; i++) {
+    const lineNo = i + 1
+    const raw = rawLines[i]!
+    if (raw.trim() === '') throw corrupt(file, lineNo, 'the line is blank (cassettes have no blank lines)')
+    let value: unknown
+    try {
+      value = JSON.parse(raw)
+    } catch (error) {
+      const last = i === rawLines.length - 1 && !endsCleanly
+      throw corrupt(
+        file,
+        lineNo,
+        last
+          ? 'the line is truncated (the file ends in the middle of a JSON line, as when a write is interrupted)'
+          : `the line is not valid JSON (${(error as Error).message})`,
+      )
+    }
+    if (!isRecord(value)) throw corrupt(file, lineNo, 'the line is not a JSON object')
+    if ('agentTape' in value) {
+      if (header)
+        throw corrupt(file, lineNo, 'the line is a second header (a cassette has exactly one, on line 1)')
+      if (lineNo !== 1) throw corrupt(file, lineNo, 'the header must be the first line')
+      header = validateHeader(value, file)
+      continue
+    }
+    if (!header)
+      throw corrupt(file, 1, 'the first line is not a cassette header (it has no "agentTape" field)')
+    decisions.push(validateDecision(value, file, lineNo, decisions.length + 1))
+  }
+  if (!header) throw corrupt(file, 1, 'the file has no header line')
+  return { header, decisions }
+}
+
+function validateHeader(value: Record<string, unknown>, file: string): CassetteHeader {
+  const version = value.agentTape
+  if (typeof version !== 'number' || !Number.isInteger(version)) {
+    throw corrupt(file, 1, `the header's format version is ${JSON.stringify(version)}, not an integer`)
+  }
+  if (version > CASSETTE_FORMAT_VERSION) {
+    throw corrupt(
+      file,
+      1,
+      `it was written in cassette format ${version} by a newer agent-tape; this version reads format ${CASSETTE_FORMAT_VERSION}`,
+      'Upgrade the @agent-tape packages, or re-record the test with this version',
+    )
+  }
+  if (version < 1) throw corrupt(file, 1, `unknown cassette format version ${version}`)
+  if (value.keyScheme !== KEY_SCHEME_VERSION) {
+    throw corrupt(
+      file,
+      1,
+      `its keys use key scheme ${JSON.stringify(value.keyScheme)}, and this version of agent-tape computes scheme ${KEY_SCHEME_VERSION}`,
+      'Re-record the test (keys cannot be recomputed from the redacted inputs)',
+    )
+  }
+  if (typeof value.test !== 'string') throw corrupt(file, 1, 'the header has no "test" id')
+  if (typeof value.recordedAt !== 'string') throw corrupt(file, 1, 'the header has no "recordedAt" time')
+  return value as unknown as CassetteHeader
+}
+
+function validateDecision(
+  value: Record<string, unknown>,
+  file: string,
+  line: number,
+  seq: number,
+): DecisionRecord {
+  const fail = (why: string) => corrupt(file, line, why)
+  if (value.seq !== seq)
+    throw fail(
+      `expected decision seq ${seq}, found ${JSON.stringify(value.seq)} (lines were removed or reordered)`,
+    )
+  if (!isDecisionKey(value.key))
+    throw fail(`"key" is ${JSON.stringify(value.key)}, not a key like "llm:0123456789abcdef"`)
+  if (typeof value.kind !== 'string' || !value.key.startsWith(`${value.kind}:`)) {
+    throw fail(`"kind" ${JSON.stringify(value.kind)} does not match the key ${value.key}`)
+  }
+  if (typeof value.step !== 'number' || !Number.isInteger(value.step) || value.step < 0) {
+    throw fail(`"step" is ${JSON.stringify(value.step)}, not a non-negative integer`)
+  }
+  if (value.lane !== undefined && typeof value.lane !== 'string') throw fail('"lane" is not a string')
+  if (typeof value.ms !== 'number' || value.ms < 0)
+    throw fail(`"ms" is ${JSON.stringify(value.ms)}, not a duration`)
+  if (!('in' in value)) throw fail('the decision has no "in" field')
+  if (value.err !== undefined) {
+    const err = value.err
+    if (!isRecord(err) || typeof err.name !== 'string' || typeof err.message !== 'string') {
+      throw fail('"err" must be an object with a string name and message')
+    }
+    if ('out' in value) throw fail('the decision has both "out" and "err"')
+  }
+  return value as unknown as DecisionRecord
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

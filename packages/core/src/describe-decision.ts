@@ -1,0 +1,21 @@
+/** A short human label for a decision: `tool "refund"`, `model request (gpt-4o)`, `env [HOME]`. */
+export function describeDecision(kind: string, input: unknown): string {
+  const record = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {}
+  if (kind === 'tool' && typeof record.name === 'string') return `tool ${JSON.stringify(record.name)}`
+  if (kind === 'env' && Array.isArray(record.keys)) return `env read [${record.keys.join(', ')}]`
+  if (kind === 'llm') {
+    const body =
+      typeof record.body === 'object' && record.body !== null ? (record.body as Record<string, unknown>) : {}
+    const model = typeof record.model === 'string' ? record.model : body.model
+    return typeof model === 'string' ? `model request (${model})` : 'model request'
+  }
+  if (kind === 'http' && typeof record.method === 'string' && typeof record.url === 'string') {
+    return `http ${record.method} ${record.url}`
+  }
+  return kind
+}
+
+/** `step 3` or `step 3 of lane "researcher"`. */
+export function describePosition(step: number, lane?: string): string {
+  return lane === undefined ? `step ${step}` : `step ${step} of lane ${JSON.stringify(lane)}`
+}

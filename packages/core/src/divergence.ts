@@ -1,0 +1,116 @@
+import type { DecisionRecord } from './cassette-format.js'
+import { describeDecision, describePosition } from './describe-decision.js'
+import { AgentTapeError, type AgentTapeErrorCode } from './errors.js'
+import { formatMessage } from './format-message.js'
+import { diffJson, type FieldChange, formatChanges } from './json-diff.js'
+
+/** What every divergence report needs to know about the tape. */
+export interface DivergenceContext {
+  cassettePath: string
+  rerecordCommand: string
+}
+
+/** The details of a replay miss, kept on the error and on the tape's state. */
+export interface MissDetails {
+  kind: string
+  step: number
+  lane?: string
+  key: string
+  label: string
+  /** 1-based position of the missed decision in this run. */
+  decisionIndex: number
+  /** Decisions in the cassette. */
+  total: number
+  replayedBefore: number
+  nearest?: { seq: number; key: string; label: string; step: number; lane?: string }
+  changes: FieldChange[]
+}
+
+/**
+ * The run asked for a decision that was never recorded. Thrown to the caller of the boundary
+ * and also kept on the tape, so the test fails even when the agent or the SDK swallows it.
+ */
+export class ReplayMiss extends AgentTapeError {
+  override name = 'ReplayMiss'
+  readonly details: MissDetails
+
+  constructor(details: MissDetails, context: DivergenceContext) {
+    super('ERR_TAPE_MISS', buildMissMessage(details, context))
+    this.details = details
+  }
+}
+
+/** A divergence found when the run ends: unused decisions, environment drift, a strict harness mismatch. */
+export class DivergenceError extends AgentTapeError {
+  override name = 'DivergenceError'
+}
+
+export function isReplayMiss(error: unknown): error is ReplayMiss {
+  const e = error as { name?: unknown; code?: unknown } | null
+  return typeof e === 'object' && e !== null && e.name === 'ReplayMiss' && e.code === 'ERR_TAPE_MISS'
+}
+
+export function isDivergenceError(error: unknown): error is DivergenceError {
+  const e = error as { name?: unknown; code?: unknown } | null
+  return typeof e === 'object' && e !== null && e.name === 'DivergenceError' && typeof e.code === 'string'
+}
+
+/** Finds the nearest recorded decision and the field-level diff against it. */
+export function explainMiss(
+  miss: Omit<MissDetails, 'nearest' | 'changes'>,
+  input: unknown,
+  nearest: DecisionRecord | undefined,
+): MissDetails {
+  if (!nearest) return { ...miss, changes: [] }
+  return {
+    ...miss,
+    nearest: {
+      seq: nearest.seq,
+      key: nearest.key,
+      label: describeDecision(nearest.kind, nearest.in),
+      step: nearest.step,
+      ...(nearest.lane === undefined ? {} : { lane: nearest.lane }),
+    },
+    changes: diffJson(nearest.in, input),
+  }
+}
+
+function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
+  const position = describePosition(d.step, d.lane)
+  const lines = [
+    `  cassette  ${context.cassettePath}`,
+    `  key       ${d.key}`,
+    `  progress  diverged at decision ${d.decisionIndex} of ${d.total} (${d.replayedBefore} replayed before it)`,
+  ]
+  if (d.nearest) {
+    const n = d.nearest
+    lines.push(`  nearest   #${n.seq} ${n.key}, ${n.label} at ${describePosition(n.step, n.lane)}`)
+    lines.push('')
+    if (d.changes.length > 0) {
+      lines.push(`  Input changed (recorded → now):`)
+      for (const line of formatChanges(d.changes)) lines.push(`    ${line}`)
+    } else {
+      lines.push(
+        `  The input equals the nearest recorded one; only its position changed (recorded at ${describePosition(n.step, n.lane)}, now ${position}).`,
+      )
+    }
+  } else {
+    lines.push(`  nearest   none: the cassette has no ${d.kind} decisions`)
+  }
+  return formatMessage({
+    what: `Replay miss at ${position}, ${d.label}`,
+    why: 'the run asked for a decision that was never recorded',
+    fix: `If the change is intended, re-record this test: ${context.rerecordCommand}`,
+    details: lines,
+  })
+}
+
+export function createDivergence(
+  code: Exclude<AgentTapeErrorCode, 'ERR_TAPE_MISS'>,
+  what: string,
+  why: string,
+  fix: string,
+  details: string[],
+): DivergenceError {
+  return new DivergenceError(code, { what, why, fix, details })
+}

@@ -1,0 +1,92 @@
+import { formatMessage, type MessageParts } from './format-message.js'
+
+/** Stable codes of every error agent-tape throws. */
+export type AgentTapeErrorCode =
+  | 'ERR_TAPE_MISS'
+  | 'ERR_TAPE_UNUSED'
+  | 'ERR_TAPE_ENV_DRIFT'
+  | 'ERR_TAPE_HARNESS'
+  | 'ERR_TAPE_CORRUPT'
+  | 'ERR_TAPE_NO_CASSETTE'
+  | 'ERR_TAPE_SECRET'
+  | 'ERR_TAPE_CONFIG'
+  | 'ERR_TAPE_USAGE'
+
+/**
+ * Base class of agent-tape's own errors. Errors thrown by user code (a tool that throws)
+ * are never wrapped in it: they are recorded and replayed as that tool's error.
+ */
+export class AgentTapeError extends Error {
+  override name = 'AgentTapeError'
+  readonly code: AgentTapeErrorCode
+
+  constructor(code: AgentTapeErrorCode, parts: MessageParts | string, options?: { cause?: unknown }) {
+    super(typeof parts === 'string' ? parts : formatMessage(parts), options)
+    this.code = code
+  }
+}
+
+/** Thrown when a cassette file cannot be read as a valid cassette. */
+export class CassetteCorruptError extends AgentTapeError {
+  override name = 'CassetteCorruptError'
+  constructor(
+    parts: MessageParts,
+    readonly file: string,
+    readonly line: number,
+  ) {
+    super('ERR_TAPE_CORRUPT', parts)
+  }
+}
+
+/** Thrown when a secret-shaped value would be written into a cassette. */
+export class SecretLeakError extends AgentTapeError {
+  override name = 'SecretLeakError'
+  constructor(
+    parts: MessageParts,
+    readonly findings: readonly { path: string; rule: string }[],
+  ) {
+    super('ERR_TAPE_SECRET', parts)
+  }
+}
+
+/** Thrown for invalid options: unknown modes, irreversible tools without a stub, bad names. */
+export class ConfigError extends AgentTapeError {
+  override name = 'ConfigError'
+  constructor(parts: MessageParts) {
+    super('ERR_TAPE_CONFIG', parts)
+  }
+}
+
+function hasShape(error: unknown, name: string, code?: string): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const e = error as { name?: unknown; code?: unknown }
+  return e.name === name && (code === undefined || e.code === code)
+}
+
+const OWN_NAMES = new Set([
+  'AgentTapeError',
+  'CassetteCorruptError',
+  'SecretLeakError',
+  'ConfigError',
+  'ReplayMiss',
+  'DivergenceError',
+])
+
+/** True for any agent-tape error, also across realms (Jest's sandbox has its own `Error`). */
+export function isAgentTapeError(error: unknown): error is AgentTapeError {
+  if (typeof error !== 'object' || error === null) return false
+  const e = error as { name?: unknown; code?: unknown }
+  return typeof e.name === 'string' && OWN_NAMES.has(e.name) && typeof e.code === 'string'
+}
+
+export function isCassetteCorruptError(error: unknown): error is CassetteCorruptError {
+  return hasShape(error, 'CassetteCorruptError', 'ERR_TAPE_CORRUPT')
+}
+
+export function isSecretLeakError(error: unknown): error is SecretLeakError {
+  return hasShape(error, 'SecretLeakError', 'ERR_TAPE_SECRET')
+}
+
+export function isConfigError(error: unknown): error is ConfigError {
+  return hasShape(error, 'ConfigError', 'ERR_TAPE_CONFIG')
+}

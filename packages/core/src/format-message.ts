@@ -1,0 +1,27 @@
+/**
+ * Builds every user-facing message of agent-tape, so the `[agent-tape]` prefix and the
+ * "what failed: why. What to do." shape are written in exactly one place.
+ */
+export interface MessageParts {
+  /** What failed, e.g. `Cannot load cassette test/__cassettes__/a.jsonl`. */
+  what: string
+  /** Why it failed, with the offending values filled in. */
+  why: string
+  /** What the user should do next. */
+  fix?: string
+  /** Extra lines (a report, a diff) printed after the first paragraph. */
+  details?: string[]
+}
+
+export const MESSAGE_PREFIX = '[agent-tape]'
+
+export function formatMessage({ what, why, fix, details }: MessageParts): string {
+  let text = `${MESSAGE_PREFIX} ${what}: ${endSentence(why)}`
+  if (fix) text += ` ${endSentence(fix)}`
+  if (details && details.length > 0) text += `\n\n${details.join('\n')}`
+  return text
+}
+
+function endSentence(text: string): string {
+  return /[.!?:]$/.test(text) ? text : `${text}.`
+}

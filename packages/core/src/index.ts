@@ -1,0 +1,55 @@
+export type { DecisionKey, DecisionPosition } from './canonical-key.js'
+export {
+  computeKey,
+  isDecisionKey,
+  isValidKind,
+  KEY_SCHEME_VERSION,
+  stableJson,
+} from './canonical-key.js'
+export type { Cassette, CassetteHeader, DecisionRecord, RecordedError } from './cassette-format.js'
+export {
+  CASSETTE_FORMAT_VERSION,
+  isSameRecording,
+  parseCassette,
+  serializeCassette,
+} from './cassette-format.js'
+export type { CassetteStore } from './cassette-store.js'
+export { createMemoryStore } from './cassette-store.js'
+export { describeDecision, describePosition } from './describe-decision.js'
+export type { DivergenceContext, MissDetails } from './divergence.js'
+export { DivergenceError, isDivergenceError, isReplayMiss, ReplayMiss } from './divergence.js'
+export type { AgentTapeErrorCode } from './errors.js'
+export {
+  AgentTapeError,
+  CassetteCorruptError,
+  ConfigError,
+  isAgentTapeError,
+  isCassetteCorruptError,
+  isConfigError,
+  isSecretLeakError,
+  SecretLeakError,
+} from './errors.js'
+export type { MessageParts } from './format-message.js'
+export { formatMessage, MESSAGE_PREFIX } from './format-message.js'
+export type { HarnessComparison, HarnessIdentity, HarnessProvider } from './harness.js'
+export { compareHarness } from './harness.js'
+export type { FieldChange } from './json-diff.js'
+export { diffJson, diffStrings, formatChange, formatChanges } from './json-diff.js'
+export type { ResolvedMode, ResolveModeOptions, TapeMode } from './modes.js'
+export {
+  ALLOW_CI_RECORDING_ENV,
+  assertMode,
+  isTruthyEnv,
+  MODE_ENV,
+  resolveMode,
+  TAPE_MODES,
+} from './modes.js'
+export type { Normalizer } from './normalize.js'
+export type { Redactor } from './redaction.js'
+export type { EnvSecret, SecretAllowList, SecretFinding, SecretRule } from './secrets.js'
+export { findSecrets, redactSecrets, SECRET_RULES, secretEnvValues } from './secrets.js'
+export type { BegunDecision, TapeOptions } from './tape.js'
+export { openTape, Tape, toReplayedError } from './tape.js'
+export type { DecisionState, DecisionStatus, DivergenceState, TapeAction, TapeState } from './tape-state.js'
+export type { TapedTool, TapedTools, ToolDefinition, ToolEffect, ToolOptions, ToolSpec } from './tools.js'
+export { AGENT_TAPE_VERSION } from './version.js'

@@ -1,0 +1,56 @@
+import { joinPath } from './json-diff.js'
+
+/**
+ * Returns a copy of a JSON value with every string leaf passed through `fn`. Objects and
+ * arrays whose strings are all unchanged are returned as they are (no copy), so walking a
+ * large input that needs no change allocates nothing.
+ */
+export function mapStrings(value: unknown, fn: (text: string, path: string) => string, path = ''): unknown {
+  if (typeof value === 'string') return fn(value, path || '(root)')
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined
+    for (let i = 0; i < value.length; i++) {
+      const next = mapStrings(value[i], fn, `${path}[${i}]`)
+      if (next !== value[i]) {
+        copy ??= value.slice()
+        copy[i] = next
+      }
+    }
+    return copy ?? value
+  }
+  if (typeof value === 'object' && value !== null) {
+    let copy: Record<string, unknown> | undefined
+    const record = value as Record<string, unknown>
+    for (const key of Object.keys(record)) {
+      const next = mapStrings(record[key], fn, joinPath(path, key))
+      if (next !== record[key]) {
+        copy ??= { ...record }
+        copy[key] = next
+      }
+    }
+    return copy ?? value
+  }
+  return value
+}
+
+/** Calls `fn` for every string leaf of a JSON value with its path. */
+export function forEachString(value: unknown, fn: (text: string, path: string) => void, path = ''): void {
+  mapStrings(
+    value,
+    (text, at) => {
+      fn(text, at)
+      return text
+    },
+    path,
+  )
+}
+
+/**
+ * Converts a value to plain JSON data the way `JSON.stringify` would (dates to strings,
+ * `undefined` members dropped), so what is recorded is exactly what replay returns.
+ */
+export function toJsonData(value: unknown): unknown {
+  if (value === undefined) return undefined
+  const text = JSON.stringify(value)
+  return text === undefined ? undefined : JSON.parse(text)
+}

@@ -1,0 +1,81 @@
+import { ConfigError } from './errors.js'
+
+/**
+ * - `replay`: replay only; a missing cassette fails. Default when `CI` is set.
+ * - `auto`: replay an existing cassette, record one that does not exist yet. Default locally.
+ * - `update`: re-record every tape that runs.
+ * - `live`: neither replay nor record; every boundary runs for real.
+ */
+export type TapeMode = 'replay' | 'auto' | 'update' | 'live'
+
+export const TAPE_MODES: readonly TapeMode[] = ['replay', 'auto', 'update', 'live']
+
+/** Environment variable that selects the mode for scripts: `AGENT_TAPE_MODE=update`. */
+export const MODE_ENV = 'AGENT_TAPE_MODE'
+/** Set to `1` to allow recording while `CI` is set (a job that is meant to record). */
+export const ALLOW_CI_RECORDING_ENV = 'AGENT_TAPE_ALLOW_CI_RECORDING'
+
+export interface ResolveModeOptions {
+  /** Mode from the runner's configuration or command line. */
+  mode?: string | undefined
+  /** Environment to read `AGENT_TAPE_MODE` and `CI` from. */
+  env?: Record<string, string | undefined>
+  /** Allow `auto`/`update` to record even though `CI` is set. */
+  allowRecordingInCI?: boolean
+}
+
+export interface ResolvedMode {
+  mode: TapeMode
+  /** Where the mode came from, for reports: `AGENT_TAPE_MODE`, `option`, `CI` or `default`. */
+  source: 'env' | 'option' | 'ci' | 'default'
+  ci: boolean
+}
+
+export function isTruthyEnv(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false'
+}
+
+export function assertMode(value: string, origin: string): TapeMode {
+  if ((TAPE_MODES as readonly string[]).includes(value)) return value as TapeMode
+  throw new ConfigError({
+    what: `Unknown agent-tape mode ${JSON.stringify(value)} (from ${origin})`,
+    why: `valid modes are ${TAPE_MODES.map((m) => `"${m}"`).join(', ')}`,
+    fix: 'Use one of them, or leave the mode unset for "auto" locally and "replay" in CI',
+  })
+}
+
+/**
+ * Resolves the mode: `AGENT_TAPE_MODE` wins over the configured option; otherwise `replay`
+ * when `CI` is set and `auto` locally. Recording is refused in CI unless explicitly allowed:
+ * `update` throws, and `auto` degrades to `replay` so a missing cassette fails the test.
+ */
+export function resolveMode(options: ResolveModeOptions = {}): ResolvedMode {
+  const env = options.env ?? {}
+  const ci = isTruthyEnv(env.CI)
+  const allowRecording =
+    !ci || options.allowRecordingInCI === true || isTruthyEnv(env[ALLOW_CI_RECORDING_ENV])
+  let resolved: ResolvedMode
+  const fromEnv = env[MODE_ENV]
+  if (fromEnv !== undefined && fromEnv !== '') {
+    resolved = { mode: assertMode(fromEnv, MODE_ENV), source: 'env', ci }
+  } else if (options.mode !== undefined) {
+    resolved = { mode: assertMode(options.mode, 'the "mode" option'), source: 'option', ci }
+  } else {
+    resolved = { mode: ci ? 'replay' : 'auto', source: ci ? 'ci' : 'default', ci }
+  }
+  if (!allowRecording && resolved.mode === 'update') {
+    throw new ConfigError({
+      what: 'Refusing to re-record cassettes in CI',
+      why: `mode "update" was requested (from ${describeSource(resolved.source)}) while CI is set, and CI runs must only replay`,
+      fix: `Re-record locally and commit the cassettes, or set ${ALLOW_CI_RECORDING_ENV}=1 for a job that is meant to record`,
+    })
+  }
+  if (!allowRecording && resolved.mode === 'auto') return { mode: 'replay', source: 'ci', ci }
+  return resolved
+}
+
+function describeSource(source: ResolvedMode['source']): string {
+  if (source === 'env') return MODE_ENV
+  if (source === 'option') return 'the "mode" option'
+  return source
+}

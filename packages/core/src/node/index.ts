@@ -1,0 +1,2 @@
+export { createFileStore, TEMP_PREFIX, writeFileAtomic } from './file-store.js'
+export { createGitHarness } from './git-harness.js'

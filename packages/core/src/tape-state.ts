@@ -1,0 +1,49 @@
+import type { TapeMode } from './modes.js'
+
+/** What a tape does with boundaries in this run. */
+export type TapeAction = 'replay' | 'record' | 'passthrough'
+
+/** How one decision of this run (or of the cassette) ended up. */
+export type DecisionStatus = 'replayed' | 'recorded' | 'missed' | 'unused' | 'passthrough'
+
+export interface DecisionState {
+  seq: number
+  key: string
+  kind: string
+  step: number
+  lane?: string
+  label: string
+  status: DecisionStatus
+}
+
+export interface DivergenceState {
+  code: string
+  message: string
+}
+
+/**
+ * A tape's run state as plain data, for reporters and matchers. `status` is `running` until
+ * `finish()`; then `clean`, `diverged`, `recorded` or `passthrough`.
+ */
+export interface TapeState {
+  id: string
+  cassettePath: string
+  mode: TapeMode
+  action: TapeAction
+  status: 'running' | 'clean' | 'diverged' | 'recorded' | 'passthrough'
+  /** Decisions in the cassette that was loaded (0 when recording a new one). */
+  recorded: number
+  replayed: number
+  /** Decisions captured into a new recording during this run. */
+  captured: number
+  missed: number
+  unused: number
+  /** Whether the cassette file was written by this run. */
+  written: boolean
+  /** Why nothing was written, when it was not. */
+  writeSkipped?: 'replay' | 'passthrough' | 'unchanged'
+  normalizations: Record<string, number>
+  warnings: string[]
+  divergences: DivergenceState[]
+  decisions: DecisionState[]
+}

@@ -1,0 +1,627 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { createHash } from 'node:crypto'
+import { computeKey, type DecisionKey, isValidKind, KEY_SCHEME_VERSION } from './canonical-key.js'
+import {
+  CASSETTE_FORMAT_VERSION,
+  type Cassette,
+  type DecisionRecord,
+  isSameRecording,
+  parseCassette,
+  type RecordedError,
+  serializeCassette,
+} from './cassette-format.js'
+import type { CassetteStore } from './cassette-store.js'
+import { describeDecision } from './describe-decision.js'
+import { createDivergence, type DivergenceError, explainMiss, ReplayMiss } from './divergence.js'
+import { AgentTapeError, ConfigError, isAgentTapeError } from './errors.js'
+import { compareHarness, type HarnessIdentity, type HarnessProvider } from './harness.js'
+import { toJsonData } from './json-walk.js'
+import { MODE_ENV, resolveMode, type TapeMode } from './modes.js'
+import { applyNormalizers, type Normalizer, validateNormalizers } from './normalize.js'
+import { applyRedactors, type Redactor, validateRedactors } from './redaction.js'
+import { ReplayIndex } from './replay-index.js'
+import { checkRun } from './run-checks.js'
+import { scanCassette } from './secret-scan.js'
+import { type EnvSecret, redactSecrets, type SecretAllowList, secretEnvValues } from './secrets.js'
+import type { DecisionState, TapeAction, TapeState } from './tape-state.js'
+import {
+  assertEffect,
+  resolveToolSpec,
+  type TapedTools,
+  type ToolDefinition,
+  type ToolOptions,
+} from './tools.js'
+import { AGENT_TAPE_VERSION } from './version.js'
+
+export interface TapeOptions {
+  /** The id of the test that owns the tape, written in the cassette header. */
+  id: string
+  /** Path of the cassette, as shown in messages and passed to the store. */
+  cassettePath: string
+  store: CassetteStore
+  /** A mode name; when absent it is resolved from `AGENT_TAPE_MODE` and `CI`. */
+  mode?: TapeMode | string
+  /** Environment for mode resolution, `tape.env` and the secret scan (default `process.env`). */
+  env?: Record<string, string | undefined>
+  allowRecordingInCI?: boolean
+  harness?: { provider: HarnessProvider; paths?: readonly string[]; strict?: boolean }
+  redactors?: readonly Redactor[]
+  normalizers?: readonly Normalizer[]
+  /** Values the secret scan must accept, e.g. a fake key used by tests. */
+  allowSecrets?: SecretAllowList
+  /** Fail the run when recorded decisions are left unused (default true). */
+  failOnUnused?: boolean
+  /** The command that re-records this one test, printed in every divergence report. */
+  rerecordCommand?: string
+  /** Versions of SDKs to write in the header. */
+  sdks?: Record<string, string>
+  /** How long `finish()` waits for decisions still in flight (default 10 s). */
+  pendingTimeoutMs?: number
+}
+
+interface Lane {
+  path: string
+}
+
+interface Pending {
+  record: DecisionRecord
+  done: Promise<void>
+}
+
+/**
+ * Records or replays the boundaries of one run. Create it with {@link openTape}, route each
+ * boundary through it, then call {@link Tape.finish} when the run ends.
+ *
+ * @example
+ * const tape = await openTape({ id: 'issue-412', cassettePath, store })
+ * const tools = tape.tools({ lookup_invoice, refund: { run: refund, effect: 'irreversible', stub: fakeRefund } })
+ * const reply = await tape.call('llm', { messages, tools: schemas }, () => model(messages))
+ * await tape.finish()
+ * const failure = tape.failure() // a ReplayMiss or DivergenceError, or undefined
+ */
+export class Tape {
+  readonly id: string
+  readonly cassettePath: string
+  readonly mode: TapeMode
+  readonly action: TapeAction
+  readonly rerecordCommand: string
+
+  private readonly options: TapeOptions
+  private readonly environment: Record<string, string | undefined>
+  private readonly envSecrets: EnvSecret[]
+  private readonly index: ReplayIndex | undefined
+  private readonly existing: Cassette | undefined
+  private readonly harness: HarnessIdentity | undefined
+  private readonly lanes = new AsyncLocalStorage<Lane>()
+  private readonly activeLanes = new Set<string>()
+  private readonly steps = new Map<string, number>()
+  private readonly records: DecisionRecord[] = []
+  private readonly pending = new Set<Pending>()
+  private readonly runDecisions: DecisionState[] = []
+  private readonly misses: ReplayMiss[] = []
+  private readonly divergences: (ReplayMiss | DivergenceError)[] = []
+  private readonly warnings: string[] = []
+  private readonly normalizations: Record<string, number> = {}
+  private made = 0
+  private finished: TapeState | undefined
+
+  /** @internal use {@link openTape} */
+  constructor(
+    options: TapeOptions,
+    init: {
+      mode: TapeMode
+      action: TapeAction
+      existing: Cassette | undefined
+      harness: HarnessIdentity | undefined
+      env: Record<string, string | undefined>
+    },
+  ) {
+    this.options = options
+    this.id = options.id
+    this.cassettePath = options.cassettePath
+    this.mode = init.mode
+    this.action = init.action
+    this.environment = init.env
+    this.envSecrets = secretEnvValues(init.env)
+    this.existing = init.existing
+    this.harness = init.harness
+    this.rerecordCommand =
+      options.rerecordCommand ?? `${MODE_ENV}=update <your test command> (only this test)`
+    this.index =
+      init.action === 'replay' && init.existing ? new ReplayIndex(init.existing.decisions) : undefined
+  }
+
+  /** The current step (model-request ordinal) of the calling lane. */
+  get step(): number {
+    return this.steps.get(this.currentLane()) ?? 0
+  }
+
+  /**
+   * The generic boundary: replays the recorded output of `fn` for this input, or runs `fn` and
+   * records what it returned or threw. Kind `llm` starts a new step.
+   */
+  async call<T>(kind: string, input: unknown, fn: () => T | Promise<T>): Promise<Awaited<T>> {
+    const decision = this.begin(kind, input)
+    if (decision.action === 'passthrough') return await fn()
+    if (decision.action === 'replay') return replayOutcome(decision.record) as Awaited<T>
+    const started = performance.now()
+    try {
+      const value = await fn()
+      decision.complete({ out: toJsonData(value) }, performance.now() - started)
+      return value
+    } catch (error) {
+      decision.complete({ err: toRecordedError(error) }, performance.now() - started)
+      throw error
+    }
+  }
+
+  /**
+   * Low-level boundary for adapters whose outcome arrives later than the call returns (a
+   * streamed HTTP response is handed to the caller while it is still being recorded).
+   * Throws a {@link ReplayMiss} when replaying a decision that was never recorded.
+   */
+  begin(kind: string, input: unknown): BegunDecision {
+    this.assertOpen()
+    if (!isValidKind(kind)) {
+      throw new ConfigError({
+        what: `Invalid boundary kind ${JSON.stringify(kind)}`,
+        why: 'a kind is 1 to 32 lowercase letters, digits, "-" or "_", starting with a letter',
+        fix: 'Use a kind such as "llm", "tool", "http" or "search"',
+      })
+    }
+    const lane = this.currentLane()
+    if (kind === 'llm') this.steps.set(lane, (this.steps.get(lane) ?? 0) + 1)
+    const step = this.steps.get(lane) ?? 0
+    const position = lane === '' ? { step } : { step, lane }
+    const normalized = this.normalize(kind, toJsonData(input))
+    const key = computeKey(kind, normalized, position)
+    const label = describeDecision(kind, normalized)
+    const decisionIndex = ++this.made
+    if (this.action === 'passthrough') {
+      this.runDecisions.push({ seq: decisionIndex, key, kind, ...position, label, status: 'passthrough' })
+      return { action: 'passthrough', key }
+    }
+    if (this.action === 'replay') {
+      const record = this.index!.take(key)
+      if (record) {
+        this.runDecisions.push({ seq: record.seq, key, kind, ...position, label, status: 'replayed' })
+        return { action: 'replay', key, record }
+      }
+      throw this.registerMiss({ kind, key, label, decisionIndex, ...position }, this.redact(normalized))
+    }
+    const record: DecisionRecord = {
+      seq: this.records.length + 1,
+      key,
+      kind,
+      ...position,
+      ms: 0,
+      in: this.redact(normalized),
+    }
+    this.records.push(record)
+    this.runDecisions.push({ seq: record.seq, key, kind, ...position, label, status: 'recorded' })
+    let resolve!: () => void
+    const pending: Pending = { record, done: new Promise<void>((r) => (resolve = r)) }
+    this.pending.add(pending)
+    return {
+      action: 'record',
+      key,
+      complete: (outcome, ms) => {
+        record.ms = Math.round(ms)
+        if ('err' in outcome && outcome.err) record.err = outcome.err
+        else if (outcome.out !== undefined) record.out = outcome.out
+        this.pending.delete(pending)
+        resolve()
+      },
+    }
+  }
+
+  /**
+   * Wraps one tool call: `await tape.tool('lookup_invoice', { id }, () => lookupInvoice(id))`.
+   * When a stub is given it runs instead of `fn` while recording; replay runs neither.
+   */
+  async tool<T>(
+    name: string,
+    args: unknown,
+    fn: () => T | Promise<T>,
+    options: ToolOptions = {},
+  ): Promise<Awaited<T>> {
+    assertEffect(name, options.effect, options.stub)
+    const input =
+      options.idempotencyKey === undefined
+        ? { name, args }
+        : { name, args, idempotencyKey: options.idempotencyKey }
+    const run = (options.stub ?? fn) as () => T | Promise<T>
+    return this.call('tool', input, run)
+  }
+
+  /**
+   * Wraps a whole tool map. Each tool keeps its parameters and returns a promise; its
+   * arguments become the decision input. Irreversible tools must come with a stub.
+   */
+  tools<T extends Record<string, ToolDefinition>>(definitions: T): TapedTools<T> {
+    const wrapped: Record<string, (...args: unknown[]) => Promise<unknown>> = {}
+    for (const [name, definition] of Object.entries(definitions)) {
+      const spec = resolveToolSpec(name, definition)
+      wrapped[name] = (...args: unknown[]) => {
+        const options: ToolOptions = {}
+        if (spec.effect) options.effect = spec.effect
+        if (spec.stub) options.stub = () => spec.stub!(...args)
+        if (spec.idempotencyKey) options.idempotencyKey = spec.idempotencyKey(...args)
+        return this.tool(name, args, () => spec.run(...args), options)
+      }
+    }
+    return wrapped as TapedTools<T>
+  }
+
+  /**
+   * Reads allowlisted environment variables. Their values are stored only as hashes; on
+   * replay the current values are compared with the recorded ones and any drift fails the run.
+   */
+  env<K extends string>(keys: readonly K[]): Record<K, string | undefined> {
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' || k === '')) {
+      throw new ConfigError({
+        what: 'Invalid tape.env() call',
+        why: `it takes an array of variable names, got ${JSON.stringify(keys)}`,
+        fix: "Call it as tape.env(['OPENAI_MODEL', 'FEATURE_FLAGS'])",
+      })
+    }
+    const sorted = [...new Set(keys)].sort()
+    const values = Object.fromEntries(sorted.map((k) => [k, this.environment[k]])) as Record<
+      K,
+      string | undefined
+    >
+    const hashes = Object.fromEntries(sorted.map((k) => [k, hashEnvValue(this.environment[k])]))
+    const decision = this.begin('env', { keys: sorted })
+    if (decision.action === 'record') decision.complete({ out: hashes }, 0)
+    if (decision.action === 'replay') this.compareEnv(decision.record, hashes)
+    return values
+  }
+
+  /**
+   * Runs `fn` in its own lane: a separate step counter for a sub-agent, so sub-agents running
+   * under `Promise.all` replay deterministically whatever order their requests arrive in.
+   */
+  lane<T>(name: string, fn: () => T): T {
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
+      throw new ConfigError({
+        what: `Invalid lane name ${JSON.stringify(name)}`,
+        why: 'a lane name is 1 to 64 letters, digits, ".", "-" or "_"',
+        fix: 'Name the lane after the sub-agent, e.g. tape.lane("researcher", () => research(topic))',
+      })
+    }
+    const parent = this.currentLane()
+    const path = parent === '' ? name : `${parent}/${name}`
+    if (this.activeLanes.has(path)) {
+      throw new ConfigError({
+        what: `Lane ${JSON.stringify(path)} is already running`,
+        why: 'two concurrent lanes with one name would share a step counter, and their order would decide the keys',
+        fix: 'Give concurrent lanes distinct names, e.g. worker-1 and worker-2',
+      })
+    }
+    this.activeLanes.add(path)
+    let result: T
+    try {
+      result = this.lanes.run({ path }, fn)
+    } catch (error) {
+      this.activeLanes.delete(path)
+      throw error
+    }
+    if (result instanceof Promise) {
+      return result.finally(() => this.activeLanes.delete(path)) as T
+    }
+    this.activeLanes.delete(path)
+    return result
+  }
+
+  /** The first divergence of the run (the one to fail the test with), once there is one. */
+  failure(): ReplayMiss | DivergenceError | undefined {
+    return this.divergences[0]
+  }
+
+  /** Ends the run: checks unused decisions, env drift and harness, and writes a recording. */
+  async finish(): Promise<TapeState> {
+    if (this.finished) return this.finished
+    let written = false
+    let writeSkipped: TapeState['writeSkipped']
+    if (this.action === 'record') {
+      await this.settlePending()
+      written = await this.write()
+      if (!written) writeSkipped = 'unchanged'
+    } else {
+      writeSkipped = this.action === 'replay' ? 'replay' : 'passthrough'
+    }
+    if (this.action === 'replay' && this.index) {
+      for (const divergence of checkRun(this.index, this.context(), this.options.failOnUnused !== false)) {
+        this.divergences.push(divergence)
+      }
+      this.checkHarness()
+    }
+    this.finished = this.snapshot(written, writeSkipped)
+    return this.finished
+  }
+
+  /** The tape's run state as plain data. */
+  get state(): TapeState {
+    return this.finished ?? this.snapshot(false, undefined)
+  }
+
+  private snapshot(written: boolean, writeSkipped: TapeState['writeSkipped']): TapeState {
+    const unused = this.index?.unused() ?? []
+    const decisions: DecisionState[] = [...this.runDecisions]
+    for (const d of unused) {
+      const label = describeDecision(d.kind, d.in)
+      decisions.push({
+        seq: d.seq,
+        key: d.key,
+        kind: d.kind,
+        step: d.step,
+        lane: d.lane,
+        label,
+        status: 'unused',
+      })
+    }
+    return {
+      id: this.id,
+      cassettePath: this.cassettePath,
+      mode: this.mode,
+      action: this.action,
+      status: this.finishedStatus(written || writeSkipped !== undefined),
+      recorded: this.action === 'replay' ? (this.existing?.decisions.length ?? 0) : 0,
+      replayed: this.index?.consumed ?? 0,
+      captured: this.records.length,
+      missed: this.misses.length,
+      unused: unused.length,
+      written,
+      ...(writeSkipped ? { writeSkipped } : {}),
+      normalizations: { ...this.normalizations },
+      warnings: [...this.warnings],
+      divergences: this.divergences.map((d) => ({ code: d.code, message: d.message })),
+      decisions,
+    }
+  }
+
+  private finishedStatus(done: boolean): TapeState['status'] {
+    if (!done) return 'running'
+    if (this.action === 'passthrough') return 'passthrough'
+    if (this.action === 'record') return 'recorded'
+    return this.divergences.length > 0 ? 'diverged' : 'clean'
+  }
+
+  private currentLane(): string {
+    return this.lanes.getStore()?.path ?? ''
+  }
+
+  private assertOpen(): void {
+    if (this.finished) {
+      throw new AgentTapeError('ERR_TAPE_USAGE', {
+        what: `Tape "${this.id}" is already finished`,
+        why: 'a boundary was called after the run ended (a request or tool call that outlived its test)',
+        fix: 'Await every agent call inside the test body',
+      })
+    }
+  }
+
+  private normalize(kind: string, input: unknown): unknown {
+    const rules = this.options.normalizers ?? []
+    if (rules.length === 0) return input
+    const result = applyNormalizers(kind, input, rules)
+    for (const name of result.fired) this.normalizations[name] = (this.normalizations[name] ?? 0) + 1
+    return result.input
+  }
+
+  private redact(input: unknown): unknown {
+    const scrubbed = redactSecrets(input, this.envSecrets, this.options.allowSecrets ?? [])
+    return applyRedactors(scrubbed, this.options.redactors ?? [])
+  }
+
+  private context() {
+    return { cassettePath: this.cassettePath, rerecordCommand: this.rerecordCommand }
+  }
+
+  private registerMiss(
+    miss: {
+      kind: string
+      key: DecisionKey
+      label: string
+      decisionIndex: number
+      step: number
+      lane?: string
+    },
+    input: unknown,
+  ): ReplayMiss {
+    const index = this.index!
+    const nearest = index.nearest(miss.kind, miss.step, miss.lane, input)
+    const details = explainMiss(
+      { ...miss, total: index.total, replayedBefore: index.consumed },
+      input,
+      nearest,
+    )
+    const error = new ReplayMiss(details, this.context())
+    this.misses.push(error)
+    this.divergences.push(error)
+    const { kind, key, label, step } = miss
+    this.runDecisions.push({
+      seq: miss.decisionIndex,
+      key,
+      kind,
+      step,
+      ...(miss.lane ? { lane: miss.lane } : {}),
+      label,
+      status: 'missed',
+    })
+    return error
+  }
+
+  private compareEnv(record: DecisionRecord, now: Record<string, string | null>): void {
+    const before = (record.out ?? {}) as Record<string, string | null>
+    const drift = Object.keys(now).filter((k) => before[k] !== now[k])
+    if (drift.length === 0) return
+    const lines = drift.map(
+      (k) => `  ${k.padEnd(20)} ${describeEnvChange(before[k] ?? null, now[k] ?? null)}`,
+    )
+    this.divergences.push(
+      createDivergence(
+        'ERR_TAPE_ENV_DRIFT',
+        `Environment drift at step ${record.step}`,
+        `${drift.length} of ${Object.keys(now).length} environment values read through tape.env() differ from the recording (values are compared by hash)`,
+        `Restore the recorded environment, or re-record this test: ${this.rerecordCommand}`,
+        [`  cassette  ${this.cassettePath}`, '', ...lines],
+      ),
+    )
+  }
+
+  private checkHarness(): void {
+    const provider = this.options.harness
+    if (!provider || !this.harness) return
+    const comparison = compareHarness(this.existing?.header.harness, this.harness)
+    if (comparison.matches) {
+      if (comparison.note && this.options.harness?.paths?.length) this.warnings.push(comparison.note)
+      return
+    }
+    const divergence = createDivergence(
+      'ERR_TAPE_HARNESS',
+      'Harness mismatch',
+      `this cassette was recorded under a different agent harness: ${comparison.note}`,
+      `Re-record this test if the recording no longer describes the code path: ${this.rerecordCommand}`,
+      [`  cassette  ${this.cassettePath}`],
+    )
+    if (provider.strict) this.divergences.push(divergence)
+    else this.warnings.push(divergence.message)
+  }
+
+  private async settlePending(): Promise<void> {
+    if (this.pending.size === 0) return
+    const timeout = this.options.pendingTimeoutMs ?? 10_000
+    let timer: NodeJS.Timeout | undefined
+    const expired = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeout)
+    })
+    const result = await Promise.race([Promise.all([...this.pending].map((p) => p.done)), expired])
+    clearTimeout(timer)
+    if (result === 'timeout') {
+      const seqs = [...this.pending].map((p) => `#${p.record.seq} ${p.record.key}`).join(', ')
+      throw new AgentTapeError('ERR_TAPE_USAGE', {
+        what: `Cannot write cassette ${this.cassettePath}`,
+        why: `decisions ${seqs} were still in flight ${timeout} ms after the run ended (a response body that was never read to the end?)`,
+        fix: 'Consume or cancel every response inside the test, or raise pendingTimeoutMs',
+      })
+    }
+  }
+
+  private async write(): Promise<boolean> {
+    const header = {
+      agentTape: CASSETTE_FORMAT_VERSION,
+      keyScheme: KEY_SCHEME_VERSION,
+      test: this.id,
+      recordedAt: new Date().toISOString(),
+      ...(this.harness ? { harness: this.harness } : {}),
+      runtime: { node: process.version, platform: process.platform, agentTape: AGENT_TAPE_VERSION },
+      ...(this.options.sdks ? { sdks: this.options.sdks } : {}),
+      ...(envSummary(this.records) ? { env: envSummary(this.records) } : {}),
+    }
+    const cassette: Cassette = { header, decisions: this.records }
+    scanCassette(cassette, this.cassettePath, this.envSecrets, this.options.allowSecrets ?? [])
+    if (this.existing && isSameRecording(this.existing, cassette)) return false
+    await this.options.store.write(this.cassettePath, serializeCassette(cassette))
+    return true
+  }
+}
+
+/** The handle of a decision begun with {@link Tape.begin}. */
+export type BegunDecision =
+  | { action: 'passthrough'; key: string }
+  | { action: 'replay'; key: string; record: DecisionRecord }
+  | {
+      action: 'record'
+      key: string
+      complete(outcome: { out?: unknown; err?: RecordedError }, ms: number): void
+    }
+
+/**
+ * Opens the tape of one test: resolves the mode, loads and validates the cassette, and reads
+ * the harness identity. Throws when the cassette is damaged, or missing in `replay` mode.
+ */
+export async function openTape(options: TapeOptions): Promise<Tape> {
+  const env = options.env ?? process.env
+  validateRedactors(options.redactors ?? [])
+  validateNormalizers(options.normalizers ?? [])
+  const { mode, ci } = resolveMode({
+    mode: options.mode,
+    env,
+    ...(options.allowRecordingInCI !== undefined ? { allowRecordingInCI: options.allowRecordingInCI } : {}),
+  })
+  let existing: Cassette | undefined
+  if (mode !== 'live') {
+    const text = await options.store.read(options.cassettePath)
+    if (text !== null) {
+      try {
+        existing = parseCassette(text, options.cassettePath)
+      } catch (error) {
+        // Re-recording replaces a damaged file; every other mode must report it.
+        if (mode !== 'update' || !isAgentTapeError(error)) throw error
+      }
+    }
+  }
+  if (mode === 'replay' && !existing) {
+    throw new AgentTapeError('ERR_TAPE_NO_CASSETTE', {
+      what: `No cassette for test "${options.id}"`,
+      why: `${options.cassettePath} does not exist, and mode "replay"${ci ? ' (CI is set)' : ''} never records`,
+      fix: 'Run the test locally without CI to record it (mode "auto" records missing cassettes), then commit the file',
+    })
+  }
+  const action: TapeAction =
+    mode === 'live'
+      ? 'passthrough'
+      : mode === 'update' || (mode === 'auto' && !existing)
+        ? 'record'
+        : 'replay'
+  const harness = options.harness
+    ? await options.harness.provider.identify(options.harness.paths ?? [])
+    : undefined
+  return new Tape(options, { mode, action, existing, harness, env })
+}
+
+function replayOutcome(record: DecisionRecord): unknown {
+  if (record.err) throw toReplayedError(record.err)
+  return record.out
+}
+
+/** An error with the recorded name and message (and code), as the tool threw it while recording. */
+export function toReplayedError(recorded: RecordedError): Error {
+  const error = new Error(recorded.message)
+  error.name = recorded.name
+  if (recorded.code !== undefined) (error as Error & { code?: unknown }).code = recorded.code
+  return error
+}
+
+function toRecordedError(error: unknown): RecordedError {
+  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
+    const e = error as { name?: unknown; message?: unknown; code?: unknown }
+    const recorded: RecordedError = { name: String(e.name ?? 'Error'), message: String(e.message ?? '') }
+    if (typeof e.code === 'string' || typeof e.code === 'number') recorded.code = e.code
+    return recorded
+  }
+  return { name: 'NonError', message: String(error) }
+}
+
+function hashEnvValue(value: string | undefined): string | null {
+  if (value === undefined) return null
+  return `sha256:${createHash('sha256').update(value).digest('hex').slice(0, 16)}`
+}
+
+function describeEnvChange(before: string | null, now: string | null): string {
+  if (before === null) return 'was unset when recorded, now set'
+  if (now === null) return 'was set when recorded, now unset'
+  return `changed (recorded ${before}, now ${now})`
+}
+
+function envSummary(records: readonly DecisionRecord[]): Record<string, string | null> | undefined {
+  const summary: Record<string, string | null> = {}
+  let any = false
+  for (const r of records) {
+    if (r.kind !== 'env' || !r.out) continue
+    Object.assign(summary, r.out)
+    any = true
+  }
+  return any ? summary : undefined
+}
