@@ -1,0 +1,118 @@
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { isSameRecording, parseCassette, serializeCassette } from './cassette-format.js'
+import { isCassetteCorruptError } from './errors.js'
+import { createFileStore } from './node/file-store.js'
+import { openTape } from './tape.js'
+
+const FIXTURES = join(import.meta.dirname, '..', 'test-fixtures')
+const read = (name: string) => readFileSync(join(FIXTURES, name), 'utf8')
+const RESTORE =
+  'Restore it from version control (git checkout -- <file>), or delete it and re-record the test.'
+
+function loadError(name: string): Error {
+  try {
+    parseCassette(read(name), name)
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error(`${name} parsed without an error`)
+}
+
+describe('parseCassette', () => {
+  it('reads a valid cassette as data', () => {
+    const cassette = parseCassette(read('valid.jsonl'), 'valid.jsonl')
+    expect(cassette.header.test).toBe('agent.test.ts > issue-412')
+    expect(cassette.decisions.map((d) => d.key)).toEqual(['llm:0123456789abcdef', 'tool:fedcba9876543210'])
+    expect(serializeCassette(cassette)).toBe(read('valid.jsonl'))
+  })
+
+  it.each([
+    [
+      'truncated.jsonl',
+      3,
+      'the line is truncated (the file ends in the middle of a JSON line, as when a write is interrupted)',
+    ],
+    ['invalid-json-line.jsonl', 2, /^the line is not valid JSON \(.+\)$/],
+    ['duplicate-header.jsonl', 3, 'the line is a second header (a cassette has exactly one, on line 1)'],
+    ['missing-header.jsonl', 1, 'the first line is not a cassette header (it has no "agentTape" field)'],
+    ['seq-gap.jsonl', 3, 'expected decision seq 2, found 3 (lines were removed or reordered)'],
+    ['bad-key.jsonl', 2, '"key" is "llm:XYZ", not a key like "llm:0123456789abcdef"'],
+    ['blank-line.jsonl', 3, 'the line is blank (cassettes have no blank lines)'],
+    ['empty.jsonl', 1, 'the file is empty (a cassette starts with a header line)'],
+    ['not-an-object.jsonl', 2, 'the line is not a JSON object'],
+  ])('%s: names the file and line %i and how to recover', (name, line, why) => {
+    const error = loadError(name)
+    expect(isCassetteCorruptError(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'ERR_TAPE_CORRUPT', file: name, line })
+    const prefix = `[agent-tape] Cannot load cassette ${name} (line ${line}): `
+    const suffix = `. ${RESTORE.replace('<file>', name)}`
+    expect(error.message.startsWith(prefix)).toBe(true)
+    expect(error.message.endsWith(suffix)).toBe(true)
+    const reason = error.message.slice(prefix.length, -suffix.length)
+    if (typeof why === 'string') expect(reason).toBe(why)
+    else expect(reason).toMatch(why)
+  })
+
+  it('an unknown (newer) format version says to upgrade', () => {
+    expect(loadError('future-format.jsonl').message).toBe(
+      '[agent-tape] Cannot load cassette future-format.jsonl (line 1): it was written in cassette format 7 by a newer agent-tape; this version reads format 1. Upgrade the @agent-tape packages, or re-record the test with this version.',
+    )
+  })
+
+  it('a cassette from another key scheme says to re-record', () => {
+    expect(loadError('old-key-scheme.jsonl').message).toBe(
+      '[agent-tape] Cannot load cassette old-key-scheme.jsonl (line 1): its keys use key scheme 0, and this version of agent-tape computes scheme 1. Re-record the test (keys cannot be recomputed from the redacted inputs).',
+    )
+  })
+})
+
+describe('isSameRecording', () => {
+  it('ignores recordedAt and durations, nothing else', () => {
+    const a = parseCassette(read('valid.jsonl'), 'a')
+    const later = {
+      header: { ...a.header, recordedAt: '2027-01-01T00:00:00.000Z' },
+      decisions: a.decisions.map((d) => ({ ...d, ms: d.ms + 5 })),
+    }
+    expect(isSameRecording(a, later)).toBe(true)
+    const changed = {
+      ...a,
+      decisions: a.decisions.map((d, i) => (i === 1 ? { ...d, out: { total: 4300 } } : d)),
+    }
+    expect(isSameRecording(a, changed)).toBe(false)
+  })
+})
+
+describe('loading a damaged cassette through a tape', () => {
+  it('fails in auto mode and leaves the file byte for byte as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-tape-'))
+    cpSync(join(FIXTURES, 'truncated.jsonl'), join(dir, 'truncated.jsonl'))
+    const before = readFileSync(join(dir, 'truncated.jsonl'))
+    const opening = openTape({
+      id: 't',
+      cassettePath: 'truncated.jsonl',
+      store: createFileStore(dir),
+      mode: 'auto',
+      env: {},
+    })
+    await expect(opening).rejects.toMatchObject({ code: 'ERR_TAPE_CORRUPT', line: 3 })
+    expect(readFileSync(join(dir, 'truncated.jsonl')).equals(before)).toBe(true)
+  })
+
+  it('is replaced by a fresh recording in update mode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-tape-'))
+    cpSync(join(FIXTURES, 'truncated.jsonl'), join(dir, 'c.jsonl'))
+    const tape = await openTape({
+      id: 't',
+      cassettePath: 'c.jsonl',
+      store: createFileStore(dir),
+      mode: 'update',
+      env: {},
+    })
+    await tape.tool('lookup_invoice', { invoiceId: 'INV-412' }, () => ({ total: 4200 }))
+    expect(await tape.finish()).toMatchObject({ action: 'record', written: true, captured: 1 })
+    expect(parseCassette(readFileSync(join(dir, 'c.jsonl'), 'utf8'), 'c.jsonl').decisions).toHaveLength(1)
+  })
+})
