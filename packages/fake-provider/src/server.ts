@@ -1,0 +1,165 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { anthropicMessages } from './anthropic-messages.js'
+import type { Endpoint } from './endpoint.js'
+import { createIdFactory } from './ids.js'
+import { openaiChat } from './openai-chat.js'
+import { openaiResponses } from './openai-responses.js'
+import { readRequest } from './read-request.js'
+import type { EndpointName, ReceivedRequest } from './received-request.js'
+import { resolveTurn } from './resolve-turn.js'
+import type { HttpErrorFault, Turn } from './turn.js'
+import { writeJson, writeStream } from './write-response.js'
+
+/** Decides the answer to one request. */
+export type Replier = (request: ReceivedRequest) => Turn | Promise<Turn>
+
+/** Options of {@link startFakeProvider}. */
+export interface FakeProviderOptions {
+  /** A function from request to turn, or a script of turns served in order (one per model request). */
+  reply: Replier | readonly Turn[]
+  /** Delay before each stream event, in milliseconds (default 0); a turn may override it. */
+  chunkDelayMs?: number
+  /** Gzip non-streamed JSON when the client accepts it (default false); a turn may override it. */
+  gzip?: boolean
+  /** Seed of the generated ids; the same seed gives the same ids (default random). */
+  seed?: string
+}
+
+/** A running fake provider. */
+export interface FakeProvider {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string
+  /** `baseURL` for the `openai` SDK and `createOpenAI`: `url + '/v1'`. */
+  readonly openaiBaseURL: string
+  /** `baseURL` for `@anthropic-ai/sdk` (`url`); `createAnthropic` wants `url + '/v1'`. */
+  readonly anthropicBaseURL: string
+  /** Every request received, in order of arrival, including unknown paths. */
+  readonly requests: readonly ReceivedRequest[]
+  /** TCP connections accepted so far (0 proves a replay made no network call). */
+  readonly connections: number
+  /** Closes the server and every open connection. */
+  close(): Promise<void>
+}
+
+const ENDPOINTS: readonly Endpoint[] = [openaiChat, openaiResponses, anthropicMessages]
+
+function endpointOf(method: string, path: string): EndpointName | undefined {
+  return method === 'POST' ? ENDPOINTS.find((e) => e.path === path.replace(/\/+$/, ''))?.name : undefined
+}
+
+function toReplier(reply: FakeProviderOptions['reply']): Replier {
+  if (typeof reply === 'function') return reply
+  const script = [...reply]
+  let next = 0
+  return (request) => {
+    const turn = script[next++]
+    if (turn) return turn
+    throw new Error(
+      `script exhausted: request ${request.path} is number ${next} but only ${script.length} turns`,
+    )
+  }
+}
+
+/**
+ * Starts a loopback server that answers like the OpenAI (Chat Completions, Responses) and Anthropic
+ * (Messages) APIs, JSON and `stream: true`, with the turns a test scripts.
+ *
+ * @example
+ * ```ts
+ * const provider = await startFakeProvider({ reply: [{ text: 'Hello!' }] })
+ * const client = new OpenAI({ apiKey: 'test', baseURL: provider.openaiBaseURL })
+ * await client.chat.completions.create({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'Hi' }] })
+ * await provider.close()
+ * ```
+ */
+export async function startFakeProvider(options: FakeProviderOptions): Promise<FakeProvider> {
+  const replier = toReplier(options.reply)
+  const ids = createIdFactory(options.seed)
+  const requests: ReceivedRequest[] = []
+  let connections = 0
+
+  const fail = (
+    res: ServerResponse,
+    endpoint: Endpoint,
+    fault: HttpErrorFault,
+    extra: Record<string, string> = {},
+  ) => {
+    const headers = { ...endpoint.responseHeaders(ids), ...extra, ...fault.headers }
+    const body = endpoint.errorBody(fault, headers[endpoint.requestIdHeader] ?? '')
+    writeJson(res, fault.status, headers, body, { wanted: false, acceptEncoding: undefined })
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const { request, invalidJson } = await readRequest(req, requests.length, endpointOf)
+    requests.push(request)
+    const endpoint = ENDPOINTS.find((e) => e.name === request.endpoint)
+    if (!endpoint) {
+      const shape = request.path.endsWith('/messages') ? anthropicMessages : openaiChat
+      const message = `fake-provider: no endpoint for ${request.method} ${request.path}`
+      return fail(res, shape, { status: 404, message }, { 'x-should-retry': 'false' })
+    }
+    if (invalidJson)
+      return fail(res, endpoint, { status: 400, message: 'fake-provider: body is not a JSON object' })
+    let turn: Turn
+    try {
+      turn = await replier(request)
+    } catch (error) {
+      // Our own failure: never invite the SDK to retry it.
+      const message = `fake-provider: reply failed: ${error instanceof Error ? error.message : String(error)}`
+      return fail(res, endpoint, { status: 500, message }, { 'x-should-retry': 'false' })
+    }
+    if (turn.error) return fail(res, endpoint, turn.error)
+    const resolved = resolveTurn(turn, request.rawBody)
+    const model =
+      turn.model ?? (typeof request.body.model === 'string' ? request.body.model : 'unknown-model')
+    const ctx = { request, turn: resolved, model, ids, created: Math.floor(Date.now() / 1000) }
+    const headers = { ...endpoint.responseHeaders(ids), ...turn.headers }
+    if (request.body.stream !== true) {
+      const gzip = {
+        wanted: turn.gzip ?? options.gzip ?? false,
+        acceptEncoding: request.headers['accept-encoding'],
+      }
+      return writeJson(res, 200, headers, endpoint.json(ctx), gzip)
+    }
+    const events = endpoint.events(ctx)
+    const fault = turn.streamError
+    await writeStream(res, headers, events, {
+      delayMs: turn.chunkDelayMs ?? options.chunkDelayMs ?? 0,
+      cutAfter: turn.cutAfterEvents,
+      error: fault && {
+        after: fault.afterEvents ?? Math.floor(events.length / 2),
+        event: endpoint.streamError(fault, fault.afterEvents ?? Math.floor(events.length / 2)),
+      },
+    })
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain', 'x-should-retry': 'false' })
+      res.end(`fake-provider: ${error instanceof Error ? error.message : String(error)}`)
+    })
+  })
+  server.on('connection', () => {
+    connections += 1
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    url,
+    openaiBaseURL: `${url}/v1`,
+    anthropicBaseURL: url,
+    requests,
+    get connections() {
+      return connections
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()))
+        server.closeAllConnections()
+      }),
+  }
+}

@@ -1,0 +1,68 @@
+import type { ServerResponse } from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { gzipSync } from 'node:zlib'
+import { formatSseEvent, type SseEvent } from './sse.js'
+
+/** Sends a complete JSON response, gzipped when asked for and accepted. */
+export function writeJson(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  payload: unknown,
+  gzip: { wanted: boolean; acceptEncoding: string | undefined },
+): void {
+  let body = Buffer.from(JSON.stringify(payload), 'utf8')
+  const head: Record<string, string> = { 'content-type': 'application/json', ...headers }
+  if (gzip.wanted && /\bgzip\b/.test(gzip.acceptEncoding ?? '')) {
+    body = gzipSync(body)
+    head['content-encoding'] = 'gzip'
+    head.vary = 'Accept-Encoding'
+  }
+  head['content-length'] = String(body.length)
+  res.writeHead(status, head)
+  res.end(body)
+}
+
+/** How a stream misbehaves, if it does. */
+export interface StreamPlan {
+  delayMs: number
+  /** Send `event` after `after` events, then end the response cleanly. */
+  error?: { after: number; event: SseEvent }
+  /** Destroy the socket after this many events, leaving the chunked body unterminated. */
+  cutAfter?: number
+}
+
+/** Streams `events` as `text/event-stream`, one write per event, stopping if the client goes away. */
+export async function writeStream(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  events: readonly SseEvent[],
+  plan: StreamPlan,
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    ...headers,
+  })
+  // SDKs resolve their request promise on the headers; send them before the first delay.
+  res.flushHeaders()
+  // One write per event, each flushed before the next: chunk boundaries then fall on events, and a
+  // cut below destroys the socket only after the events before it have left.
+  const write = (chunk: string) => new Promise<void>((resolve) => res.write(chunk, () => resolve()))
+  for (let i = 0; i <= events.length; i++) {
+    if (plan.cutAfter === i) {
+      res.destroy()
+      return
+    }
+    if (plan.error?.after === i) {
+      res.end(formatSseEvent(plan.error.event))
+      return
+    }
+    const event = events[i]
+    if (event === undefined) break
+    if (plan.delayMs > 0) await sleep(plan.delayMs)
+    if (res.destroyed) return
+    await write(formatSseEvent(event))
+  }
+  res.end()
+}
