@@ -1,0 +1,45 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Tape } from './tape.js'
+
+interface TapeContext {
+  storage: AsyncLocalStorage<Tape>
+  active: Set<Tape>
+}
+
+// One context per process, even when both the ESM and the CJS build of this package are
+// loaded (Jest loads CJS inside its sandbox, adapters may load ESM): a global symbol.
+const KEY = Symbol.for('agent-tape.tape-context')
+const holder = globalThis as { [KEY]?: TapeContext }
+const context: TapeContext = (holder[KEY] ??= { storage: new AsyncLocalStorage<Tape>(), active: new Set() })
+
+/**
+ * Runs `fn` with `tape` as the current tape: boundaries that cannot be handed a tape (a
+ * `fetch` deep inside an SDK) find it through this async context. Concurrent tests each run
+ * inside their own call, so their requests never cross.
+ *
+ * @example
+ * await runWithTape(tape, () => runTest())
+ */
+export function runWithTape<T>(tape: Tape, fn: () => T): T {
+  context.active.add(tape)
+  let result: T
+  try {
+    result = context.storage.run(tape, fn)
+  } catch (error) {
+    context.active.delete(tape)
+    throw error
+  }
+  if (result instanceof Promise) return result.finally(() => context.active.delete(tape)) as T
+  context.active.delete(tape)
+  return result
+}
+
+/** The tape of the code that is running now, if any. */
+export function currentTape(): Tape | undefined {
+  return context.storage.getStore()
+}
+
+/** How many tapes are running right now, in this process. */
+export function activeTapeCount(): number {
+  return context.active.size
+}
