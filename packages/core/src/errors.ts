@@ -11,6 +11,7 @@ export type AgentTapeErrorCode =
   | 'ERR_TAPE_SECRET'
   | 'ERR_TAPE_CONFIG'
   | 'ERR_TAPE_USAGE'
+  | 'ERR_TAPE_UNATTRIBUTED'
 
 /**
  * Base class of agent-tape's own errors. Errors thrown by user code (a tool that throws)

@@ -50,6 +50,7 @@ export type { EnvSecret, SecretAllowList, SecretFinding, SecretRule } from './se
 export { findSecrets, redactSecrets, SECRET_RULES, secretEnvValues } from './secrets.js'
 export type { BegunDecision, TapeOptions } from './tape.js'
 export { openTape, Tape, toReplayedError } from './tape.js'
+export { activeTapeCount, currentTape, runWithTape } from './tape-context.js'
 export type { DecisionState, DecisionStatus, DivergenceState, TapeAction, TapeState } from './tape-state.js'
 export type { TapedTool, TapedTools, ToolDefinition, ToolEffect, ToolOptions, ToolSpec } from './tools.js'
 export { AGENT_TAPE_VERSION } from './version.js'
