@@ -1,0 +1,71 @@
+/**
+ * Which requests are model requests. Known provider hosts are model endpoints by default;
+ * users add base URLs for OpenAI-compatible servers, gateways, Azure, or a server on loopback.
+ *
+ * @example
+ * 'https://gateway.example.com/openai'   // every request under that prefix
+ * 'http://127.0.0.1:*'                    // any port on loopback (a test server)
+ * (url) => url.hostname.endsWith('.internal')
+ */
+export type EndpointPattern = string | RegExp | ((url: URL) => boolean)
+
+export const DEFAULT_MODEL_HOSTS: readonly string[] = [
+  'api.openai.com',
+  'api.anthropic.com',
+  'generativelanguage.googleapis.com',
+  'api.mistral.ai',
+  'api.groq.com',
+  'api.deepseek.com',
+  'api.together.xyz',
+  'api.fireworks.ai',
+  'openrouter.ai',
+  'api.x.ai',
+  'api.cohere.com',
+]
+
+const AZURE_OPENAI = /\.openai\.azure\.com$/
+
+export type RequestClass = 'model' | 'loopback' | 'external'
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '')
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host)
+}
+
+function matchesPattern(url: URL, pattern: EndpointPattern): boolean {
+  if (typeof pattern === 'function') return pattern(url)
+  if (pattern instanceof RegExp) return pattern.test(url.href)
+  const wildcardPort = pattern.match(/^(https?:\/\/[^/:]+):\*(\/.*)?$/)
+  if (wildcardPort) {
+    const base = new URL(`${wildcardPort[1]}${wildcardPort[2] ?? '/'}`)
+    return (
+      url.protocol === base.protocol && url.hostname === base.hostname && startsWithPath(url, base.pathname)
+    )
+  }
+  const base = new URL(pattern)
+  return url.origin === base.origin && startsWithPath(url, base.pathname)
+}
+
+function startsWithPath(url: URL, prefix: string): boolean {
+  const trimmed = prefix.replace(/\/+$/, '')
+  return trimmed === '' || url.pathname === trimmed || url.pathname.startsWith(`${trimmed}/`)
+}
+
+/** Classifies a request URL: a model endpoint, loopback traffic that passes through, or other HTTP. */
+export function classifyUrl(url: URL, extra: readonly EndpointPattern[]): RequestClass {
+  if (extra.some((p) => matchesPattern(url, p))) return 'model'
+  if (DEFAULT_MODEL_HOSTS.includes(url.hostname) || AZURE_OPENAI.test(url.hostname)) return 'model'
+  return isLoopbackHost(url.hostname) ? 'loopback' : 'external'
+}
+
+export function validateEndpointPattern(pattern: EndpointPattern): string | undefined {
+  if (typeof pattern !== 'string') return undefined
+  try {
+    const probe = pattern.replace(/:\*(?=\/|$)/, '')
+    const url = new URL(probe)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${pattern} is not an http(s) URL`
+    return undefined
+  } catch {
+    return `${JSON.stringify(pattern)} is not a URL (expected a base URL such as "http://127.0.0.1:8080/v1")`
+  }
+}

@@ -1,0 +1,103 @@
+import {
+  AgentTapeError,
+  activeTapeCount,
+  currentTape,
+  isReplayMiss,
+  type Tape,
+  toReplayedError,
+} from '@agent-tape/core'
+import { classifyUrl, type EndpointPattern } from './endpoints.js'
+import { teeForRecording } from './record-response.js'
+import { isRecordedResponse } from './recorded-response.js'
+import { buildReplayResponse, type ReplayTiming } from './replay-response.js'
+import { toRequestDecision } from './request-input.js'
+
+export interface BoundaryConfig {
+  modelEndpoints: readonly EndpointPattern[]
+  timing: ReplayTiming
+}
+
+/** What to do with an intercepted request. */
+export type RequestOutcome =
+  | { type: 'passthrough' }
+  | { type: 'respond'; response: Response }
+  | { type: 'error'; error: Error }
+
+/**
+ * Decides the fate of one outgoing request, for the interceptor and for MSW handlers alike:
+ * replay it from the current tape, record it by performing it for real, or let it pass
+ * (loopback traffic, no tape, live mode). `perform` sends a request to the network without
+ * being intercepted again.
+ */
+export async function handleRequest(
+  request: Request,
+  config: BoundaryConfig,
+  perform: (request: Request) => Promise<Response>,
+): Promise<RequestOutcome> {
+  const url = new URL(request.url)
+  const requestClass = classifyUrl(url, config.modelEndpoints)
+  const tape = currentTape()
+  if (!tape) {
+    if (requestClass === 'loopback' || activeTapeCount() === 0) return { type: 'passthrough' }
+    return { type: 'error', error: unattributed(request, activeTapeCount()) }
+  }
+  if (requestClass === 'loopback' || tape.action === 'passthrough') return { type: 'passthrough' }
+  const decision = await toRequestDecision(request, requestClass)
+  let begun: ReturnType<Tape['begin']>
+  try {
+    begun = tape.begin(decision.kind, decision.input)
+  } catch (error) {
+    if (!isReplayMiss(error)) return { type: 'error', error: error as Error }
+    if (!decision.codec) return { type: 'error', error }
+    // A 400 that says not to retry: every SDK surfaces it at once, carrying the report.
+    const response = Response.json(decision.codec.errorBody(error.message), {
+      status: 400,
+      headers: { 'x-should-retry': 'false', 'x-agent-tape': 'replay-miss' },
+    })
+    return { type: 'respond', response }
+  }
+  if (begun.action === 'passthrough') return { type: 'passthrough' }
+  if (begun.action === 'replay') {
+    const record = begun.record
+    if (record.err) return { type: 'error', error: toReplayedError(record.err) }
+    if (!isRecordedResponse(record.out)) {
+      return { type: 'error', error: damagedResponse(tape, record.seq) }
+    }
+    return { type: 'respond', response: buildReplayResponse(record.out, config.timing) }
+  }
+  const started = performance.now()
+  let real: Response
+  try {
+    real = await perform(request)
+  } catch (error) {
+    const e = error as Error
+    begun.complete(
+      { err: { name: e.name ?? 'Error', message: e.message ?? String(error) } },
+      performance.now() - started,
+    )
+    return { type: 'error', error: e }
+  }
+  const teed = teeForRecording(real, started)
+  teed.recorded.then(
+    (out) => begun.complete({ out }, performance.now() - started),
+    (error: Error) =>
+      begun.complete({ err: { name: error.name, message: error.message } }, performance.now() - started),
+  )
+  return { type: 'respond', response: teed.response }
+}
+
+function unattributed(request: Request, active: number): AgentTapeError {
+  return new AgentTapeError('ERR_TAPE_UNATTRIBUTED', {
+    what: `Cannot attribute ${request.method} ${request.url} to a tape`,
+    why: `${active} tape${active === 1 ? ' is' : 's are'} running, but this request was made outside the async context of any of them (from a timer or promise started outside the test, or from a shared client's background work), and guessing could record it into the wrong cassette`,
+    fix: 'Make the request from inside the tape test (or from code it awaits), or run it inside runWithTape(tape, fn)',
+  })
+}
+
+function damagedResponse(tape: Tape, seq: number): AgentTapeError {
+  return new AgentTapeError('ERR_TAPE_CORRUPT', {
+    what: `Cannot replay decision #${seq} of ${tape.cassettePath}`,
+    why: 'its "out" is not a recorded HTTP response (it needs a numeric "status" and a "headers" object)',
+    fix: `Restore the cassette from version control, or re-record this test: ${tape.rerecordCommand}`,
+  })
+}

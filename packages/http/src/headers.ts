@@ -1,0 +1,57 @@
+/**
+ * Header policy. Request headers never reach a cassette except the few that change what a
+ * provider does; response headers are kept only from an allowlist, so auth, cookies,
+ * organisation ids and infrastructure noise are never stored.
+ */
+const BEHAVIOUR_REQUEST_HEADERS = ['anthropic-version', 'anthropic-beta', 'openai-beta']
+
+const RESPONSE_HEADERS = new Set([
+  'content-type',
+  'x-request-id',
+  'request-id',
+  'retry-after',
+  'retry-after-ms',
+  'x-should-retry',
+  'openai-version',
+  'openai-processing-ms',
+  'location',
+  'etag',
+  'last-modified',
+  'cache-control',
+  'content-disposition',
+  'content-language',
+])
+const RESPONSE_HEADER_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
+
+/** The request headers that decide behaviour (they are part of the key). */
+export function behaviourHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of BEHAVIOUR_REQUEST_HEADERS) {
+    const value = headers.get(name)
+    if (value !== null) out[name] = value
+  }
+  return out
+}
+
+/** The response headers worth storing: what SDKs and agents read (ids, content type, rate limits). */
+export function storableResponseHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  headers.forEach((value, name) => {
+    const lower = name.toLowerCase()
+    if (RESPONSE_HEADERS.has(lower) || RESPONSE_HEADER_PREFIXES.some((p) => lower.startsWith(p)))
+      out[lower] = value
+  })
+  return out
+}
+
+/** Query parameters that carry credentials; they are dropped from keys and cassettes. */
+export const SECRET_QUERY_PARAMS = new Set([
+  'key',
+  'api_key',
+  'api-key',
+  'apikey',
+  'access_token',
+  'token',
+  'sig',
+  'signature',
+])

@@ -1,0 +1,34 @@
+import { bypass, type HttpHandler, http } from 'msw'
+import type { EndpointPattern } from '../endpoints.js'
+import { type BoundaryConfig, handleRequest } from '../handle-request.js'
+import type { ReplayTiming } from '../replay-response.js'
+
+export interface TapeHandlerOptions {
+  modelEndpoints?: readonly EndpointPattern[]
+  timing?: ReplayTiming
+}
+
+/**
+ * Request handlers for teams that already run an MSW server for their own API mocks: add them
+ * to that server instead of calling `installHttpBoundary` (one interceptor, not two). Requests
+ * the tape does not own (loopback, no tape running) fall through to your handlers and to your
+ * `onUnhandledRequest` policy; requests it records are performed with MSW's `bypass`.
+ *
+ * @example
+ * const server = setupServer(...tapeHandlers(), ...myApiHandlers)
+ * server.listen({ onUnhandledRequest: 'error' })
+ */
+export function tapeHandlers(options: TapeHandlerOptions = {}): HttpHandler[] {
+  const config: BoundaryConfig = {
+    modelEndpoints: [...(options.modelEndpoints ?? [])],
+    timing: options.timing ?? 'instant',
+  }
+  return [
+    http.all('*', async ({ request }) => {
+      const outcome = await handleRequest(request, config, (r) => fetch(bypass(r)))
+      if (outcome.type === 'respond') return outcome.response
+      if (outcome.type === 'error') return Response.error()
+      return undefined
+    }),
+  ]
+}

@@ -1,0 +1,89 @@
+import { storableResponseHeaders } from './headers.js'
+import type { RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
+import { isTextual } from './request-body.js'
+import { SseParser } from './sse/sse-parser.js'
+
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
+
+export interface TeedResponse {
+  /** What the caller reads: the live body, streaming as it arrives. */
+  response: Response
+  /** Settles once the tape's copy has been read to the end (or the stream failed). */
+  recorded: Promise<RecordedResponse>
+}
+
+/**
+ * Splits a live response in two: the caller streams one branch while the tape reads the other
+ * to the end, so recording never makes the caller wait for the whole body. Bodies are stored
+ * decoded, so `content-encoding` and `content-length` are not passed on.
+ */
+export function teeForRecording(real: Response, started: number): TeedResponse {
+  const headers = new Headers(real.headers)
+  headers.delete('content-encoding')
+  headers.delete('content-length')
+  const base = {
+    status: real.status,
+    statusText: real.statusText,
+    headers: storableResponseHeaders(real.headers),
+  }
+  const init = { status: real.status, statusText: real.statusText, headers }
+  if (real.body === null || NULL_BODY_STATUSES.has(real.status)) {
+    return { response: new Response(null, init), recorded: Promise.resolve(base) }
+  }
+  const [forCaller, forTape] = real.body.tee()
+  const contentType = real.headers.get('content-type') ?? ''
+  const clock = () => performance.now() - started
+  const recorded = /text\/event-stream/i.test(contentType)
+    ? captureEvents(forTape, clock).then((body) => ({ ...base, body }))
+    : captureBytes(forTape, contentType).then((body) => ({ ...base, ...(body ? { body } : {}) }))
+  return { response: new Response(forCaller, init), recorded }
+}
+
+async function captureEvents(stream: ReadableStream<Uint8Array>, clock: () => number): Promise<RecordedBody> {
+  const parser = new SseParser(clock)
+  const decoder = new TextDecoder()
+  const events: SseEvent[] = []
+  let end: StreamEnd | undefined
+  const reader = stream.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      events.push(...parser.push(decoder.decode(value, { stream: true })))
+    }
+    events.push(...parser.push(decoder.decode()), ...parser.end())
+  } catch (error) {
+    const e = error as { name?: string; message?: string }
+    end = { error: { name: e?.name ?? 'Error', message: e?.message ?? String(error) } }
+  }
+  return end ? { sse: events, end } : { sse: events }
+}
+
+async function captureBytes(
+  stream: ReadableStream<Uint8Array>,
+  contentType: string,
+): Promise<RecordedBody | undefined> {
+  const bytes = Buffer.from(await new Response(stream).arrayBuffer())
+  if (bytes.byteLength === 0) return undefined
+  if (!isTextual(contentType) || !isUtf8(bytes)) return { base64: bytes.toString('base64') }
+  const text = bytes.toString('utf8')
+  if (/json/i.test(contentType)) {
+    try {
+      const json = JSON.parse(text)
+      // Stored as JSON only when replay can give back the same bytes.
+      if (JSON.stringify(json) === text) return { json }
+    } catch {
+      // not valid JSON despite its content type: kept as text
+    }
+  }
+  return { text }
+}
+
+function isUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto'
+
+/**
+ * A request body as decision input: JSON as data, text as text, and binary (audio, images,
+ * multipart uploads) as a sha256 of its bytes. A multipart body's random boundary is replaced
+ * before hashing, so the same upload keys the same way on every run.
+ */
+export type RequestBody =
+  | { json: unknown }
+  | { text: string }
+  | { sha256: string; bytes: number; contentType: string }
+  | undefined
+
+export async function readRequestBody(request: Request): Promise<RequestBody> {
+  if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return undefined
+  const bytes = new Uint8Array(await request.clone().arrayBuffer())
+  if (bytes.byteLength === 0) return undefined
+  const contentType = request.headers.get('content-type') ?? ''
+  const boundary = contentType.match(/boundary=(?:"([^"]+)"|([^;]+))/i)
+  if (/^multipart\//i.test(contentType) && boundary) {
+    const marker = Buffer.from(boundary[1] ?? boundary[2] ?? '')
+    const stable = replaceAll(Buffer.from(bytes), marker, Buffer.from('agent-tape-boundary'))
+    return { sha256: sha256(stable), bytes: bytes.byteLength, contentType: contentType.split(';')[0]!.trim() }
+  }
+  if (isTextual(contentType)) {
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes)
+    if (/json/i.test(contentType) || (contentType === '' && /^\s*[[{]/.test(text))) {
+      try {
+        return { json: JSON.parse(text) }
+      } catch {
+        return { text }
+      }
+    }
+    return { text }
+  }
+  return {
+    sha256: sha256(Buffer.from(bytes)),
+    bytes: bytes.byteLength,
+    contentType: contentType.split(';')[0]!.trim(),
+  }
+}
+
+export function isTextual(contentType: string): boolean {
+  return (
+    contentType === '' ||
+    /^text\//i.test(contentType) ||
+    /[/+](json|xml|x-www-form-urlencoded|javascript|x-ndjson)\b/i.test(contentType) ||
+    /event-stream/i.test(contentType)
+  )
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}
+
+function replaceAll(haystack: Buffer, needle: Buffer, replacement: Buffer): Buffer {
+  if (needle.length === 0) return haystack
+  const parts: Buffer[] = []
+  let from = 0
+  for (let at = haystack.indexOf(needle, from); at !== -1; at = haystack.indexOf(needle, from)) {
+    parts.push(haystack.subarray(from, at), replacement)
+    from = at + needle.length
+  }
+  parts.push(haystack.subarray(from))
+  return Buffer.concat(parts)
+}

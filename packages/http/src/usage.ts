@@ -1,0 +1,22 @@
+import type { TokenUsage } from './codecs/codec.js'
+import { codecByName } from './codecs/index.js'
+import { isRecordedResponse } from './recorded-response.js'
+
+/**
+ * Token usage recorded in a model decision (`in.api` names the codec, `out` is the response),
+ * for the run summary's "tokens replayed instead of spent".
+ */
+export function recordedUsage(input: unknown, out: unknown): TokenUsage | undefined {
+  const api = (input as { api?: unknown } | null)?.api
+  if (typeof api !== 'string' || !isRecordedResponse(out) || !out.body) return undefined
+  const codec = codecByName(api)
+  if (!codec) return undefined
+  const body = out.body
+  if ('json' in body) return codec.usage(body.json, [])
+  if ('sse' in body)
+    return codec.usage(
+      undefined,
+      body.sse.map((e) => e.json),
+    )
+  return undefined
+}
