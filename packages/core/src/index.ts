@@ -46,6 +46,29 @@ export {
 } from './modes.js'
 export type { Normalizer } from './normalize.js'
 export type { Redactor } from './redaction.js'
+// Runner-neutral pieces shared by the Vitest and Jest integrations.
+export type { CassettePathInput } from './runner/cassette-path.js'
+export {
+  assertTapeName,
+  cassetteFolderFor,
+  cassettePathFor,
+  DEFAULT_CASSETTE_DIR,
+  toPosix,
+} from './runner/cassette-path.js'
+export type { CassetteListing, CollectedTestFile } from './runner/obsolete-cassettes.js'
+export { findObsoleteCassettes } from './runner/obsolete-cassettes.js'
+export type { RerecordCommandInput } from './runner/rerecord-command.js'
+export { buildRerecordCommand, detectExec, escapeRegExp, UPDATE_FLAG } from './runner/rerecord-command.js'
+export { TapeNameRegistry } from './runner/tape-names.js'
+export type { SummaryTotals, TapeRunSummary, TapeSummaryEntry } from './runner/tape-summary.js'
+export {
+  renderSummaryMarkdown,
+  renderSummaryText,
+  summarizeTape,
+  totalSummary,
+} from './runner/tape-summary.js'
+export type { TokenUsage, UsageReader } from './runner/token-usage.js'
+export { readTokenUsage, sumUsage } from './runner/token-usage.js'
 export type { EnvSecret, SecretAllowList, SecretFinding, SecretRule } from './secrets.js'
 export { findSecrets, redactSecrets, SECRET_RULES, secretEnvValues } from './secrets.js'
 export type { BegunDecision, TapeOptions } from './tape.js'

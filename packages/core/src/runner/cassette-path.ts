@@ -1,0 +1,67 @@
+import { ConfigError } from '../errors.js'
+
+/** The folder, beside each test file, that holds one folder of cassettes per test file. */
+export const DEFAULT_CASSETTE_DIR = '__cassettes__'
+
+// Letters, digits, space, ".", "-", "_" and "@": a file name on every platform, and no
+// character a shell or a test-name pattern treats specially beyond what the command quotes.
+const NAME = /^[\p{L}\p{N}_@-](?:[\p{L}\p{N} ._@-]{0,118}[\p{L}\p{N}_@-])?$/u
+
+/** Throws a {@link ConfigError} unless `name` can name a cassette file on every platform. */
+export function assertTapeName(name: unknown, testFile: string): asserts name is string {
+  if (typeof name === 'string' && NAME.test(name) && !name.includes('..')) return
+  throw new ConfigError({
+    what: `Invalid tape name ${JSON.stringify(name)} in ${testFile}`,
+    why: 'the name becomes the cassette file name, so it is 1 to 120 letters, digits, spaces, ".", "-", "_" or "@", starting and ending with a letter, digit, "-", "_" or "@"',
+    fix: 'Name the tape after the scenario, e.g. it.tape("issue-412", ...)',
+  })
+}
+
+export interface CassettePathInput {
+  /** The test file, relative to the project root, with `/` separators. */
+  testFile: string
+  /** The tape name given to `it.tape(name, fn)`. */
+  name: string
+  /** Folder relative to the test file's directory (default `__cassettes__`). */
+  cassetteDir?: string
+}
+
+/**
+ * Where a tape's cassette lives, relative to the project root with `/` separators:
+ * `<test dir>/<cassetteDir>/<test file name>/<name>.jsonl`. It depends only on the test
+ * file and the explicit name, so it is the same on every run, machine and platform.
+ *
+ * @example
+ * cassettePathFor({ testFile: 'test/agent.test.ts', name: 'issue-412' })
+ * // 'test/__cassettes__/agent.test.ts/issue-412.jsonl'
+ */
+export function cassettePathFor({
+  testFile,
+  name,
+  cassetteDir = DEFAULT_CASSETTE_DIR,
+}: CassettePathInput): string {
+  assertTapeName(name, testFile)
+  return joinPosix(cassetteFolderFor(testFile, cassetteDir), `${name}.jsonl`)
+}
+
+/** The folder that holds the cassettes of one test file. */
+export function cassetteFolderFor(testFile: string, cassetteDir = DEFAULT_CASSETTE_DIR): string {
+  const file = toPosix(testFile)
+  const slash = file.lastIndexOf('/')
+  const dir = slash === -1 ? '' : file.slice(0, slash)
+  return joinPosix(dir, toPosix(cassetteDir), file.slice(slash + 1))
+}
+
+export function toPosix(path: string): string {
+  return path.replace(/\\/g, '/')
+}
+
+function joinPosix(...parts: string[]): string {
+  const out: string[] = []
+  for (const segment of parts.join('/').split('/')) {
+    if (segment === '' || segment === '.') continue
+    if (segment === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop()
+    else out.push(segment)
+  }
+  return out.join('/')
+}

@@ -1,0 +1,52 @@
+/** The update switch every runner understands after `--`: runners reject unknown flags before it. */
+export const UPDATE_FLAG = '--update-cassettes'
+
+export interface RerecordCommandInput {
+  runner: 'vitest' | 'jest'
+  /** The test file, relative to the directory the command runs in, with `/` separators. */
+  testFile: string
+  /** Names from the outermost `describe` to the test, as the runner's name filter sees them. */
+  names: readonly string[]
+  /** How the user runs binaries of the project: `npx` (default), `pnpm`, `yarn` or `bunx`. */
+  exec?: string
+}
+
+/**
+ * The exact command that re-records one test and nothing else, printed in every
+ * divergence report: its file as the path filter and its full name, anchored, as the name
+ * filter.
+ *
+ * @example
+ * buildRerecordCommand({ runner: 'vitest', testFile: 'test/agent.test.ts', names: ['issue-412'] })
+ * // "npx vitest run test/agent.test.ts -t '^issue-412$' -- --update-cassettes"
+ */
+export function buildRerecordCommand({
+  runner,
+  testFile,
+  names,
+  exec = 'npx',
+}: RerecordCommandInput): string {
+  const pattern = `^${escapeRegExp(names.join(' '))}$`
+  const file = quoteShell(testFile.replace(/\\/g, '/'))
+  if (runner === 'vitest') {
+    return `${exec} vitest run ${file} -t ${quoteShell(pattern)} -- ${UPDATE_FLAG}`
+  }
+  return `${exec} jest ${file} -t ${quoteShell(pattern)} -- ${UPDATE_FLAG}`
+}
+
+/** `npx`, `pnpm`, `yarn` or `bunx`, from the user agent a package manager sets for scripts. */
+export function detectExec(userAgent: string | undefined): string {
+  const name = userAgent?.split('/')[0]
+  if (name === 'pnpm' || name === 'yarn') return name
+  if (name === 'bun') return 'bunx'
+  return 'npx'
+}
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
+}
+
+function quoteShell(text: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(text)) return text
+  return `'${text.replace(/'/g, `'\\''`)}'`
+}

@@ -1,0 +1,14 @@
+import { expect, it } from 'vitest'
+import { TapeNameRegistry } from './tape-names.js'
+
+it('rejects a second tape with the same name in one file, naming both tests', () => {
+  const registry = new TapeNameRegistry()
+  registry.claim('test/a.test.ts', 'issue-412', { testName: 'issue-412', line: 3 })
+  registry.claim('test/b.test.ts', 'issue-412', { testName: 'issue-412' })
+  expect(() =>
+    registry.claim('test/a.test.ts', 'issue-412', { testName: 'agent > issue-412', line: 9 }),
+  ).toThrowError(
+    '[agent-tape] Duplicate tape name "issue-412" in test/a.test.ts: the tests "issue-412" (line 3) and "agent > issue-412" (line 9) would share one cassette. Give each tape in a file its own name.',
+  )
+  expect(registry.names('test/a.test.ts')).toEqual(['issue-412'])
+})

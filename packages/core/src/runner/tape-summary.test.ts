@@ -1,0 +1,77 @@
+import { expect, it } from 'vitest'
+import { renderSummaryMarkdown, renderSummaryText, type TapeSummaryEntry } from './tape-summary.js'
+
+const base = { recorded: 0, replayed: 0, captured: 0, missed: 0, unused: 0, written: false }
+const entries: TapeSummaryEntry[] = [
+  {
+    ...base,
+    test: 'test/agent.test.ts > issue-412',
+    cassettePath: 'test/__cassettes__/agent.test.ts/issue-412.jsonl',
+    mode: 'auto',
+    action: 'replay',
+    status: 'clean',
+    recorded: 17,
+    replayed: 17,
+    tokens: { input: 1200, output: 34 },
+  },
+  {
+    ...base,
+    test: 'test/agent.test.ts > new-case',
+    cassettePath: 'test/__cassettes__/agent.test.ts/new-case.jsonl',
+    mode: 'auto',
+    action: 'record',
+    status: 'recorded',
+    captured: 5,
+    written: true,
+  },
+  {
+    ...base,
+    test: 'test/agent.test.ts > prompt-edit',
+    cassettePath: 'test/__cassettes__/agent.test.ts/prompt-edit.jsonl',
+    mode: 'auto',
+    action: 'replay',
+    status: 'diverged',
+    recorded: 4,
+    replayed: 0,
+    missed: 1,
+    unused: 4,
+  },
+]
+
+it('renders the text summary with per-tape counts and totals', () => {
+  expect(renderSummaryText({ entries, obsolete: ['test/__cassettes__/agent.test.ts/old.jsonl'] })).toBe(
+    [
+      'agent-tape  3 tapes: 1 replayed cleanly, 1 recorded, 1 diverged',
+      '',
+      '  tape                              mode  result    replayed  recorded  missed  unused',
+      '  test/agent.test.ts > issue-412    auto  clean        17/17         -       0       0',
+      '  test/agent.test.ts > new-case     auto  recorded         -         5       -       -',
+      '  test/agent.test.ts > prompt-edit  auto  diverged       0/4         -       1       4',
+      '',
+      '  decisions: 17 replayed, 5 recorded, 1 missed, 4 unused',
+      '  tokens replayed instead of spent: 1,234 (1,200 in, 34 out)',
+      '',
+      '  Obsolete cassettes (1): no test uses them any more. Delete them, or prune them with -- --prune-cassettes:',
+      '    test/__cassettes__/agent.test.ts/old.jsonl',
+    ].join('\n'),
+  )
+})
+
+it('renders the Markdown summary as a table', () => {
+  const md = renderSummaryMarkdown({ entries: entries.slice(0, 1), obsolete: [] })
+  expect(md).toBe(
+    [
+      '### agent-tape',
+      '',
+      '**1 tape: 1 replayed cleanly, 0 recorded, 0 diverged**',
+      '',
+      '| tape | mode | result | replayed | recorded | missed | unused |',
+      '| --- | --- | --- | --: | --: | --: | --: |',
+      '| `test/agent.test.ts > issue-412` | auto | clean | 17/17 | - | 0 | 0 |',
+      '',
+      'decisions: 17 replayed, 0 recorded, 0 missed, 0 unused  ',
+      'tokens replayed instead of spent: 1,234 (1,200 in, 34 out)',
+      '',
+    ].join('\n'),
+  )
+})

@@ -1,0 +1,173 @@
+import type { TapeMode } from '../modes.js'
+import type { TapeAction, TapeState } from '../tape-state.js'
+import { sumUsage, type TokenUsage } from './token-usage.js'
+
+/** One tape of a run, as the summary shows it: plain data a worker can send to the reporter. */
+export interface TapeSummaryEntry {
+  /** The test, `<file> > <describe> > <test>`. */
+  test: string
+  cassettePath: string
+  mode: TapeMode
+  action: TapeAction
+  /** The tape's end state, or `error` when it could not open (a damaged or missing cassette). */
+  status: TapeState['status'] | 'error'
+  /** The error code when `status` is `error`. */
+  error?: string
+  recorded: number
+  replayed: number
+  captured: number
+  missed: number
+  unused: number
+  written: boolean
+  /** Tokens of the replayed model decisions: what the run would have spent live. */
+  tokens?: TokenUsage
+}
+
+export interface TapeRunSummary {
+  entries: readonly TapeSummaryEntry[]
+  /** Cassettes that no test uses any more: reported, never deleted without an explicit prune. */
+  obsolete: readonly string[]
+  /** Obsolete cassettes deleted by an explicit prune in this run. */
+  pruned?: readonly string[]
+}
+
+export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsage): TapeSummaryEntry {
+  const entry: TapeSummaryEntry = {
+    test,
+    cassettePath: state.cassettePath,
+    mode: state.mode,
+    action: state.action,
+    status: state.status,
+    recorded: state.recorded,
+    replayed: state.replayed,
+    captured: state.captured,
+    missed: state.missed,
+    unused: state.unused,
+    written: state.written,
+  }
+  if (tokens && (tokens.input > 0 || tokens.output > 0)) entry.tokens = tokens
+  return entry
+}
+
+export interface SummaryTotals {
+  tapes: number
+  clean: number
+  recorded: number
+  diverged: number
+  errors: number
+  passthrough: number
+  decisions: { replayed: number; recorded: number; missed: number; unused: number }
+  tokens: TokenUsage
+}
+
+export function totalSummary(entries: readonly TapeSummaryEntry[]): SummaryTotals {
+  const count = (status: TapeSummaryEntry['status']) => entries.filter((e) => e.status === status).length
+  const sum = (field: 'replayed' | 'captured' | 'missed' | 'unused') =>
+    entries.reduce((n, e) => n + e[field], 0)
+  return {
+    tapes: entries.length,
+    clean: count('clean'),
+    recorded: count('recorded'),
+    diverged: count('diverged'),
+    errors: count('error'),
+    passthrough: count('passthrough'),
+    decisions: {
+      replayed: sum('replayed'),
+      recorded: sum('captured'),
+      missed: sum('missed'),
+      unused: sum('unused'),
+    },
+    tokens: sumUsage(entries.map((e) => e.tokens)),
+  }
+}
+
+const HEAD = ['tape', 'mode', 'result', 'replayed', 'recorded', 'missed', 'unused'] as const
+
+function row(e: TapeSummaryEntry): string[] {
+  const replaying = e.action === 'replay'
+  return [
+    e.test,
+    e.mode,
+    e.status === 'error' ? `error ${e.error ?? ''}`.trim() : e.status,
+    replaying ? `${e.replayed}/${e.recorded}` : '-',
+    e.action === 'record' ? `${e.captured}${e.written ? '' : ' (unchanged)'}` : '-',
+    replaying ? String(e.missed) : '-',
+    replaying ? String(e.unused) : '-',
+  ]
+}
+
+function headline(t: SummaryTotals): string {
+  const parts = [`${t.clean} replayed cleanly`, `${t.recorded} recorded`, `${t.diverged} diverged`]
+  if (t.errors > 0) parts.push(`${t.errors} failed to open`)
+  if (t.passthrough > 0) parts.push(`${t.passthrough} live`)
+  return `${t.tapes} tape${t.tapes === 1 ? '' : 's'}: ${parts.join(', ')}`
+}
+
+function decisionsLine(t: SummaryTotals): string {
+  const d = t.decisions
+  return `decisions: ${d.replayed} replayed, ${d.recorded} recorded, ${d.missed} missed, ${d.unused} unused`
+}
+
+function tokensLine(t: SummaryTotals): string {
+  const n = t.tokens.input + t.tokens.output
+  return `tokens replayed instead of spent: ${formatInt(n)} (${formatInt(t.tokens.input)} in, ${formatInt(t.tokens.output)} out)`
+}
+
+/** The plain-text summary a reporter prints at the end of a run. */
+export function renderSummaryText(summary: TapeRunSummary): string {
+  const t = totalSummary(summary.entries)
+  const lines = [`agent-tape  ${headline(t)}`, '']
+  if (summary.entries.length > 0) {
+    const rows = [[...HEAD], ...summary.entries.map(row)]
+    const widths = HEAD.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+    for (const r of rows) {
+      const cells = r.map((cell, i) => (i >= 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      lines.push(`  ${cells.join('  ').trimEnd()}`)
+    }
+    lines.push('')
+  }
+  lines.push(`  ${decisionsLine(t)}`, `  ${tokensLine(t)}`)
+  lines.push(...obsoleteLines(summary, (path) => `    ${path}`))
+  return lines.join('\n')
+}
+
+/** The same summary as Markdown, for `GITHUB_STEP_SUMMARY`. */
+export function renderSummaryMarkdown(summary: TapeRunSummary): string {
+  const t = totalSummary(summary.entries)
+  const lines = ['### agent-tape', '', `**${headline(t)}**`, '']
+  if (summary.entries.length > 0) {
+    lines.push(`| ${HEAD.join(' | ')} |`, `| ${HEAD.map((_, i) => (i >= 3 ? '--:' : '---')).join(' | ')} |`)
+    for (const r of summary.entries.map(row)) {
+      lines.push(
+        `| ${r.map((cell, i) => (i === 0 ? `\`${cell}\`` : cell).replace(/\|/g, '\\|')).join(' | ')} |`,
+      )
+    }
+    lines.push('')
+  }
+  lines.push(`${decisionsLine(t)}  `, tokensLine(t))
+  lines.push(...obsoleteLines(summary, (path) => `- \`${path}\``))
+  return `${lines.join('\n')}\n`
+}
+
+function obsoleteLines(summary: TapeRunSummary, item: (path: string) => string): string[] {
+  const lines: string[] = []
+  if (summary.obsolete.length > 0) {
+    lines.push(
+      '',
+      `  Obsolete cassettes (${summary.obsolete.length}): no test uses them any more. Delete them, or prune them with -- --prune-cassettes:`,
+      ...summary.obsolete.map(item),
+    )
+  }
+  if (summary.pruned && summary.pruned.length > 0) {
+    lines.push(
+      '',
+      `  Pruned ${summary.pruned.length} obsolete cassette${summary.pruned.length === 1 ? '' : 's'}:`,
+    )
+    lines.push(...summary.pruned.map(item))
+  }
+  return lines
+}
+
+function formatInt(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
