@@ -30,17 +30,35 @@ it('records a streamed tool_use run and replays the same final messages with zer
   expect(provider.connections).toBe(connections)
   expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
   expect(replay.result?.finals).toEqual(rec.result?.finals)
-  expect(replay.result?.finals[0]?.content[0]).toMatchObject({ type: 'tool_use', name: 'search', input: { query: 'tape recorders history' } })
-  expect(replay.result?.finals[2]).toMatchObject({ stop_reason: 'end_turn', usage: { input_tokens: 300, output_tokens: 9 } })
+  expect(replay.result?.finals[0]?.content[0]).toMatchObject({
+    type: 'tool_use',
+    name: 'search',
+    input: { query: 'tape recorders history' },
+  })
+  expect(replay.result?.finals[2]).toMatchObject({
+    stop_reason: 'end_turn',
+    usage: { input_tokens: 300, output_tokens: 9 },
+  })
 })
 
 it('keeps the named events and ping byte for byte, and the anthropic-version header in the key', () => {
   const decisions = parseCassette(store.files['research.jsonl']!, 'research.jsonl').decisions
   const first = decisions[0]!
-  expect(first.in).toMatchObject({ api: 'anthropic-messages', path: '/v1/messages', headers: { 'anthropic-version': expect.any(String) } })
+  expect(first.in).toMatchObject({
+    api: 'anthropic-messages',
+    path: '/v1/messages',
+    headers: { 'anthropic-version': expect.any(String) },
+  })
   const events = (first.out as { body: { sse: { event?: string; data?: string }[] } }).body.sse
   expect(events.map((e) => e.event)).toEqual(
-    expect.arrayContaining(['message_start', 'content_block_start', 'ping', 'content_block_delta', 'message_delta', 'message_stop']),
+    expect.arrayContaining([
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'message_delta',
+      'message_stop',
+    ]),
   )
   expect(events.find((e) => e.event === 'ping')?.data).toBe('{"type": "ping"}')
   expect(store.files['research.jsonl']).not.toContain(API_KEY)
@@ -48,7 +66,9 @@ it('keeps the named events and ping byte for byte, and the anthropic-version hea
 
 it('a prompt edit misses at step 1 with the diff and the SDK does not retry', async () => {
   const before = provider.requests.length
-  const miss = await runTaped(store, 'research.jsonl', 'replay', () => runResearchAgent(client, 'When was tape invented?'))
+  const miss = await runTaped(store, 'research.jsonl', 'replay', () =>
+    runResearchAgent(client, 'When was tape invented?'),
+  )
   expect(provider.requests.length).toBe(before)
   expect(miss.error).toBeInstanceOf(Anthropic.BadRequestError)
   expect(miss.failure?.message).toContain(
@@ -62,7 +82,10 @@ it('replays a mid-stream error event as the same SDK error', async () => {
   })
   boundary.addModelEndpoints(failing.url)
   const c = new Anthropic({ apiKey: API_KEY, baseURL: failing.anthropicBaseURL, maxRetries: 0 })
-  const run = () => c.messages.stream({ model: 'claude-sonnet-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).finalMessage()
+  const run = () =>
+    c.messages
+      .stream({ model: 'claude-sonnet-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
+      .finalMessage()
   const rec = await runTaped(store, 'error.jsonl', 'auto', run)
   await failing.close()
   const replay = await runTaped(store, 'error.jsonl', 'replay', run)

@@ -86,7 +86,9 @@ it('replays a streamed run through the stream helper with identical text, tool c
     const choice = replay.result!.completion.choices[0]!
     expect(replay.result!.deltas).toEqual(['It is ', 'raining ', 'in Paris.'])
     expect(choice.finish_reason).toBe('tool_calls')
-    expect(choice.message.tool_calls?.[0]).toMatchObject({ function: { name: 'get_weather', arguments: '{"city":"Paris"}' } })
+    expect(choice.message.tool_calls?.[0]).toMatchObject({
+      function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+    })
     expect(replay.result!.completion.usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 8 })
   } finally {
     client = original
@@ -99,7 +101,9 @@ it('replays a recorded 500 and the SDK retry after it instantly, without hanging
   })
   boundary.addModelEndpoints(flaky.url)
   const c = new OpenAI({ apiKey: API_KEY, baseURL: flaky.openaiBaseURL, maxRetries: 2 })
-  const run = async () => (await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).choices[0]!.message.content
+  const run = async () =>
+    (await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }))
+      .choices[0]!.message.content
   const rec = await runTaped(store, 'retry.jsonl', 'auto', run)
   await flaky.close()
   expect(rec.result).toBe('recovered')
@@ -115,24 +119,35 @@ it('stores a gzipped JSON answer decoded, as JSON, and replays it', async () => 
   const gz = await startFakeProvider({ reply: [{ text: 'compressed hello' }], gzip: true })
   boundary.addModelEndpoints(gz.url)
   const c = new OpenAI({ apiKey: API_KEY, baseURL: gz.openaiBaseURL })
-  const run = async () => (await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'zip' }] })).choices[0]!.message.content
+  const run = async () =>
+    (await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'zip' }] }))
+      .choices[0]!.message.content
   const rec = await runTaped(store, 'gzip.jsonl', 'auto', run)
   await gz.close()
   expect(rec.result).toBe('compressed hello')
-  const out = parseCassette(store.files['gzip.jsonl']!, 'gzip.jsonl').decisions[0]!.out as { headers: object; body: { json: unknown } }
+  const out = parseCassette(store.files['gzip.jsonl']!, 'gzip.jsonl').decisions[0]!.out as {
+    headers: object
+    body: { json: unknown }
+  }
   expect(out.body.json).toMatchObject({ object: 'chat.completion' })
   expect(out.headers).not.toHaveProperty('content-encoding')
   expect((await runTaped(store, 'gzip.jsonl', 'replay', run)).result).toBe('compressed hello')
 })
 
 it('replays a stream that was cut off mid-way as the same failure after the same deltas', async () => {
-  const cut = await startFakeProvider({ reply: [{ text: ['one ', 'two ', 'three ', 'four'], cutAfterEvents: 3 }] })
+  const cut = await startFakeProvider({
+    reply: [{ text: ['one ', 'two ', 'three ', 'four'], cutAfterEvents: 3 }],
+  })
   boundary.addModelEndpoints(cut.url)
   const c = new OpenAI({ apiKey: API_KEY, baseURL: cut.openaiBaseURL, maxRetries: 0 })
   const run = async () => {
     const seen: string[] = []
     try {
-      const stream = await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'count' }], stream: true })
+      const stream = await c.chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'count' }],
+        stream: true,
+      })
       for await (const chunk of stream) seen.push(chunk.choices[0]?.delta.content ?? '')
       return { seen, error: undefined }
     } catch (error) {

@@ -19,8 +19,18 @@ beforeAll(async () => {
 afterAll(() => provider.close())
 
 const TOOLS: OpenAI.Responses.FunctionTool[] = [
-  { type: 'function', name: 'search', strict: false, parameters: { type: 'object', properties: { query: { type: 'string' } } } },
-  { type: 'function', name: 'fetch_page', strict: false, parameters: { type: 'object', properties: { url: { type: 'string' } } } },
+  {
+    type: 'function',
+    name: 'search',
+    strict: false,
+    parameters: { type: 'object', properties: { query: { type: 'string' } } },
+  },
+  {
+    type: 'function',
+    name: 'fetch_page',
+    strict: false,
+    parameters: { type: 'object', properties: { url: { type: 'string' } } },
+  },
 ]
 
 /** A Responses-API agent that streams every turn and keeps the event names it saw. */
@@ -31,12 +41,18 @@ async function runAgent(question: string) {
     const stream = client.responses.stream({ model: 'gpt-4.1', input, tools: TOOLS })
     stream.on('event', (e) => events.push(e.type))
     const response = await stream.finalResponse()
-    const calls = response.output.filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call')
+    const calls = response.output.filter(
+      (o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call',
+    )
     if (calls.length === 0) return { text: response.output_text, events, usage: response.usage }
     for (const call of calls) {
       input.push(call)
       const run = (RESEARCH_TOOLS as Record<string, (a: never) => string>)[call.name]!
-      input.push({ type: 'function_call_output', call_id: call.call_id, output: run(JSON.parse(call.arguments) as never) })
+      input.push({
+        type: 'function_call_output',
+        call_id: call.call_id,
+        output: run(JSON.parse(call.arguments) as never),
+      })
     }
   }
   throw new Error('step budget exhausted')

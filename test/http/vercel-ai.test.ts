@@ -20,14 +20,34 @@ beforeAll(async () => {
 afterAll(() => provider.close())
 
 const tools = {
-  search: tool({ description: 'Web search', inputSchema: z.object({ query: z.string() }), execute: async (a) => RESEARCH_TOOLS.search(a) }),
-  fetch_page: tool({ description: 'Fetch a page', inputSchema: z.object({ url: z.string() }), execute: async (a) => RESEARCH_TOOLS.fetch_page(a) }),
+  search: tool({
+    description: 'Web search',
+    inputSchema: z.object({ query: z.string() }),
+    execute: async (a) => RESEARCH_TOOLS.search(a),
+  }),
+  fetch_page: tool({
+    description: 'Fetch a page',
+    inputSchema: z.object({ url: z.string() }),
+    execute: async (a) => RESEARCH_TOOLS.fetch_page(a),
+  }),
 }
 
 const models: [string, () => LanguageModel][] = [
-  ['openai responses', () => createOpenAI({ apiKey: 'sk-test-dummy', baseURL: provider.openaiBaseURL })('gpt-4.1')],
-  ['openai chat', () => createOpenAI({ apiKey: 'sk-test-dummy', baseURL: provider.openaiBaseURL }).chat('gpt-4.1')],
-  ['anthropic', () => createAnthropic({ apiKey: 'sk-ant-dummy', baseURL: `${provider.anthropicBaseURL}/v1` })('claude-sonnet-5')],
+  [
+    'openai responses',
+    () => createOpenAI({ apiKey: 'sk-test-dummy', baseURL: provider.openaiBaseURL })('gpt-4.1'),
+  ],
+  [
+    'openai chat',
+    () => createOpenAI({ apiKey: 'sk-test-dummy', baseURL: provider.openaiBaseURL }).chat('gpt-4.1'),
+  ],
+  [
+    'anthropic',
+    () =>
+      createAnthropic({ apiKey: 'sk-ant-dummy', baseURL: `${provider.anthropicBaseURL}/v1` })(
+        'claude-sonnet-5',
+      ),
+  ],
 ]
 
 describe.each(models)('Vercel ai over %s', (name, model) => {
@@ -38,7 +58,8 @@ describe.each(models)('Vercel ai over %s', (name, model) => {
   const stream = (prompt: string) => async () => {
     const result = streamText({ model: model(), tools, stopWhen: stepCountIs(5), prompt, onError: () => {} })
     const parts: string[] = []
-    for await (const part of result.fullStream) if (part.type === 'text-delta' || part.type === 'tool-call') parts.push(part.type)
+    for await (const part of result.fullStream)
+      if (part.type === 'text-delta' || part.type === 'tool-call') parts.push(part.type)
     return { text: await result.text, parts }
   }
 
@@ -63,7 +84,9 @@ describe.each(models)('Vercel ai over %s', (name, model) => {
     const miss = await runTaped(store, file, 'replay', stream('When was the tape invented?'))
     expect(provider.connections).toBe(connections)
     expect(miss.state.status).toBe('diverged')
-    expect(miss.failure?.message).toMatch(/Replay miss at step 1, model request \((gpt-4\.1|claude-sonnet-5)\)/)
+    expect(miss.failure?.message).toMatch(
+      /Replay miss at step 1, model request \((gpt-4\.1|claude-sonnet-5)\)/,
+    )
     expect(miss.failure?.message).toContain('"When was tape invented?" → "When was the tape invented?"')
   })
 })

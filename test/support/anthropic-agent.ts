@@ -2,8 +2,16 @@ import type Anthropic from '@anthropic-ai/sdk'
 import { RESEARCH_TOOLS } from './scripts.js'
 
 const TOOLS: Anthropic.Tool[] = [
-  { name: 'search', description: 'Web search', input_schema: { type: 'object', properties: { query: { type: 'string' } } } },
-  { name: 'fetch_page', description: 'Fetch a page', input_schema: { type: 'object', properties: { url: { type: 'string' } } } },
+  {
+    name: 'search',
+    description: 'Web search',
+    input_schema: { type: 'object', properties: { query: { type: 'string' } } },
+  },
+  {
+    name: 'fetch_page',
+    description: 'Fetch a page',
+    input_schema: { type: 'object', properties: { url: { type: 'string' } } },
+  },
 ]
 
 /** A research agent on the real `@anthropic-ai/sdk`, streaming every turn with `messages.stream`. */

@@ -29,6 +29,18 @@ export type RequestOutcome =
  * (loopback traffic, no tape, live mode). `perform` sends a request to the network without
  * being intercepted again.
  */
+/**
+ * Whether {@link handleRequest} will answer this request rather than let it pass: so that an
+ * MSW handler matches only what the tape owns and leaves the rest to `onUnhandledRequest`.
+ */
+export function claimsRequest(request: Request, config: BoundaryConfig): boolean {
+  const requestClass = classifyUrl(new URL(request.url), config.modelEndpoints)
+  if (requestClass === 'loopback') return false
+  const tape = currentTape()
+  if (!tape) return activeTapeCount() > 0
+  return tape.action !== 'passthrough'
+}
+
 export async function handleRequest(
   request: Request,
   config: BoundaryConfig,

@@ -1,6 +1,6 @@
 import { bypass, type HttpHandler, http } from 'msw'
 import type { EndpointPattern } from '../endpoints.js'
-import { type BoundaryConfig, handleRequest } from '../handle-request.js'
+import { type BoundaryConfig, claimsRequest, handleRequest } from '../handle-request.js'
 import type { ReplayTiming } from '../replay-response.js'
 
 export interface TapeHandlerOptions {
@@ -11,8 +11,9 @@ export interface TapeHandlerOptions {
 /**
  * Request handlers for teams that already run an MSW server for their own API mocks: add them
  * to that server instead of calling `installHttpBoundary` (one interceptor, not two). Requests
- * the tape does not own (loopback, no tape running) fall through to your handlers and to your
- * `onUnhandledRequest` policy; requests it records are performed with MSW's `bypass`.
+ * the tape does not own (loopback, no tape running, live mode) do not match, so they go to your
+ * handlers and to your `onUnhandledRequest` policy. Requests it records are performed with
+ * MSW's `bypass`. Needs msw 2.15 or a later 2.x.
  *
  * @example
  * const server = setupServer(...tapeHandlers(), ...myApiHandlers)
@@ -24,11 +25,14 @@ export function tapeHandlers(options: TapeHandlerOptions = {}): HttpHandler[] {
     timing: options.timing ?? 'instant',
   }
   return [
-    http.all('*', async ({ request }) => {
-      const outcome = await handleRequest(request, config, (r) => fetch(bypass(r)))
-      if (outcome.type === 'respond') return outcome.response
-      if (outcome.type === 'error') return Response.error()
-      return undefined
-    }),
+    http.all(
+      ({ request }) => claimsRequest(request, config),
+      async ({ request }) => {
+        const outcome = await handleRequest(request, config, (r) => fetch(bypass(r)))
+        if (outcome.type === 'respond') return outcome.response
+        if (outcome.type === 'error') return Response.error()
+        return undefined
+      },
+    ),
   ]
 }
