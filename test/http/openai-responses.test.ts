@@ -41,12 +41,12 @@ async function runAgent(question: string) {
     const stream = client.responses.stream({ model: 'gpt-4.1', input, tools: TOOLS })
     stream.on('event', (e) => events.push(e.type))
     const response = await stream.finalResponse()
-    const calls = response.output.filter(
-      (o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call',
+    const calls = response.output.flatMap((o) =>
+      o.type === 'function_call' ? [o as OpenAI.Responses.ResponseFunctionToolCall] : [],
     )
     if (calls.length === 0) return { text: response.output_text, events, usage: response.usage }
     for (const call of calls) {
-      input.push(call)
+      input.push({ type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments })
       const run = (RESEARCH_TOOLS as Record<string, (a: never) => string>)[call.name]!
       input.push({
         type: 'function_call_output',
