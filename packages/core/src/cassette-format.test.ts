@@ -83,6 +83,23 @@ describe('isSameRecording', () => {
     }
     expect(isSameRecording(a, changed)).toBe(false)
   })
+
+  it('ignores the commit the harness was read at, not the harness tree', () => {
+    const a = parseCassette(read('valid.jsonl'), 'a')
+    const harness = {
+      git: true as const,
+      commit: 'a'.repeat(40),
+      paths: ['src/agent'],
+      tree: '0123456789abcdef',
+      dirty: false,
+    }
+    const at = (commit: string, tree: string) => ({
+      ...a,
+      header: { ...a.header, harness: { ...harness, commit, tree } },
+    })
+    expect(isSameRecording(at('a'.repeat(40), 'x'), at('b'.repeat(40), 'x'))).toBe(true)
+    expect(isSameRecording(at('a'.repeat(40), 'x'), at('a'.repeat(40), 'y'))).toBe(false)
+  })
 })
 
 describe('loading a damaged cassette through a tape', () => {

@@ -85,15 +85,20 @@ function orderDecision(d: DecisionRecord): DecisionRecord {
 
 /**
  * True when two cassettes record the same run: everything equal except the fields that change
- * on every recording (`recordedAt`, durations). Used to avoid rewriting an unchanged cassette.
+ * on every recording (`recordedAt`, durations, the runtime, the commit the harness tree was read
+ * at). Used to avoid rewriting an unchanged cassette.
  */
 export function isSameRecording(a: Cassette, b: Cassette): boolean {
   const strip = (c: Cassette) =>
     serializeCassette({
-      header: { ...c.header, recordedAt: '', runtime: undefined },
+      header: { ...c.header, recordedAt: '', runtime: undefined, harness: withoutCommit(c.header.harness) },
       decisions: c.decisions.map((d) => ({ ...d, ms: 0 })),
     })
   return strip(a) === strip(b)
+}
+
+function withoutCommit(harness: HarnessIdentity | undefined): HarnessIdentity | undefined {
+  return harness?.git ? { ...harness, commit: '' } : harness
 }
 
 const RECOVER =
