@@ -5,7 +5,7 @@ export interface TokenUsage {
 }
 
 /** Reads the token usage of one recorded decision; `undefined` when it carries none. */
-export type UsageReader = (decision: { kind: string; out?: unknown }) => TokenUsage | undefined
+export type UsageReader = (decision: { kind: string; in?: unknown; out?: unknown }) => TokenUsage | undefined
 
 const INPUT_FIELDS = ['input_tokens', 'prompt_tokens', 'inputTokens', 'promptTokens']
 const OUTPUT_FIELDS = ['output_tokens', 'completion_tokens', 'outputTokens', 'completionTokens']

@@ -1,0 +1,21 @@
+// Loaded by the agentTape() plugin as a Vitest setup file, in every test worker, before each
+// test file is imported: SDK clients capture `fetch` when they are constructed, so the HTTP
+// boundary must be installed first.
+import { runWithTape, type Tape } from '@agent-tape/core'
+import { installHttpBoundary } from '@agent-tape/http'
+import { aroundEach, expect, inject } from 'vitest'
+import { tapeMatchers } from './matchers.js'
+import { toPattern } from './options.js'
+
+const config = inject('agentTape')
+if (config) {
+  installHttpBoundary({ modelEndpoints: config.modelEndpoints.map(toPattern), timing: config.timing })
+}
+expect.extend(tapeMatchers)
+
+// Requests deep inside an SDK find their test's tape through this async context. It has to be
+// set around the test here: a fixture's `use()` does not carry its async context into the body.
+aroundEach(async (runTest, { tape }: { tape?: Tape }) => {
+  if (tape) await runWithTape(tape, runTest)
+  else await runTest()
+})

@@ -1,0 +1,63 @@
+import { assertTapeName, TapeNameRegistry } from '@agent-tape/core'
+import { type RunnerTestCase, type RunnerTestFile, TestRunner } from 'vitest'
+import './meta.js'
+
+const MODIFIERS = new Set(['concurrent', 'sequential', 'skip', 'only', 'todo', 'fails'])
+const registries = new WeakMap<RunnerTestFile, TapeNameRegistry>()
+
+/**
+ * Wraps the extended test API so that every test it defines claims its tape name when it is
+ * collected: duplicates fail the file before anything runs, and the reporter learns the
+ * names of skipped tapes too (a filtered run must not call their cassettes obsolete).
+ */
+export function trackTapeNames<T extends object>(api: T): T {
+  return new Proxy(api, {
+    apply(target, thisArg, args) {
+      return collecting(() => Reflect.apply(target as () => unknown, thisArg, args))
+    },
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver)
+      if (typeof property !== 'string' || typeof value !== 'function') return value
+      if (MODIFIERS.has(property)) return trackTapeNames(value)
+      if (property === 'for' || property === 'each') {
+        return (...cases: unknown[]) => {
+          const define = Reflect.apply(value, receiver, cases) as (...a: unknown[]) => unknown
+          return (...a: unknown[]) => collecting(() => define(...a))
+        }
+      }
+      if (property === 'skipIf' || property === 'runIf') {
+        return (condition: unknown) => trackTapeNames(Reflect.apply(value, receiver, [condition]))
+      }
+      if (property === 'extend' || property === 'override' || property === 'scoped') {
+        return (...a: unknown[]) => trackTapeNames(Reflect.apply(value, receiver, a))
+      }
+      return value
+    },
+  })
+}
+
+function collecting<R>(define: () => R): R {
+  const collector = TestRunner.getCurrentSuite()
+  const before = collector.tasks.length
+  const result = define()
+  for (const task of collector.tasks.slice(before)) {
+    if (task.type === 'test') claim(task as RunnerTestCase)
+  }
+  return result
+}
+
+function claim(test: RunnerTestCase): void {
+  const file = test.file
+  let registry = registries.get(file)
+  if (!registry) {
+    registry = new TapeNameRegistry()
+    registries.set(file, registry)
+  }
+  assertTapeName(test.name, file.name)
+  const testName = test.fullTestName ?? test.name
+  registry.claim(file.name, test.name, {
+    testName,
+    ...(test.location ? { line: test.location.line } : {}),
+  })
+  test.meta.agentTape = { name: test.name }
+}
