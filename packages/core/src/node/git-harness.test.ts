@@ -44,6 +44,24 @@ describe('createGitHarness', () => {
     expect(dirty.git && clean.git && dirty.tree !== clean.tree).toBe(true)
   })
 
+  it('reads paths relative to its working directory, as in a monorepo package', async () => {
+    const { dir, git } = gitRepo()
+    mkdirSync(join(dir, 'examples/agent/src'), { recursive: true })
+    writeFileSync(join(dir, 'examples/agent/src/loop.ts'), 'export const v = 1\n')
+    git('add', '.')
+    git('commit', '-qm', 'example')
+    const harness = createGitHarness(join(dir, 'examples/agent'))
+    const committed = await harness.identify(['src'])
+    expect(committed).toMatchObject({ paths: ['src'], dirty: false })
+    expect(committed.git && committed.tree).not.toBe(
+      ((await harness.identify(['missing'])) as { tree: string }).tree,
+    )
+    git('commit', '-qm', 'empty', '--allow-empty')
+    expect(await harness.identify(['src'])).toMatchObject({ tree: committed.git && committed.tree })
+    writeFileSync(join(dir, 'examples/agent/src/loop.ts'), 'export const v = 2\n')
+    expect(await harness.identify(['src'])).toMatchObject({ dirty: true })
+  })
+
   it('says so outside a git checkout instead of failing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agent-tape-nogit-'))
     expect(await createGitHarness(dir).identify(['src'])).toEqual({

@@ -29,7 +29,7 @@ export function createGitHarness(cwd = process.cwd()): HarnessProvider {
       if (sorted.length === 0) return { git: true, commit, paths: [], tree: null, dirty: false }
       const hash = createHash('sha256')
       for (const path of sorted) {
-        const tree = await git(['rev-parse', `HEAD:${path}`]).catch(() => 'absent')
+        const tree = await git(['rev-parse', `HEAD:./${path.replace(/^\.\//, '')}`]).catch(() => 'absent')
         hash.update(`${path}\0${tree.trim()}\0`)
       }
       const diff = await git(['diff', 'HEAD', '--no-color', '--', ...sorted])
