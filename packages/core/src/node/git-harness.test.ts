@@ -60,6 +60,10 @@ describe('createGitHarness', () => {
     expect(await harness.identify(['src'])).toMatchObject({ tree: committed.git && committed.tree })
     writeFileSync(join(dir, 'examples/agent/src/loop.ts'), 'export const v = 2\n')
     expect(await harness.identify(['src'])).toMatchObject({ dirty: true })
+    git('commit', '-qam', 'change the loop')
+    const changed = await harness.identify(['src'])
+    expect(changed).toMatchObject({ dirty: false })
+    expect(changed.git && changed.tree).not.toBe(committed.git && committed.tree)
   })
 
   it('says so outside a git checkout instead of failing', async () => {
