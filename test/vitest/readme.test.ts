@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { FixtureProject, REPO_ROOT } from './support/fixture-project.js'
+
+// The README's Vitest section, followed by a newcomer in an empty project: its files are the
+// snippets marked `<!-- readme-project: <path> -->`, its commands are the ones it documents.
+const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+const section = readme.slice(readme.indexOf('## Vitest\n'), readme.indexOf('\n## ', readme.indexOf('## Vitest\n')))
+const snippets = [...section.matchAll(/<!-- readme-project: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => ({
+  path: m[1]!,
+  code: m[2]!,
+}))
+
+let provider: FakeProvider
+let project: FixtureProject
+
+beforeAll(async () => {
+  provider = await startFakeProvider({
+    seed: 'readme',
+    reply: () => ({ text: 'Refund', usage: { inputTokens: 52, outputTokens: 9 } }),
+  })
+  project = new FixtureProject('readme')
+  for (const { path, code } of snippets) project.write(path, code)
+})
+
+afterAll(async () => {
+  await provider.close()
+  project.dispose()
+})
+
+it('takes a newcomer from an empty project to a replaying test with the documented commands', async () => {
+  expect(snippets.map((s) => s.path)).toEqual(['vitest.config.ts', 'src/triage.ts', 'test/triage.test.ts'])
+  const env = { OPENAI_BASE_URL: provider.openaiBaseURL, OPENAI_API_KEY: 'sk-readme-test' }
+  const commands = {
+    run: 'npx vitest run',
+    one: "npx vitest run test/triage.test.ts -t '^double-charge$' -- --update-cassettes",
+  }
+  for (const command of Object.values(commands)) expect(section).toContain(command)
+
+  const first = await project.run(commands.run, env)
+  expect(first.code, first.output).toBe(0)
+  expect(project.cassettes()).toEqual(['test/__cassettes__/triage.test.ts/double-charge.jsonl'])
+  expect(provider.connections).toBeGreaterThan(0)
+
+  const connections = provider.connections
+  const second = await project.run(commands.run, env)
+  expect(second.code, second.output).toBe(0)
+  expect(provider.connections).toBe(connections)
+  // The summary shown in the README is the one this run prints.
+  const summary = /```\n(agent-tape {2}1 tape[\s\S]*?)\n```/.exec(section)?.[1]
+  expect(summary).toBeDefined()
+  expect(second.output).toContain(summary)
+
+  const update = await project.run(commands.one, env)
+  expect(update.code, update.output).toBe(0)
+  expect(update.output).toContain('agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged')
+  expect(update.output).toMatch(/test\/triage\.test\.ts > double-charge +update +recorded/)
+  expect(provider.connections).toBeGreaterThan(connections)
+})
