@@ -32,7 +32,7 @@ function gitRepo() {
 describe('createGitHarness', () => {
   it('fingerprints the configured paths and flags uncommitted changes under them only', async () => {
     const { dir } = gitRepo()
-    const harness = createGitHarness(dir)
+    const harness = createGitHarness(dir, { cacheMs: 0 })
     const clean = await harness.identify(['src/agent'])
     expect(clean).toMatchObject({ git: true, paths: ['src/agent'], dirty: false })
     expect(clean.git && clean.commit).toMatch(/^[0-9a-f]{40}$/)
@@ -50,7 +50,7 @@ describe('createGitHarness', () => {
     writeFileSync(join(dir, 'examples/agent/src/loop.ts'), 'export const v = 1\n')
     git('add', '.')
     git('commit', '-qm', 'example')
-    const harness = createGitHarness(join(dir, 'examples/agent'))
+    const harness = createGitHarness(join(dir, 'examples/agent'), { cacheMs: 0 })
     const committed = await harness.identify(['src'])
     expect(committed).toMatchObject({ paths: ['src'], dirty: false })
     expect(committed.git && committed.tree).not.toBe(
@@ -66,9 +66,29 @@ describe('createGitHarness', () => {
     expect(changed.git && changed.tree).not.toBe(committed.git && committed.tree)
   })
 
+  it('fingerprints content: the same code gives the same tree committed or not', async () => {
+    const { dir, git } = gitRepo()
+    const harness = createGitHarness(dir, { cacheMs: 0 })
+    writeFileSync(join(dir, 'src/agent/new-step.ts'), 'export const step = 1\n')
+    const uncommitted = await harness.identify(['src/agent'])
+    git('add', '.')
+    git('commit', '-qm', 'add step')
+    const committed = await harness.identify(['src/agent'])
+    expect(uncommitted).toMatchObject({ dirty: true })
+    expect(committed).toMatchObject({ dirty: false, tree: uncommitted.git && uncommitted.tree })
+  })
+
+  it('reuses a reading for cacheMs', async () => {
+    const { dir } = gitRepo()
+    const harness = createGitHarness(dir, { cacheMs: 60_000 })
+    const first = await harness.identify(['src/agent'])
+    writeFileSync(join(dir, 'src/agent/loop.ts'), 'export const loop = 9\n')
+    expect(await harness.identify(['src/agent'])).toBe(first)
+  })
+
   it('says so outside a git checkout instead of failing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agent-tape-nogit-'))
-    expect(await createGitHarness(dir).identify(['src'])).toEqual({
+    expect(await createGitHarness(dir, { cacheMs: 0 }).identify(['src'])).toEqual({
       git: false,
       reason: `${dir} is not inside a git checkout`,
     })
@@ -85,7 +105,7 @@ describe('createGitHarness', () => {
         mode,
         env: {},
         rerecordCommand: 'rerecord',
-        harness: { provider: createGitHarness(dir), paths: ['src/agent'], strict },
+        harness: { provider: createGitHarness(dir, { cacheMs: 0 }), paths: ['src/agent'], strict },
       })
     const rec = await open('auto', false)
     await rec.call('llm', { q: 1 }, () => 'a')
