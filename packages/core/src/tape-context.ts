@@ -10,7 +10,8 @@ interface TapeContext {
 // loaded (Jest loads CJS inside its sandbox, adapters may load ESM): a global symbol.
 const KEY = Symbol.for('agent-tape.tape-context')
 const holder = globalThis as { [KEY]?: TapeContext }
-const context: TapeContext = (holder[KEY] ??= { storage: new AsyncLocalStorage<Tape>(), active: new Set() })
+holder[KEY] ??= { storage: new AsyncLocalStorage<Tape>(), active: new Set() }
+const context: TapeContext = holder[KEY]
 
 /**
  * Runs `fn` with `tape` as the current tape: boundaries that cannot be handed a tape (a
