@@ -1,0 +1,160 @@
+#!/usr/bin/env node
+// The article's loop, end to end, on a machine with no internet: record a failing agent run once,
+// replay it offline, see a prompt edit fail as a diff, re-record, and read the run summary.
+// It works on a temporary copy of examples/support-agent and leaves the repository as it was.
+import { spawn, spawnSync } from 'node:child_process'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startFakeProvider } from '@agent-tape/fake-provider'
+import { supportTurn } from '../examples/support-agent/scripts/scripted-model.mjs'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const example = join(root, 'examples/support-agent')
+const tty = process.stdout.isTTY && !process.env.NO_COLOR
+const bold = (text) => (tty ? `\x1b[1m${text}\x1b[22m` : text)
+const dim = (text) => (tty ? `\x1b[2m${text}\x1b[22m` : text)
+const ANSI = /\x1b\[[0-9;]*m/g
+
+const GOOD_RULE = 'When a customer was charged twice, refund only the duplicate payment, never the original. '
+const BUGGY_RULE = 'When a customer was charged twice, refund what they were charged. '
+
+let step = 0
+function chapter(title, text) {
+  step++
+  console.log(`\n${bold(`${step}. ${title}`)}`)
+  if (text) console.log(dim(text))
+}
+
+/** Runs vitest in the copy and returns its output without colours. */
+function vitest(dir, args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(dir, 'node_modules/vitest/vitest.mjs'), 'run', ...args], {
+      cwd: dir,
+      env: { ...process.env, FORCE_COLOR: '0', CI: '', AGENT_TAPE_MODE: '', ...env },
+    })
+    let output = ''
+    child.stdout.on('data', (chunk) => (output += chunk))
+    child.stderr.on('data', (chunk) => (output += chunk))
+    child.on('exit', (code) => resolve({ code, output: output.replace(ANSI, '') }))
+  })
+}
+
+/** Prints the lines of `output` from the first line matching `from` up to (not including) `to`. */
+function excerpt(output, from, to, indent = '   ') {
+  const lines = output.split('\n')
+  const start = lines.findIndex((l) => from.test(l))
+  if (start === -1) return
+  let end = lines.findIndex((l, i) => i > start && to.test(l))
+  if (end === -1) end = lines.length
+  for (const line of lines.slice(start, end)) console.log(`${indent}${line}`)
+}
+
+function summary(output) {
+  excerpt(output, /^agent-tape {2}\d+ tape/, /^\s*tokens replayed/)
+  excerpt(output, /^\s*tokens replayed/, /^$/)
+}
+
+function result(run) {
+  const line = run.output.split('\n').find((l) => /^\s+Tests\s+\d/.test(l))
+  console.log(`   ${run.code === 0 ? 'PASS' : 'FAIL'} ${line ? line.trim() : ''}`)
+}
+
+function setPrompt(dir, from, to) {
+  const file = join(dir, 'src/agent.ts')
+  writeFileSync(file, readFileSync(file, 'utf8').replace(from, to))
+}
+
+const work = mkdtempSync(join(tmpdir(), 'agent-tape-demo-'))
+const dir = join(work, 'support-agent')
+const provider = await startFakeProvider({ reply: (request) => supportTurn(request.body), seed: 'demo' })
+try {
+  cpSync(example, dir, {
+    recursive: true,
+    filter: (src) => !/(^|\/)(node_modules|__cassettes__)(\/|$)/.test(relative(example, src)),
+  })
+  symlinkSync(join(example, 'node_modules'), join(dir, 'node_modules'), 'dir')
+  // A git checkout, so the cassette header can say which code recorded it.
+  const git = (...args) =>
+    spawnSync('git', args, {
+      cwd: dir,
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'demo',
+        GIT_AUTHOR_EMAIL: 'demo@example.com',
+        GIT_COMMITTER_NAME: 'demo',
+        GIT_COMMITTER_EMAIL: 'demo@example.com',
+      },
+    })
+  git('init', '-q')
+  setPrompt(dir, GOOD_RULE, BUGGY_RULE)
+  git('add', '.')
+  git('commit', '-qm', 'support agent')
+  const online = { OPENAI_BASE_URL: provider.openaiBaseURL }
+
+  console.log(bold('agent-tape demo: a trace you cannot replay is only a log'))
+  console.log(dim(`A copy of examples/support-agent in ${dir}`))
+  console.log(
+    dim(`A scripted model speaks the OpenAI wire format on ${provider.url}; nothing else is reachable.`),
+  )
+
+  chapter(
+    'Ticket #412 comes in, and the agent gets it wrong',
+    'A customer was charged twice. The system prompt says "refund what they were charged", so the model\n' +
+      'refunds the whole amount of the original payment. The test has no cassette yet: mode "auto" records.',
+  )
+  const record = await vitest(dir, [], online)
+  result(record)
+  excerpt(record.output, /AssertionError/, /❯ test\/agent\.test\.ts/)
+  const cassette = join(dir, 'test/__cassettes__/agent.test.ts/issue-412.jsonl')
+  const lines = readFileSync(cassette, 'utf8').trimEnd().split('\n')
+  console.log(
+    `   recorded ${lines.length - 1} decisions in ${relative(dir, cassette)} (the failing run is the point)`,
+  )
+  console.log(`   the model server answered ${provider.requests.length} requests`)
+
+  chapter(
+    'Replay it offline, as often as you like',
+    'The same test, with no model endpoint configured: every model request and tool call comes from the cassette.',
+  )
+  const before = provider.connections
+  const replay = await vitest(dir, [], {})
+  result(replay)
+  excerpt(replay.output, /AssertionError/, /❯ test\/agent\.test\.ts/)
+  console.log(`   connections to the model server during the replay: ${provider.connections - before}`)
+  console.log('   The bug reproduces in milliseconds, for free, on any machine.')
+
+  chapter(
+    'Fix the prompt',
+    `src/agent.ts: "${BUGGY_RULE.trim()}"\n          → "${GOOD_RULE.trim()}"\n` +
+      'The recording no longer describes this agent: the first replay miss is the diff.',
+  )
+  setPrompt(dir, BUGGY_RULE, GOOD_RULE)
+  const miss = await vitest(dir, [], {})
+  result(miss)
+  excerpt(miss.output, /\[agent-tape\] Replay miss/, /❯ |^⎯/)
+
+  chapter('Re-record this one test', 'npx vitest run -t issue-412 -- --update-cassettes')
+  const update = await vitest(dir, ['-t', 'issue-412', '--', '--update-cassettes'], online)
+  result(update)
+  const fresh = readFileSync(cassette, 'utf8').trimEnd().split('\n')
+  const refund = fresh.map((l) => JSON.parse(l)).find((d) => d.kind === 'tool' && d.in?.name === 'refund')
+  console.log(`   the refund now recorded: ${JSON.stringify(refund?.in.args)}`)
+
+  chapter('CI replays it: no key, no network, no tokens', 'CI=true npx vitest run')
+  const ci = await vitest(dir, [], { CI: 'true' })
+  result(ci)
+  summary(ci.output)
+
+  const ok = record.code !== 0 && replay.code !== 0 && miss.code !== 0 && update.code === 0 && ci.code === 0
+  console.log(
+    `\n${ok ? 'The loop worked' : 'The demo did not go as expected'}: record once, replay for free, and let the first miss be your diff.`,
+  )
+  process.exitCode = ok ? 0 : 1
+} finally {
+  await provider.close()
+  rmSync(work, { recursive: true, force: true })
+  if (readdirSync(tmpdir()).includes(work.split('/').pop())) console.error(`could not remove ${work}`)
+}
