@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startFakeProvider } from '@agent-tape/fake-provider'
-import { supportTurn } from '../examples/support-agent/scripts/scripted-model.mjs'
+import { reply } from '../examples/support-agent/scripts/scripted-model.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const example = join(root, 'examples/support-agent')
@@ -68,7 +68,7 @@ function setPrompt(dir, from, to) {
 
 const work = mkdtempSync(join(tmpdir(), 'agent-tape-demo-'))
 const dir = join(work, 'support-agent')
-const provider = await startFakeProvider({ reply: (request) => supportTurn(request.body), seed: 'demo' })
+const provider = await startFakeProvider({ reply: (request) => reply(request.body), seed: 'demo' })
 try {
   cpSync(example, dir, {
     recursive: true,

@@ -3,8 +3,15 @@
 // system prompt says to refund only the duplicate payment, it refunds the first payment it sees
 // for the whole invoice amount twice over.
 
+export const SEED = 'support-agent'
+
+/** Where the agent finds the scripted model while recording. */
+export function environment(provider) {
+  return { OPENAI_BASE_URL: provider.openaiBaseURL }
+}
+
 /** Decides the next turn from the conversation so far (the same input always gets the same answer). */
-export function supportTurn(body) {
+export function reply(body) {
   const messages = body.messages ?? []
   const system = messages.find((m) => m.role === 'system')?.content ?? ''
   const careful = /only the duplicate/i.test(system)

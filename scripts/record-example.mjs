@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Re-records the cassettes of the example in the working directory against its scripted model
+// (scripts/scripted-model.mjs there), served on loopback by @agent-tape/fake-provider, so the
+// examples can be recorded on a machine without provider keys. Extra arguments go to vitest.
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { startFakeProvider } from '@agent-tape/fake-provider'
+
+const cwd = process.cwd()
+const model = await import(pathToFileURL(join(cwd, 'scripts/scripted-model.mjs')).href)
+const provider = await startFakeProvider({
+  reply: (request) => model.reply(request.body, request),
+  seed: model.SEED,
+})
+// The scripted model lives in this process, so vitest must run beside it, not block it.
+const child = spawn(
+  process.execPath,
+  [join(cwd, 'node_modules/vitest/vitest.mjs'), 'run', ...process.argv.slice(2)],
+  {
+    cwd,
+    stdio: 'inherit',
+    env: { ...process.env, ...model.environment(provider), AGENT_TAPE_MODE: 'update' },
+  },
+)
+const code = await new Promise((resolve) => child.on('exit', (status) => resolve(status ?? 1)))
+await provider.close()
+console.log(`\nscripted model answered ${provider.requests.length} requests`)
+process.exit(code)
