@@ -318,6 +318,14 @@ export class Tape {
     return this.divergences[0]
   }
 
+  /**
+   * Records a problem an adapter found outside any decision (a request that escaped the
+   * boundary), so that the test fails with it even when the code that saw the error swallows it.
+   */
+  reportDivergence(error: AgentTapeError): void {
+    this.divergences.push(error as DivergenceError)
+  }
+
   /** Ends the run: checks unused decisions, env drift and harness, and writes a recording. */
   async finish(): Promise<TapeState> {
     if (this.finished) return this.finished

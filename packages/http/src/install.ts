@@ -2,6 +2,7 @@ import { ConfigError } from '@agent-tape/core'
 import { BatchInterceptor } from '@mswjs/interceptors'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
+import { installBypassGuard, performingForTape } from './bypass-guard.js'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
 import { type BoundaryConfig, handleRequest } from './handle-request.js'
 import type { ReplayTiming } from './replay-response.js'
@@ -55,11 +56,14 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()],
   })
   interceptor.on('request', async ({ request, controller }) => {
-    const outcome = await handleRequest(request, config as BoundaryConfig, (r) => pureFetch(r))
+    const outcome = await handleRequest(request, config as BoundaryConfig, (r) =>
+      performingForTape(() => pureFetch(r)),
+    )
     if (outcome.type === 'respond') controller.respondWith(outcome.response)
     else if (outcome.type === 'error') controller.errorWith(outcome.error)
   })
   interceptor.apply()
+  const removeGuard = installBypassGuard(() => config.modelEndpoints)
   const boundary: HttpBoundary = {
     addModelEndpoints(...added) {
       assertPatterns(added)
@@ -72,6 +76,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
       }
     },
     async dispose() {
+      removeGuard()
       interceptor.dispose()
       if (holder[KEY]?.boundary === boundary) delete holder[KEY]
     },
