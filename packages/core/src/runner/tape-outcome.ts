@@ -1,0 +1,55 @@
+import { parseCassette } from '../cassette-format.js'
+import { isAgentTapeError } from '../errors.js'
+import type { TapeState } from '../tape-state.js'
+import type { TapeSummaryEntry } from './tape-summary.js'
+import { readTokenUsage, sumUsage, type TokenUsage, type UsageReader } from './token-usage.js'
+
+/** The summary entry of a tape that could not open (a damaged cassette, a missing one in CI). */
+export function summarizeOpenFailure(test: string, cassettePath: string, error: unknown): TapeSummaryEntry {
+  return {
+    test,
+    cassettePath,
+    mode: 'replay',
+    action: 'replay',
+    status: 'error',
+    ...(isAgentTapeError(error) ? { error: error.code } : {}),
+    recorded: 0,
+    replayed: 0,
+    captured: 0,
+    missed: 0,
+    unused: 0,
+    written: false,
+  }
+}
+
+/**
+ * Tokens of the decisions a replay served from `cassetteText` (the text it loaded): what the
+ * run would have spent live. `undefined` when nothing was loaded.
+ */
+export function replayedTokens(
+  state: TapeState,
+  cassetteText: string | null,
+  reader: UsageReader = readTokenUsage,
+): TokenUsage | undefined {
+  if (cassetteText === null) return undefined
+  const replayed = new Set(state.decisions.filter((d) => d.status === 'replayed').map((d) => d.seq))
+  const cassette = parseCassette(cassetteText, state.cassettePath)
+  return sumUsage(cassette.decisions.filter((d) => replayed.has(d.seq)).map((d) => reader(d)))
+}
+
+/**
+ * Whether the tape's failure still has to be reported: not when the test already failed with
+ * it (thrown to the body as itself, or inside an SDK's error), so the report appears once.
+ */
+export function needsFailureReport(failure: Error | undefined, testErrors: readonly unknown[]): boolean {
+  if (!failure) return false
+  return !testErrors.some((e) => messageOf(e).includes(failure.message))
+}
+
+function messageOf(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    const { message, cause } = error as { message: unknown; cause?: unknown }
+    return `${String(message)}${cause === undefined ? '' : `\n${messageOf(cause)}`}`
+  }
+  return String(error)
+}

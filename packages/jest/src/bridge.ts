@@ -1,0 +1,43 @@
+import type { TapeSummaryEntry } from '@agent-tape/core'
+import type { ResolvedJestOptions } from './options.js'
+
+/**
+ * What the environment (outside Jest's sandbox) hands to the setup file and `it.tape` (inside
+ * it), on the sandbox's global: the resolved config, the name path of the test being defined
+ * (from jest-circus's `add_test` event) and the lists the reporter reads when the file ends.
+ */
+export interface TapeBridge {
+  options: ResolvedJestOptions
+  /** The project root (`rootDir`). */
+  root: string
+  /** The test file, relative to the root, with `/` separators. */
+  testFile: string
+  /** Environment for mode resolution: the process's, with Jest's CI verdict and the update switch applied. */
+  env: Record<string, string | undefined>
+  /** `npx`, `pnpm`, … for the re-record command. */
+  exec: string
+  /** Names from the outermost `describe` to the test defined last. */
+  lastDefined: string[] | undefined
+  /** Every tape name the file defines, skipped or filtered out ones included. */
+  tapeNames: string[]
+  /** One entry per tape that ran. */
+  entries: TapeSummaryEntry[]
+}
+
+export const BRIDGE_KEY = '__agentTapeJest'
+
+/** The report one test file leaves for the reporter. */
+export interface FileReport {
+  root: string
+  cassetteDir: string
+  testFile: string
+  testPath: string
+  tapeNames: string[]
+  entries: TapeSummaryEntry[]
+}
+
+/** Set by the reporter: the folder where each test file's environment leaves its {@link FileReport}. */
+export const REPORT_DIR_ENV = 'AGENT_TAPE_JEST_REPORT_DIR'
+/** Set by the `agent-tape-jest` wrapper for `--prune-cassettes`. */
+export const PRUNE_ENV = 'AGENT_TAPE_PRUNE_CASSETTES'
+export const PRUNE_FLAG = '--prune-cassettes'

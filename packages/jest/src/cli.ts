@@ -1,0 +1,48 @@
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { formatMessage, MODE_ENV, resolveMode, UPDATE_FLAG } from '@agent-tape/core'
+import { PRUNE_ENV, PRUNE_FLAG } from './bridge.js'
+
+/**
+ * `agent-tape-jest [jest arguments] [--update-cassettes] [--prune-cassettes]`: Jest's own CLI
+ * with our two switches, wherever they stand (before or after `--`). Jest rejects flags it
+ * does not know, so they are taken out and passed on as environment variables.
+ */
+export function main(argv: readonly string[] = process.argv.slice(2)): void {
+  const args = takeSwitches(argv)
+  if (args.update) process.env[MODE_ENV] = 'update'
+  if (args.prune) process.env[PRUNE_ENV] = '1'
+  try {
+    // Refuse recording in CI once, before Jest starts (`--ci` counts as CI, as it does for Jest).
+    const ci = args.rest.includes('--ci') || args.rest.includes('--ci=true')
+    resolveMode({ env: ci ? { ...process.env, CI: 'true' } : process.env })
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error))
+    process.exit(1)
+  }
+  loadJest().run(args.rest)
+}
+
+export function takeSwitches(argv: readonly string[]): { rest: string[]; update: boolean; prune: boolean } {
+  const rest = argv.filter((a) => a !== UPDATE_FLAG && a !== PRUNE_FLAG)
+  // A `--` that only introduced our switches would make Jest read nothing after it.
+  if (rest.at(-1) === '--') rest.pop()
+  return { rest, update: argv.includes(UPDATE_FLAG), prune: argv.includes(PRUNE_FLAG) }
+}
+
+function loadJest(): { run(argv?: string[]): Promise<void> } {
+  // The project's Jest, the one `npx jest` would run.
+  for (const from of [join(process.cwd(), 'package.json'), process.argv[1] ?? process.cwd()]) {
+    try {
+      return createRequire(from)('jest')
+    } catch {}
+  }
+  console.error(
+    formatMessage({
+      what: 'agent-tape-jest cannot start Jest',
+      why: `the package "jest" is not installed in ${process.cwd()}`,
+      fix: 'Install it: npm install --save-dev jest',
+    }),
+  )
+  process.exit(1)
+}

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { detectExec, MODE_ENV, resolveMode, toPosix, UPDATE_FLAG } from '@agent-tape/core'
+import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
+import type { Circus } from '@jest/types'
+import { TestEnvironment } from 'jest-environment-node'
+import { BRIDGE_KEY, type FileReport, REPORT_DIR_ENV, type TapeBridge } from './bridge.js'
+import { resolveOptions } from './options.js'
+
+/**
+ * The agent-tape test environment: Jest's Node environment, plus what `it.tape` needs inside
+ * the sandbox (config, mode inputs, the name path of each test as it is defined), and a
+ * report of the file's tapes for the summary reporter.
+ *
+ * @example
+ * // jest.config.js: the preset sets this, the setup file and the reporter
+ * module.exports = { preset: '@agent-tape/jest' }
+ */
+export default class AgentTapeEnvironment extends TestEnvironment {
+  private readonly bridge: TapeBridge
+  private readonly testPath: string
+
+  constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
+    super(config, context)
+    const { globalConfig, projectConfig } = config
+    const options = resolveOptions(projectConfig.testEnvironmentOptions.agentTape)
+    const env: Record<string, string | undefined> = { ...process.env }
+    // Jest's own CI verdict (`--ci`, or CI detected): it writes no snapshots then, and we record nothing.
+    env.CI = globalConfig.ci ? 'true' : ''
+    if (updateRequested(globalConfig)) env[MODE_ENV] = 'update'
+    // Refuses `update` in CI here, once per file, before any test runs.
+    resolveMode({ mode: options.mode, env, allowRecordingInCI: options.allowRecordingInCI })
+    this.testPath = context.testPath
+    this.bridge = {
+      options,
+      root: projectConfig.rootDir,
+      testFile: toPosix(relative(projectConfig.rootDir, context.testPath)),
+      env,
+      exec: detectExec(process.env.npm_config_user_agent),
+      lastDefined: undefined,
+      tapeNames: [],
+      entries: [],
+    }
+    this.global[BRIDGE_KEY] = this.bridge
+  }
+
+  // Sync events (`add_test` among them) are dispatched while the test file defines its
+  // tests, so `it.tape` reads the full name path of the test it just defined.
+  handleTestEvent(event: Circus.Event, state: Circus.State): void {
+    if (event.name !== 'add_test') return
+    const test = state.currentDescribeBlock.children.at(-1)
+    if (test?.type === 'test') this.bridge.lastDefined = namesOf(test)
+  }
+
+  override async teardown(): Promise<void> {
+    const dir = process.env[REPORT_DIR_ENV]
+    if (dir) {
+      const report: FileReport = {
+        root: this.bridge.root,
+        cassetteDir: this.bridge.options.cassetteDir,
+        testFile: this.bridge.testFile,
+        testPath: this.testPath,
+        tapeNames: this.bridge.tapeNames,
+        entries: this.bridge.entries,
+      }
+      const file = createHash('sha256').update(this.testPath).digest('hex').slice(0, 24)
+      try {
+        writeFileSync(join(dir, `${file}.json`), JSON.stringify(report))
+      } catch {
+        // The reporter's folder is gone (an interrupted run): there is no summary to feed.
+      }
+    }
+    await super.teardown()
+  }
+}
+
+/** `--update-cassettes` given after `--` reaches Jest as a test path pattern (matching no file). */
+function updateRequested(globalConfig: JestEnvironmentConfig['globalConfig']): boolean {
+  const patterns = (globalConfig.testPathPatterns as { patterns?: unknown } | undefined)?.patterns
+  return Array.isArray(patterns) && patterns.includes(UPDATE_FLAG)
+}
+
+function namesOf(test: Circus.TestEntry): string[] {
+  const names = [test.name]
+  for (let block = test.parent; block.parent; block = block.parent) names.unshift(block.name)
+  return names
+}

@@ -1,0 +1,17 @@
+import { TAPE_MATCHERS, type TapeMatchers } from '@agent-tape/core'
+import type { MatcherContext } from 'expect'
+
+/** The tape matchers for Jest's `expect.extend`, from core's runner-neutral ones. */
+export const tapeMatchers = {
+  toReplayCleanly(this: MatcherContext, received: unknown) {
+    return TAPE_MATCHERS.toReplayCleanly(this.isNot ?? false, received)
+  },
+  toHaveDecisions(this: MatcherContext, received: unknown, count: number, kind?: string) {
+    return TAPE_MATCHERS.toHaveDecisions(this.isNot ?? false, received, count, kind)
+  },
+  toHaveCalledTool(this: MatcherContext, received: unknown, name: string, times?: number) {
+    return TAPE_MATCHERS.toHaveCalledTool(this.isNot ?? false, received, name, times)
+  },
+}
+
+export type { TapeMatchers }

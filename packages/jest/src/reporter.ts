@@ -1,0 +1,132 @@
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { readdir, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  type CassetteListing,
+  findObsoleteCassettes,
+  isTruthyEnv,
+  renderSummaryMarkdown,
+  renderSummaryText,
+  type TapeRunSummary,
+  type TapeSummaryEntry,
+} from '@agent-tape/core'
+import type { AggregatedResult } from '@jest/test-result'
+import type { Config } from '@jest/types'
+import { type FileReport, PRUNE_ENV, PRUNE_FLAG, REPORT_DIR_ENV } from './bridge.js'
+
+export interface TapeSummaryOptions {
+  /** Delete obsolete cassettes instead of only listing them (also `-- --prune-cassettes`). */
+  prune?: boolean
+}
+
+/**
+ * Prints what every tape of the run did (replayed, recorded, missed, unused decisions), the
+ * tokens replayed instead of spent, and cassettes that no test uses any more; also writes it
+ * as Markdown to `GITHUB_STEP_SUMMARY` when that is set. The preset adds it after Jest's
+ * default reporter.
+ *
+ * @example
+ * reporters: ['default', '@agent-tape/jest/reporter']
+ */
+export default class TapeSummaryReporter {
+  private readonly prune: boolean
+  private dir: string | undefined
+
+  constructor(globalConfig: Config.GlobalConfig, options: TapeSummaryOptions = {}) {
+    const patterns = (globalConfig.testPathPatterns as { patterns?: unknown } | undefined)?.patterns
+    this.prune =
+      options.prune === true ||
+      isTruthyEnv(process.env[PRUNE_ENV]) ||
+      (Array.isArray(patterns) && patterns.includes(PRUNE_FLAG))
+  }
+
+  // Runs before Jest starts its workers, which inherit the folder through the environment.
+  onRunStart(): void {
+    this.dir = mkdtempSync(join(tmpdir(), 'agent-tape-jest-'))
+    process.env[REPORT_DIR_ENV] = this.dir
+  }
+
+  async onRunComplete(_contexts: unknown, results: AggregatedResult): Promise<void> {
+    const dir = this.dir
+    if (!dir) return
+    this.dir = undefined
+    delete process.env[REPORT_DIR_ENV]
+    const reports = readReports(dir)
+    rmSync(dir, { recursive: true, force: true })
+    const failedToRun = new Set(results.testResults.filter((r) => r.testExecError).map((r) => r.testFilePath))
+    const entries: TapeSummaryEntry[] = []
+    const obsolete: string[] = []
+    const pruned: string[] = []
+    for (const group of groupByRoot(reports)) {
+      const { root, cassetteDir } = group[0]!
+      for (const report of group) entries.push(...ordered(report))
+      // A file that failed to load defines no names: all its cassettes would look obsolete.
+      const collected = group
+        .filter((r) => !failedToRun.has(r.testPath))
+        .map((r) => ({ testFile: r.testFile, tapeNames: r.tapeNames }))
+      const found = await findObsoleteCassettes(collected, createNodeListing(root), cassetteDir)
+      if (this.prune) {
+        for (const path of found) await rm(join(root, path), { force: true })
+        pruned.push(...found)
+      } else {
+        obsolete.push(...found)
+      }
+    }
+    if (entries.length === 0 && obsolete.length === 0 && pruned.length === 0) return
+    const summary: TapeRunSummary = { entries, obsolete, ...(pruned.length > 0 ? { pruned } : {}) }
+    process.stderr.write(`\n${renderSummaryText(summary)}\n\n`)
+    const stepSummary = process.env.GITHUB_STEP_SUMMARY
+    if (stepSummary) appendFileSync(stepSummary, renderSummaryMarkdown(summary))
+  }
+}
+
+function readReports(dir: string): FileReport[] {
+  const reports: FileReport[] = []
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.json')) continue
+    try {
+      reports.push(JSON.parse(readFileSync(join(dir, name), 'utf8')) as FileReport)
+    } catch {
+      // A worker killed while writing: that file's tapes are missing from the summary.
+    }
+  }
+  return reports.sort((a, b) => (a.testFile < b.testFile ? -1 : a.testFile > b.testFile ? 1 : 0))
+}
+
+function groupByRoot(reports: FileReport[]): FileReport[][] {
+  const groups = new Map<string, FileReport[]>()
+  for (const report of reports) {
+    const key = `${report.root}\0${report.cassetteDir}`
+    groups.set(key, [...(groups.get(key) ?? []), report])
+  }
+  return [...groups.values()]
+}
+
+/** A file's entries in the order its tapes are defined (concurrent tests finish in any order). */
+function ordered(report: FileReport): TapeSummaryEntry[] {
+  const position = (entry: TapeSummaryEntry) => {
+    const at = report.tapeNames.findIndex((name) => entry.cassettePath.endsWith(`/${name}.jsonl`))
+    return at === -1 ? Number.MAX_SAFE_INTEGER : at
+  }
+  return [...report.entries].sort((a, b) => position(a) - position(b))
+}
+
+function createNodeListing(root: string): CassetteListing {
+  return {
+    async list(dir) {
+      try {
+        const entries = await readdir(join(root, dir), { withFileTypes: true })
+        return entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory() }))
+      } catch {
+        return []
+      }
+    },
+    async exists(path) {
+      return stat(join(root, path)).then(
+        () => true,
+        () => false,
+      )
+    },
+  }
+}

@@ -1,0 +1,34 @@
+// Loaded inside Jest's sandbox through `setupFilesAfterEnv` (the preset lists it), before each
+// test file: SDK clients capture `fetch` when they are constructed, so the HTTP boundary must
+// be installed first.
+import { ConfigError } from '@agent-tape/core'
+import { installHttpBoundary } from '@agent-tape/http'
+import { BRIDGE_KEY, type TapeBridge } from './bridge.js'
+import { tapeMatchers } from './matchers.js'
+import { createTapeApi } from './tape-api.js'
+
+const sandbox = globalThis as unknown as Record<string, unknown> & {
+  expect: { extend(matchers: object): void }
+  afterAll(fn: () => unknown): void
+  test: Parameters<typeof createTapeApi>[0] & { tape?: unknown }
+  it: { tape?: unknown }
+}
+const bridge = sandbox[BRIDGE_KEY] as TapeBridge | undefined
+if (!bridge) {
+  throw new ConfigError({
+    what: 'it.tape cannot be defined',
+    why: '@agent-tape/jest/setup runs without the agent-tape test environment',
+    fix: "Use the preset (preset: '@agent-tape/jest'), or set testEnvironment: '@agent-tape/jest/environment' beside the setup file",
+  })
+}
+const boundary = installHttpBoundary({
+  modelEndpoints: bridge.options.modelEndpoints,
+  timing: bridge.options.timing,
+})
+// Jest loads a new sandbox per test file but shares Node's `http` module within a worker:
+// remove the interception with the file, so the next file installs a fresh one.
+sandbox.afterAll(() => boundary.dispose())
+sandbox.expect.extend(tapeMatchers)
+const tape = createTapeApi(sandbox.test, bridge)
+sandbox.test.tape = tape
+sandbox.it.tape = tape

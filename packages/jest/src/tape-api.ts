@@ -1,0 +1,89 @@
+import { assertTapeName, ConfigError, currentTape, TapeNameRegistry } from '@agent-tape/core'
+import { bind } from 'jest-each'
+import type { TapeBridge } from './bridge.js'
+import { runTapeTest, type TapeContext } from './run-tape-test.js'
+
+export type { TapeContext } from './run-tape-test.js'
+
+/** The body of a tape test. */
+export type TapeFn = (context: TapeContext) => unknown
+
+/** `it.tape.each(table)(name, fn)`: one tape per row; the name is formatted like Jest's `each`. */
+export interface TapeEach {
+  <T extends readonly unknown[]>(
+    table: readonly T[],
+  ): (name: string, fn: (...args: [...T, TapeContext]) => unknown, timeout?: number) => void
+  <T>(
+    table: readonly T[],
+  ): (name: string, fn: (arg: T, context: TapeContext) => unknown, timeout?: number) => void
+  (
+    strings: TemplateStringsArray,
+    ...values: unknown[]
+    // biome-ignore lint/suspicious/noExplicitAny: a template table's rows are typed by its headings only at run time
+  ): (name: string, fn: (arg: any, context: TapeContext) => unknown, timeout?: number) => void
+}
+
+/** One way of defining tape tests: `it.tape`, `it.tape.only`, `it.tape.concurrent.skip`, … */
+export interface TapeDefine {
+  (name: string, fn: TapeFn, timeout?: number): void
+  each: TapeEach
+}
+
+/**
+ * `it.tape(name, fn)`: a test whose boundaries are recorded to, and replayed from, the
+ * cassette `__cassettes__/<test file>/<name>.jsonl` beside the test file.
+ */
+export interface TapeTestAPI extends TapeDefine {
+  only: TapeDefine
+  skip: TapeDefine
+  concurrent: TapeDefine & { only: TapeDefine; skip: TapeDefine }
+}
+
+type JestDefine = (name: string, fn: () => unknown, timeout?: number) => void
+type JestTest = JestDefine & {
+  only: JestDefine
+  skip: JestDefine
+  concurrent: JestDefine & { only: JestDefine; skip: JestDefine }
+}
+
+/** Builds `it.tape` on Jest's `test`, for the test file the bridge describes. */
+export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
+  const registry = new TapeNameRegistry()
+  const definer = (base: JestDefine): TapeDefine => {
+    const define = (name: string, fn: TapeFn, timeout?: number): void => {
+      assertTapeName(name, bridge.testFile)
+      if (typeof fn !== 'function') {
+        throw new ConfigError({
+          what: `it.tape(${JSON.stringify(name)}) in ${bridge.testFile} has no test function`,
+          why: `its second argument is ${typeof fn}`,
+          fix: 'Pass the body: it.tape("name", async ({ tape }) => { ... })',
+        })
+      }
+      let names: readonly string[] = [name]
+      bridge.lastDefined = undefined
+      base(name, () => runTapeTest({ bridge, name, names, body: fn }), timeout)
+      names = bridge.lastDefined ?? [name]
+      registry.claim(bridge.testFile, name, { testName: names.join(' > ') })
+      bridge.tapeNames.push(name)
+    }
+    // jest-each formats each row's name and calls `define` with a body that applies the row;
+    // the row's callback gets the tape from the async context the tape test runs in.
+    const each = ((...table: unknown[]) =>
+      (name: string, fn: (...args: unknown[]) => unknown, timeout?: number) =>
+        (bind(define as never, false) as (...t: unknown[]) => (...a: unknown[]) => void)(...table)(
+          name,
+          (...row: unknown[]) => fn(...row, { tape: currentTape()! }),
+          timeout,
+        )) as TapeEach
+    return Object.assign(define, { each })
+  }
+  const concurrent = Object.assign(definer(test.concurrent), {
+    only: definer(test.concurrent.only),
+    skip: definer(test.concurrent.skip),
+  })
+  return Object.assign(definer(test), {
+    only: definer(test.only),
+    skip: definer(test.skip),
+    concurrent,
+  })
+}
