@@ -1,0 +1,141 @@
+import { parseArgs } from 'node:util'
+import { AgentTapeError } from '@agent-tape/core'
+
+export interface OptionSpec {
+  type: 'boolean' | 'string'
+  short?: string
+  /** Placeholder of a string option's value in the help, e.g. `<dir>`. */
+  value?: string
+  description: string
+}
+
+/** A command's arguments and help, the single source for parsing and for `--help`. */
+export interface CommandSpec {
+  name: string
+  /** Positional arguments as shown in the usage line, e.g. `<a> <b>`. */
+  args: string
+  summary: string
+  /** Paragraphs printed after the usage line. */
+  description: readonly string[]
+  options: Readonly<Record<string, OptionSpec>>
+  positionals: { min: number; max: number }
+  examples: readonly string[]
+}
+
+export const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', description: 'Show this help' }
+
+/** A bad command line: reported with the command's usage, exit code 2. */
+export function usageError(command: string, why: string, fix?: string): AgentTapeError {
+  return new AgentTapeError('ERR_TAPE_USAGE', {
+    what: `Invalid arguments for ${command}`,
+    why,
+    fix: fix ?? `Run ${command} --help for usage`,
+  })
+}
+
+export function isUsageError(error: unknown): error is AgentTapeError {
+  return error instanceof AgentTapeError && error.code === 'ERR_TAPE_USAGE'
+}
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | undefined>
+  positionals: string[]
+}
+
+/**
+ * Parses `argv` against a command spec. Unlike `parseArgs` in strict mode, an unknown option is
+ * reported with the list of valid ones, and a missing or unexpected value names the option.
+ */
+export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
+  const command = `agent-tape ${spec.name}`
+  const options = Object.fromEntries(
+    Object.entries(spec.options).map(([name, o]) => [
+      name,
+      o.short ? { type: o.type, short: o.short } : { type: o.type },
+    ]),
+  )
+  const { values, positionals, tokens } = parseArgs({
+    args: [...argv],
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  })
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue
+    const option = spec.options[token.name]
+    if (!option) {
+      throw usageError(command, `unknown option ${token.rawName}; valid options are ${listOptions(spec)}`)
+    }
+    if (option.type === 'string' && token.value === undefined) {
+      throw usageError(
+        command,
+        `option ${token.rawName} needs a value (${token.rawName} ${option.value ?? '<value>'})`,
+      )
+    }
+    if (option.type === 'boolean' && token.value !== undefined) {
+      throw usageError(command, `option ${token.rawName} takes no value, got ${JSON.stringify(token.value)}`)
+    }
+  }
+  if (values.help) return { values, positionals }
+  const { min, max } = spec.positionals
+  if (positionals.length < min) {
+    throw usageError(command, `expected ${spec.args}, got ${describeCount(positionals.length)}`)
+  }
+  if (positionals.length > max) {
+    const extra = positionals.slice(max).map((p) => JSON.stringify(p))
+    throw usageError(
+      command,
+      `unexpected argument${extra.length > 1 ? 's' : ''} ${extra.join(', ')} (expected ${spec.args})`,
+    )
+  }
+  return { values, positionals }
+}
+
+function describeCount(n: number): string {
+  return n === 0 ? 'none' : `${n} argument${n === 1 ? '' : 's'}`
+}
+
+export function listOptions(spec: CommandSpec): string {
+  return Object.entries(spec.options)
+    .map(([name, o]) => (o.short ? `--${name} (-${o.short})` : `--${name}`))
+    .join(', ')
+}
+
+/** The `--help` text of a command. */
+export function renderCommandHelp(spec: CommandSpec): string {
+  const lines = [
+    `Usage: agent-tape ${spec.name} [options]${spec.args ? ` ${spec.args}` : ''}`,
+    '',
+    spec.summary,
+  ]
+  for (const paragraph of spec.description) lines.push('', ...wrap(paragraph, 80))
+  lines.push('', 'Options:')
+  const rows = Object.entries(spec.options).map(([name, o]) => {
+    const flag = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ` ${o.value ?? '<value>'}` : ''}`
+    return [flag, o.description] as const
+  })
+  const width = Math.max(...rows.map(([flag]) => flag.length))
+  for (const [flag, description] of rows) lines.push(`  ${flag.padEnd(width)}  ${description}`)
+  if (spec.examples.length > 0) {
+    lines.push('', 'Examples:')
+    for (const example of spec.examples) lines.push(`  ${example}`)
+  }
+  return `${lines.join('\n')}\n`
+}
+
+/** Breaks a paragraph into lines of at most `width` characters, at spaces. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else {
+      line = line === '' ? word : `${line} ${word}`
+    }
+  }
+  if (line !== '') lines.push(line)
+  return lines
+}

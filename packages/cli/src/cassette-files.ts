@@ -1,0 +1,86 @@
+import { open, readdir, readFile, stat } from 'node:fs/promises'
+import { join, relative, sep } from 'node:path'
+import { type Cassette, DEFAULT_CASSETTE_DIR, parseCassette, toPosix } from '@agent-tape/core'
+import { TEMP_PREFIX } from '@agent-tape/core/node'
+import { usageError } from './args.js'
+
+/** Folders never searched for cassettes. */
+export const SKIPPED_DIRS = new Set(['node_modules', '.git'])
+
+/** A path as printed: relative to the working directory when inside it, with `/` separators. */
+export function displayPath(path: string, cwd: string): string {
+  const rel = relative(cwd, path)
+  return toPosix(rel === '' ? '.' : rel.startsWith(`..${sep}`) || rel === '..' ? path : rel)
+}
+
+/**
+ * Reads and validates one cassette named on the command line. A missing file or a folder is a
+ * usage error; a damaged file throws core's `CassetteCorruptError`, which names file and line.
+ */
+export async function loadCassette(command: string, path: string, cwd: string): Promise<Cassette> {
+  const file = join(cwd, path)
+  const info = await stat(file).catch(() => undefined)
+  if (!info) throw usageError(command, `${path} does not exist`, 'Pass the path of a .jsonl cassette')
+  if (info.isDirectory()) {
+    throw usageError(command, `${path} is a folder, not a cassette`, 'Pass the path of a .jsonl cassette')
+  }
+  return parseCassette(await readFile(file, 'utf8'), displayPath(file, cwd))
+}
+
+export interface FoundFiles {
+  /** Absolute paths of cassettes, sorted. */
+  cassettes: string[]
+  /** Temporary files left by an interrupted write (`.tape-tmp-*`). */
+  leftovers: string[]
+}
+
+/**
+ * Every cassette under `paths`: a `.jsonl` file named directly, any `.jsonl` inside a
+ * `__cassettes__` folder, and any other `.jsonl` whose first line is a cassette header (cassettes
+ * written to a custom path by the core API). `node_modules` and `.git` are skipped.
+ */
+export async function findCassettes(
+  command: string,
+  paths: readonly string[],
+  cwd: string,
+): Promise<FoundFiles> {
+  const found: FoundFiles = { cassettes: [], leftovers: [] }
+  for (const path of paths) {
+    const full = join(cwd, path)
+    const info = await stat(full).catch(() => undefined)
+    if (!info) throw usageError(command, `${path} does not exist`)
+    if (info.isDirectory()) await walk(full, false, found)
+    else found.cassettes.push(full)
+  }
+  found.cassettes = [...new Set(found.cassettes)].sort()
+  found.leftovers = [...new Set(found.leftovers)].sort()
+  return found
+}
+
+async function walk(dir: string, inCassetteDir: boolean, found: FoundFiles): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true })
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  for (const entry of entries) {
+    const full = join(dir, entry.name)
+    if (entry.isDirectory()) {
+      if (!SKIPPED_DIRS.has(entry.name))
+        await walk(full, inCassetteDir || entry.name === DEFAULT_CASSETTE_DIR, found)
+    } else if (entry.isFile()) {
+      if (entry.name.startsWith(TEMP_PREFIX)) {
+        if (inCassetteDir) found.leftovers.push(full)
+      } else if (entry.name.endsWith('.jsonl') && (inCassetteDir || (await startsWithHeader(full)))) {
+        found.cassettes.push(full)
+      }
+    }
+  }
+}
+
+async function startsWithHeader(file: string): Promise<boolean> {
+  const handle = await open(file, 'r')
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(64), 0, 64, 0)
+    return /^\{\s*"agentTape"\s*:/.test(buffer.subarray(0, bytesRead).toString('utf8'))
+  } finally {
+    await handle.close()
+  }
+}

@@ -1,0 +1,18 @@
+import type { CommandSpec, ParsedArgs } from './args.js'
+import type { Style } from './output/style.js'
+
+/** Where a command writes and what it runs against; the bin passes the process's, tests their own. */
+export interface CliIo {
+  stdout(text: string): void
+  stderr(text: string): void
+  env: Record<string, string | undefined>
+  cwd: string
+  /** Styling for stdout (plain when piped, see `shouldColor`). */
+  style: Style
+}
+
+export interface Command {
+  spec: CommandSpec
+  /** Runs the command and returns its exit code. */
+  run(args: ParsedArgs, io: CliIo): Promise<number>
+}

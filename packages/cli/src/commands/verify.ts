@@ -1,0 +1,100 @@
+import { isAbsolute, resolve } from 'node:path'
+import { secretEnvValues } from '@agent-tape/core'
+import { createGitHarness } from '@agent-tape/core/node'
+import { HELP_OPTION } from '../args.js'
+import { displayPath, findCassettes } from '../cassette-files.js'
+import type { Command } from '../command.js'
+import { type CassetteCheck, type CheckContext, checkCassette } from '../verify/check-cassette.js'
+
+export const verifyCommand: Command = {
+  spec: {
+    name: 'verify',
+    args: '[paths…]',
+    summary: 'Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.',
+    description: [
+      'Searches the paths (default: the current folder; node_modules and .git are skipped) for cassettes: .jsonl files in __cassettes__ folders, .jsonl files whose first line is a cassette header, and any file named directly. Each one is loaded and validated as replay would load it (format and key-scheme versions, every line), scanned for secret-shaped strings and for the values of secret-like environment variables (*_KEY, *_TOKEN, *_SECRET, …) of this process, and its harness (the git tree of the paths recorded in its header) is compared with the current checkout.',
+      'Prints one line per cassette and a total. A stale harness is a warning, or a problem with --strict. Exit code 0 when no problem was found, 1 when one was, 2 on bad arguments.',
+    ],
+    options: {
+      strict: { type: 'boolean', description: 'Count a stale harness as a problem' },
+      root: {
+        type: 'string',
+        value: '<dir>',
+        description: 'The project root the harness paths are relative to (default: the current folder)',
+      },
+      json: { type: 'boolean', description: 'Print the report as JSON' },
+      quiet: {
+        type: 'boolean',
+        short: 'q',
+        description: 'Print only cassettes with warnings or problems, and the total',
+      },
+      help: HELP_OPTION,
+    },
+    positionals: { min: 0, max: Infinity },
+    examples: ['agent-tape verify', 'agent-tape verify --strict test/'],
+  },
+  async run({ values, positionals }, io) {
+    const paths = positionals.length > 0 ? positionals : ['.']
+    const found = await findCassettes('agent-tape verify', paths, io.cwd)
+    const root =
+      typeof values.root === 'string'
+        ? isAbsolute(values.root)
+          ? values.root
+          : resolve(io.cwd, values.root)
+        : io.cwd
+    const context: CheckContext = {
+      envSecrets: secretEnvValues(io.env),
+      harness: createGitHarness(root),
+      strict: values.strict === true,
+      identities: new Map(),
+    }
+    const checks: CassetteCheck[] = []
+    for (const file of found.cassettes)
+      checks.push(await checkCassette(file, displayPath(file, io.cwd), context))
+    const totals = { cassettes: checks.length, ok: 0, warn: 0, fail: 0, leftovers: found.leftovers.length }
+    for (const c of checks) totals[c.status]++
+    for (const file of found.leftovers) {
+      checks.push({
+        path: displayPath(file, io.cwd),
+        status: 'warn',
+        problems: [],
+        warnings: ['a temporary file left by an interrupted cassette write; delete it'],
+      })
+    }
+    checks.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    if (values.json) {
+      io.stdout(`${JSON.stringify({ checks, totals }, null, 2)}\n`)
+    } else {
+      io.stdout(renderReport(checks, totals, values.quiet === true, io))
+    }
+    return totals.fail > 0 ? 1 : 0
+  },
+}
+
+function renderReport(
+  checks: readonly CassetteCheck[],
+  totals: { cassettes: number; ok: number; warn: number; fail: number; leftovers: number },
+  quiet: boolean,
+  { style }: Parameters<Command['run']>[1],
+): string {
+  const lines: string[] = []
+  const labels = { ok: style.green('ok  '), warn: style.yellow('warn'), fail: style.red('FAIL') }
+  for (const c of checks) {
+    if (quiet && c.status === 'ok') continue
+    const notes = [...c.problems, ...c.warnings]
+    const detail = notes.length > 0 ? notes[0]! : `${c.decisions} decision${c.decisions === 1 ? '' : 's'}`
+    lines.push(`${labels[c.status]}  ${c.path}  ${style.redactions(detail)}`)
+    for (const note of notes.slice(1)) lines.push(`      ${style.redactions(note)}`)
+  }
+  if (lines.length > 0) lines.push('')
+  const noun = `cassette${totals.cassettes === 1 ? '' : 's'}`
+  const parts = [`${totals.ok} ok`]
+  if (totals.warn > 0) parts.push(`${totals.warn} with warnings`)
+  parts.push(`${totals.fail} with problems`)
+  let total =
+    totals.cassettes === 0 ? 'No cassettes found' : `${totals.cassettes} ${noun} checked: ${parts.join(', ')}`
+  if (totals.leftovers > 0)
+    total += `; ${totals.leftovers} leftover temporary file${totals.leftovers === 1 ? '' : 's'}`
+  lines.push(`${total}.`)
+  return `${lines.join('\n')}\n`
+}

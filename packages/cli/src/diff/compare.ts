@@ -1,0 +1,124 @@
+import { type Cassette, type DecisionRecord, diffJson, diffStrings, type FieldChange } from '@agent-tape/core'
+import { compactArguments, type ModelAnswer } from '../show/model-answer.js'
+import { tokens } from '../show/render-timeline.js'
+import { type DecisionSummary, summarizeDecision } from '../show/summarize.js'
+import { alignDecisions } from './align.js'
+import { maskVolatile } from './volatile.js'
+
+export type EntryStatus = 'unchanged' | 'changed' | 'added' | 'removed'
+
+export interface DiffEntry {
+  status: EntryStatus
+  a?: DecisionSummary
+  b?: DecisionSummary
+  /** Both keys, when they differ. */
+  key?: { a: string; b: string }
+  /** Field-level changes of the input (volatile fields masked). */
+  input: FieldChange[]
+  /** Changes of the output, one readable line each. */
+  output: string[]
+}
+
+export interface CassetteDiff {
+  a: string
+  b: string
+  /** Changes of the header (test id, harness, SDK versions, env hashes, runtime). */
+  header: FieldChange[]
+  entries: DiffEntry[]
+  counts: Record<EntryStatus, number>
+}
+
+/** Compares two recordings of the same test, decision by decision. */
+export function diffCassettes(fileA: string, a: Cassette, fileB: string, b: Cassette): CassetteDiff {
+  const left = a.decisions.map((d) => ({ record: d, summary: summarizeDecision(d) }))
+  const right = b.decisions.map((d) => ({ record: d, summary: summarizeDecision(d) }))
+  const entries: DiffEntry[] = []
+  for (const pair of alignDecisions(
+    left.map((x) => x.summary),
+    right.map((x) => x.summary),
+  )) {
+    if (pair.b === undefined)
+      entries.push({ status: 'removed', a: left[pair.a]!.summary, input: [], output: [] })
+    else if (pair.a === undefined)
+      entries.push({ status: 'added', b: right[pair.b]!.summary, input: [], output: [] })
+    else entries.push(compareDecisions(left[pair.a]!, right[pair.b]!))
+  }
+  const counts: Record<EntryStatus, number> = { unchanged: 0, changed: 0, added: 0, removed: 0 }
+  for (const e of entries) counts[e.status]++
+  return { a: fileA, b: fileB, header: diffJson(headerView(a), headerView(b)), entries, counts }
+}
+
+function headerView({ header }: Cassette) {
+  const harness = header.harness?.git ? { ...header.harness, commit: undefined } : header.harness
+  return maskVolatile({
+    test: header.test,
+    harness,
+    runtime: header.runtime,
+    sdks: header.sdks,
+    env: header.env,
+  })
+}
+
+type Side = { record: DecisionRecord; summary: DecisionSummary }
+
+function compareDecisions(a: Side, b: Side): DiffEntry {
+  const input = diffJson(maskVolatile(a.record.in), maskVolatile(b.record.in))
+  const output = compareOutputs(a, b)
+  const entry: DiffEntry = { status: 'unchanged', a: a.summary, b: b.summary, input, output }
+  if (a.record.key !== b.record.key) entry.key = { a: a.record.key, b: b.record.key }
+  if (entry.key || input.length > 0 || output.length > 0) entry.status = 'changed'
+  return entry
+}
+
+function compareOutputs(a: Side, b: Side): string[] {
+  const lines: string[] = []
+  const errA = a.record.err ? `${a.record.err.name}: ${a.record.err.message}` : undefined
+  const errB = b.record.err ? `${b.record.err.name}: ${b.record.err.message}` : undefined
+  if (errA !== errB) lines.push(`error: ${errA ?? '(none)'} → ${errB ?? '(none)'}`)
+  const answerA = a.summary.model?.answer
+  const answerB = b.summary.model?.answer
+  if (answerA && answerB) return [...lines, ...compareAnswers(answerA, answerB)]
+  const changes = diffJson(maskVolatile(a.record.out), maskVolatile(b.record.out))
+  return [...lines, ...changes.map((c) => formatOutputChange(c))]
+}
+
+function formatOutputChange(change: FieldChange): string {
+  return `${change.path === '(root)' ? 'result' : change.path}: ${describe(change, 'before')} → ${describe(change, 'after')}`
+}
+
+function describe(change: FieldChange, side: 'before' | 'after'): string {
+  if (change.type === (side === 'before' ? 'added' : 'removed')) return '(absent)'
+  const value = change[side]
+  const other = change[side === 'before' ? 'after' : 'before']
+  if (typeof value === 'string' && typeof other === 'string') {
+    const [x, y] = diffStrings(change.before as string, change.after as string)
+    return side === 'before' ? x : y
+  }
+  const text = JSON.stringify(value) ?? 'undefined'
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text
+}
+
+/** What a model said differently: text, tool calls, finish reason, usage, status, errors. Ids are ignored. */
+export function compareAnswers(a: ModelAnswer, b: ModelAnswer): string[] {
+  const lines: string[] = []
+  if (a.status !== b.status) lines.push(`status: ${a.status} → ${b.status}`)
+  if (a.streamed !== b.streamed) lines.push(`streamed: ${a.streamed} → ${b.streamed}`)
+  if (a.model !== b.model) lines.push(`model: ${a.model ?? '(none)'} → ${b.model ?? '(none)'}`)
+  if (a.text !== b.text) {
+    const [x, y] = diffStrings(a.text, b.text)
+    lines.push(`text: ${x} → ${y}`)
+  }
+  const calls = Math.max(a.toolCalls.length, b.toolCalls.length)
+  for (let i = 0; i < calls; i++) {
+    const x = a.toolCalls[i]
+    const y = b.toolCalls[i]
+    const show = (c: typeof x) => (c ? `${c.name} ${compactArguments(c.arguments)}` : '(none)')
+    if (show(x) !== show(y)) lines.push(`tool call ${i + 1}: ${show(x)} → ${show(y)}`)
+  }
+  if (a.finishReason !== b.finishReason)
+    lines.push(`finish: ${a.finishReason ?? '(none)'} → ${b.finishReason ?? '(none)'}`)
+  const usage = (u: ModelAnswer['usage']) => (u ? tokens(u) : '(none)')
+  if (usage(a.usage) !== usage(b.usage)) lines.push(`tokens: ${usage(a.usage)} → ${usage(b.usage)}`)
+  if (a.error !== b.error) lines.push(`error: ${a.error ?? '(none)'} → ${b.error ?? '(none)'}`)
+  return lines
+}

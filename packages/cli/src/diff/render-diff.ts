@@ -1,0 +1,98 @@
+import { formatChanges } from '@agent-tape/core'
+import type { Style } from '../output/style.js'
+import type { DecisionSummary } from '../show/summarize.js'
+import type { CassetteDiff, DiffEntry } from './compare.js'
+
+export interface DiffRenderOptions {
+  style: Style
+  /** Most input changes listed per decision. */
+  maxChanges: number
+}
+
+const MARKS = { unchanged: '=', changed: '~', added: '+', removed: '-' } as const
+
+/** The readable report of `agent-tape diff`. */
+export function renderDiff(diff: CassetteDiff, { style, maxChanges }: DiffRenderOptions): string {
+  const lines = [style.red(`--- ${diff.a}`), style.green(`+++ ${diff.b}`)]
+  if (diff.header.length > 0) {
+    lines.push('', style.bold('header'))
+    for (const line of formatChanges(diff.header, maxChanges)) lines.push(`    ${style.redactions(line)}`)
+  }
+  lines.push('')
+  for (const entry of diff.entries) lines.push(...renderEntry(entry, style, maxChanges))
+  const { unchanged, changed, added, removed } = diff.counts
+  const total = (side: 'a' | 'b') => diff.entries.filter((e) => e[side]).length
+  lines.push(
+    '',
+    `${total('a')} → ${total('b')} decisions: ${changed} changed, ${added} added, ${removed} removed, ${unchanged} unchanged`,
+  )
+  return `${lines.join('\n')}\n`
+}
+
+function renderEntry(entry: DiffEntry, style: Style, maxChanges: number): string[] {
+  const d = (entry.b ?? entry.a)!
+  const seq =
+    entry.a && entry.b
+      ? entry.a.seq === entry.b.seq
+        ? `#${entry.a.seq}`
+        : `#${entry.a.seq} → #${entry.b.seq}`
+      : `#${d.seq}`
+  const title = `${MARKS[entry.status]} ${seq}  ${position(entry)}  ${label(entry)}`
+  const color = { unchanged: style.dim, changed: style.yellow, added: style.green, removed: style.red }[
+    entry.status
+  ]
+  const lines = [color(title)]
+  const field = (name: string, values: readonly string[]) => {
+    values.forEach((value, i) => {
+      lines.push(`    ${style.dim((i === 0 ? name : '').padEnd(6))} ${style.redactions(value)}`)
+    })
+  }
+  if (entry.status === 'added' || entry.status === 'removed') {
+    field('key', [d.key])
+    field('what', [summaryLine(d)])
+    return lines
+  }
+  if (entry.key) field('key', [`${entry.key.a} → ${entry.key.b}`])
+  if (entry.input.length > 0) field('in', formatChanges(entry.input, maxChanges))
+  if (entry.output.length > 0) field('out', entry.output)
+  return lines
+}
+
+function position(entry: DiffEntry): string {
+  const a = entry.a
+  const b = entry.b
+  const text = (d: DecisionSummary) =>
+    `step ${d.step}${d.lane !== undefined ? ` (lane ${JSON.stringify(d.lane)})` : ''}`
+  if (a && b && text(a) !== text(b)) return `${text(a)} → ${text(b)}`
+  return text((b ?? a)!)
+}
+
+function label(entry: DiffEntry): string {
+  const a = entry.a?.label
+  const b = entry.b?.label
+  return a && b && a !== b ? `${a} → ${b}` : (b ?? a)!
+}
+
+/** A one-line description of a whole decision, for added and removed ones. */
+export function summaryLine(d: DecisionSummary): string {
+  if (d.tool)
+    return `${d.tool.name} ${preview(d.tool.args)}${d.output !== undefined ? ` → ${preview(d.output)}` : ''}`
+  if (d.env) return Object.keys(d.env).join(', ')
+  const answer = d.model?.answer
+  if (answer) {
+    const parts: string[] = []
+    if (answer.text)
+      parts.push(JSON.stringify(answer.text.length > 60 ? `${answer.text.slice(0, 59)}…` : answer.text))
+    for (const call of answer.toolCalls) parts.push(`call ${call.name}`)
+    if (answer.finishReason) parts.push(`finish ${answer.finishReason}`)
+    if (answer.error) parts.push(answer.error)
+    return parts.join(' · ') || `status ${answer.status}`
+  }
+  if (d.error) return `${d.error.name}: ${d.error.message}`
+  return preview(d.input)
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'undefined'
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text
+}

@@ -1,0 +1,78 @@
+import { AGENT_TAPE_VERSION, isAgentTapeError } from '@agent-tape/core'
+import { isUsageError, parseCommandArgs, renderCommandHelp } from './args.js'
+import type { CliIo, Command } from './command.js'
+import { diffCommand } from './commands/diff.js'
+import { pruneCommand } from './commands/prune.js'
+import { showCommand } from './commands/show.js'
+import { verifyCommand } from './commands/verify.js'
+
+export const COMMANDS: readonly Command[] = [showCommand, diffCommand, verifyCommand, pruneCommand]
+
+/** Exit codes: 0 success, 1 a finding (problems, differences), 2 a usage error or an unreadable input. */
+export const EXIT = { ok: 0, findings: 1, usage: 2 } as const
+
+export function renderHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => `${c.spec.name} ${c.spec.args}`.length))
+  const rows = COMMANDS.map((c) => `  ${`${c.spec.name} ${c.spec.args}`.padEnd(width)}  ${c.spec.summary}`)
+  return [
+    'Usage: agent-tape <command> [options]',
+    '',
+    'Inspect and maintain the cassettes of recorded LLM agent runs.',
+    '',
+    'Commands:',
+    ...rows,
+    '',
+    'Options:',
+    '  -h, --help     Show help (also: agent-tape <command> --help)',
+    '  -v, --version  Print the version',
+    '',
+    'Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an unreadable file.',
+    '',
+  ].join('\n')
+}
+
+/** Runs the CLI with `argv` (without `node` and the script) and returns the exit code. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first, ...rest] = argv
+  if (first === undefined || first === '--help' || first === '-h') {
+    io.stdout(renderHelp())
+    return first === undefined ? EXIT.usage : EXIT.ok
+  }
+  if (first === '--version' || first === '-v') {
+    io.stdout(`${AGENT_TAPE_VERSION}\n`)
+    return EXIT.ok
+  }
+  if (first === 'help') {
+    const command = COMMANDS.find((c) => c.spec.name === rest[0])
+    io.stdout(command ? renderCommandHelp(command.spec) : renderHelp())
+    return EXIT.ok
+  }
+  const command = COMMANDS.find((c) => c.spec.name === first)
+  if (!command) {
+    const names = COMMANDS.map((c) => c.spec.name).join(', ')
+    const what = first.startsWith('-')
+      ? `unknown option ${first}`
+      : `unknown command ${JSON.stringify(first)}`
+    io.stderr(`[agent-tape] ${what}: the commands are ${names}. Run agent-tape --help for usage.\n`)
+    return EXIT.usage
+  }
+  try {
+    const args = parseCommandArgs(command.spec, rest)
+    if (args.values.help) {
+      io.stdout(renderCommandHelp(command.spec))
+      return EXIT.ok
+    }
+    return await command.run(args, io)
+  } catch (error) {
+    if (isUsageError(error)) {
+      io.stderr(`${error.message}\n`)
+      return EXIT.usage
+    }
+    // A damaged cassette named on the command line: core's message names file, line and the fix.
+    if (isAgentTapeError(error)) {
+      io.stderr(`${error.message}\n`)
+      return EXIT.usage
+    }
+    throw error
+  }
+}

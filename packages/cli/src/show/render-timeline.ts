@@ -1,0 +1,145 @@
+import type { CassetteHeader, HarnessIdentity, TokenUsage } from '@agent-tape/core'
+import { isRecordedResponse } from '@agent-tape/http'
+import type { Style } from '../output/style.js'
+import { compactArguments, type ModelAnswer } from './model-answer.js'
+import type { ModelRequest } from './model-request.js'
+import type { CassetteSummary, DecisionSummary } from './summarize.js'
+
+export interface TimelineOptions {
+  style: Style
+  /** Longest preview of a JSON value or quoted string; `Infinity` shows everything. */
+  maxPreview: number
+}
+
+const LABEL_WIDTH = 9
+
+/** The readable timeline of one cassette: a header block, then each decision in the order it was made. */
+export function renderTimeline(summary: CassetteSummary, options: TimelineOptions): string {
+  const { style } = options
+  const lines: string[] = [style.bold(summary.file)]
+  const field = (label: string, value: string) =>
+    lines.push(`  ${style.dim(label.padEnd(LABEL_WIDTH + 1))} ${value}`)
+  const h = summary.header
+  field('test', style.redactions(h.test))
+  field('recorded', [h.recordedAt, ...runtime(h)].join(' · '))
+  field('harness', harness(h.harness))
+  if (h.sdks && Object.keys(h.sdks).length > 0)
+    field(
+      'sdks',
+      Object.entries(h.sdks)
+        .map(([name, v]) => `${name} ${v}`)
+        .join(', '),
+    )
+  if (h.env && Object.keys(h.env).length > 0) field('env', Object.keys(h.env).join(', '))
+  const t = summary.totals
+  const kinds = Object.entries(t.kinds).map(([kind, n]) => countKind(kind, n))
+  field('decisions', `${t.decisions}${kinds.length > 0 ? `: ${kinds.join(', ')}` : ''}`)
+  if (t.tokens) field('tokens', tokens(t.tokens))
+  field('time', `${t.ms} ms recorded`)
+  for (const d of summary.decisions) {
+    lines.push('')
+    lines.push(...renderDecision(d, options))
+  }
+  return `${lines.join('\n')}\n`
+}
+
+export function renderDecision(d: DecisionSummary, options: TimelineOptions): string[] {
+  const { style } = options
+  const position = `step ${d.step}${d.lane !== undefined ? ` (lane ${JSON.stringify(d.lane)})` : ''}`
+  const title = `${style.bold(`#${d.seq}`)}  ${position}  ${style.cyan(d.label)}  ${style.dim(d.key)}  ${d.ms} ms`
+  const lines = [title]
+  const field = (label: string, value: string) => {
+    const [first, ...rest] = value.split('\n')
+    lines.push(`    ${style.dim(label.padEnd(LABEL_WIDTH))} ${style.redactions(first ?? '')}`)
+    for (const line of rest) lines.push(`    ${' '.repeat(LABEL_WIDTH)} ${style.redactions(line)}`)
+  }
+  const preview = (value: unknown) => previewJson(value, options.maxPreview)
+  if (d.model) {
+    field('request', requestLine(d.model.request))
+    if (d.model.request.last) {
+      const { role, text } = d.model.request.last
+      field('last', `${role}: ${previewJson(text, options.maxPreview)}`)
+    }
+    if (d.model.answer) renderAnswer(d.model.answer, d.model.request, field, style)
+  }
+  if (d.tool) field('args', preview(d.tool.args))
+  if (d.env) {
+    for (const [key, hash] of Object.entries(d.env)) field(key, hash === null ? 'unset' : `set (${hash})`)
+  }
+  if (d.input !== undefined) field('input', preview(d.input))
+  if (d.output !== undefined) {
+    if (isRecordedResponse(d.output)) {
+      const type = d.output.headers['content-type']
+      field('status', `${d.output.status}${type ? ` · ${type}` : ''}`)
+      if (d.output.body) field('body', preview(d.output.body))
+    } else {
+      field(d.tool ? 'result' : 'output', preview(d.output))
+    }
+  }
+  if (d.error) field('error', style.red(`${d.error.name}: ${d.error.message}`))
+  return lines
+}
+
+function renderAnswer(
+  answer: ModelAnswer,
+  request: ModelRequest,
+  field: (label: string, value: string) => void,
+  style: Style,
+): void {
+  const parts = [answer.streamed ? 'streamed' : 'json', String(answer.status)]
+  if (answer.model && answer.model !== request.model) parts.push(answer.model)
+  if (answer.usage) parts.push(`${tokens(answer.usage)} tokens`)
+  if (answer.finishReason) parts.push(`finish ${answer.finishReason}`)
+  field('answer', parts.join(' · '))
+  if (answer.text) field('text', answer.text)
+  for (const call of answer.toolCalls) field('call', `${call.name} ${compactArguments(call.arguments)}`)
+  if (answer.error) field('error', style.red(answer.error))
+}
+
+function requestLine(request: ModelRequest): string {
+  const where = [request.api, request.method, request.path].filter(Boolean).join(' ')
+  const parts = [where || 'model request', plural(request.messages, 'message'), plural(request.tools, 'tool')]
+  return parts.join(' · ')
+}
+
+function runtime(h: CassetteHeader): string[] {
+  const r = h.runtime ?? {}
+  const parts: string[] = []
+  if (r.agentTape) parts.push(`agent-tape ${r.agentTape}`)
+  if (r.node) parts.push(`node ${r.node}${r.platform ? ` (${r.platform})` : ''}`)
+  return parts
+}
+
+export function harness(h: HarnessIdentity | undefined): string {
+  if (!h) return 'not recorded'
+  if (!h.git) return `not compared (${h.reason})`
+  const commit = `commit ${h.commit.slice(0, 12)}`
+  if (h.paths.length === 0 || h.tree === null) return `${commit} (no harness paths configured)`
+  return `tree ${h.tree} of ${h.paths.join(', ')} at ${commit}${h.dirty ? ' with uncommitted changes' : ''}`
+}
+
+const KIND_NAMES: Record<string, [string, string]> = {
+  llm: ['model request', 'model requests'],
+  tool: ['tool call', 'tool calls'],
+  env: ['env read', 'env reads'],
+  http: ['http request', 'http requests'],
+}
+
+export function countKind(kind: string, n: number): string {
+  const [one, many] = KIND_NAMES[kind] ?? [`${kind} decision`, `${kind} decisions`]
+  return `${n} ${n === 1 ? one : many}`
+}
+
+export function tokens(usage: TokenUsage): string {
+  return `${usage.input} in / ${usage.output} out`
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}
+
+/** One line of JSON, cut in the middle of the line when longer than `max`. */
+export function previewJson(value: unknown, max: number): string {
+  const text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value))
+  return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text
+}

@@ -1,0 +1,98 @@
+import {
+  type Cassette,
+  type CassetteHeader,
+  type DecisionRecord,
+  describeDecision,
+  type RecordedError,
+  readTokenUsage,
+  sumUsage,
+  type TokenUsage,
+} from '@agent-tape/core'
+import { asRecord, type ModelAnswer, readModelAnswer } from './model-answer.js'
+import { type ModelRequest, readModelRequest } from './model-request.js'
+
+/** One decision of a run, read for people: what was asked and what came back. */
+export interface DecisionSummary {
+  seq: number
+  kind: string
+  step: number
+  lane?: string
+  key: string
+  ms: number
+  /** `model request (gpt-4o)`, `tool "search"`, `env read [HOME]`, … */
+  label: string
+  model?: { request: ModelRequest; answer?: ModelAnswer }
+  tool?: { name: string; args: unknown }
+  /** Env reads: each key with the hash of its value, `null` when unset. */
+  env?: Record<string, string | null>
+  input?: unknown
+  output?: unknown
+  error?: RecordedError
+}
+
+export interface CassetteSummary {
+  file: string
+  header: CassetteHeader
+  decisions: DecisionSummary[]
+  totals: {
+    decisions: number
+    /** Decisions per kind, in order of first appearance. */
+    kinds: Record<string, number>
+    tokens?: TokenUsage
+    ms: number
+  }
+}
+
+export function summarizeCassette(file: string, cassette: Cassette): CassetteSummary {
+  const decisions = cassette.decisions.map(summarizeDecision)
+  const kinds: Record<string, number> = {}
+  for (const d of decisions) kinds[d.kind] = (kinds[d.kind] ?? 0) + 1
+  const usages = cassette.decisions.map((d) => decisionUsage(d))
+  const totals: CassetteSummary['totals'] = {
+    decisions: decisions.length,
+    kinds,
+    ms: decisions.reduce((sum, d) => sum + d.ms, 0),
+  }
+  if (usages.some((u) => u !== undefined)) totals.tokens = sumUsage(usages)
+  return { file, header: cassette.header, decisions, totals }
+}
+
+function decisionUsage(d: DecisionRecord): TokenUsage | undefined {
+  if (d.kind !== 'llm') return undefined
+  return readModelAnswer(d.in, d.out)?.usage ?? readTokenUsage(d)
+}
+
+export function summarizeDecision(d: DecisionRecord): DecisionSummary {
+  const summary: DecisionSummary = {
+    seq: d.seq,
+    kind: d.kind,
+    step: d.step,
+    key: d.key,
+    ms: d.ms,
+    label: describeDecision(d.kind, d.in),
+  }
+  if (d.lane !== undefined) summary.lane = d.lane
+  const input = asRecord(d.in)
+  if (d.kind === 'llm') {
+    const answer = readModelAnswer(d.in, d.out)
+    summary.model = answer ? { request: readModelRequest(d.in), answer } : { request: readModelRequest(d.in) }
+    if (!answer && d.out !== undefined) summary.output = d.out
+  } else if (d.kind === 'tool' && typeof input.name === 'string') {
+    const args = Array.isArray(input.args) && input.args.length === 1 ? input.args[0] : input.args
+    summary.tool = { name: input.name, args }
+    if (d.out !== undefined) summary.output = d.out
+  } else if (d.kind === 'env' && Array.isArray(input.keys)) {
+    const out = asRecord(d.out)
+    summary.env = Object.fromEntries(
+      input.keys.map((k) => [
+        String(k),
+        typeof out[String(k)] === 'string' ? (out[String(k)] as string) : null,
+      ]),
+    )
+  } else {
+    summary.input = d.in
+    if (d.out !== undefined) summary.output = d.out
+  }
+  if (d.err) summary.error = d.err
+  return summary
+}

@@ -1,0 +1,91 @@
+import { readFile } from 'node:fs/promises'
+import {
+  type Cassette,
+  compareHarness,
+  describeDecision,
+  type EnvSecret,
+  findSecrets,
+  type HarnessIdentity,
+  type HarnessProvider,
+  isCassetteCorruptError,
+  MESSAGE_PREFIX,
+  parseCassette,
+} from '@agent-tape/core'
+
+export type CheckStatus = 'ok' | 'warn' | 'fail'
+
+export interface CassetteCheck {
+  path: string
+  status: CheckStatus
+  decisions?: number
+  problems: string[]
+  warnings: string[]
+}
+
+export interface CheckContext {
+  envSecrets: readonly EnvSecret[]
+  harness: HarnessProvider
+  /** Report a harness that differs from the recording as a problem instead of a warning. */
+  strict: boolean
+  /** Harness identities already read, by their sorted paths (one git call per set of paths). */
+  identities: Map<string, Promise<HarnessIdentity>>
+}
+
+/** Validates one cassette file: its format and versions, secrets, and harness freshness. */
+export async function checkCassette(
+  file: string,
+  path: string,
+  context: CheckContext,
+): Promise<CassetteCheck> {
+  const check: CassetteCheck = { path, status: 'ok', problems: [], warnings: [] }
+  let cassette: Cassette
+  try {
+    cassette = parseCassette(await readFile(file, 'utf8'), path)
+  } catch (error) {
+    if (!isCassetteCorruptError(error)) throw error
+    const prefix = `${MESSAGE_PREFIX} Cannot load cassette ${path} (line ${error.line}): `
+    const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
+    check.problems.push(`line ${error.line}: ${message}`)
+    return finish(check)
+  }
+  check.decisions = cassette.decisions.length
+  check.problems.push(...scanSecrets(cassette, context.envSecrets))
+  const note = await checkHarness(cassette, context)
+  if (note) (context.strict ? check.problems : check.warnings).push(note)
+  return finish(check)
+}
+
+function finish(check: CassetteCheck): CassetteCheck {
+  check.status = check.problems.length > 0 ? 'fail' : check.warnings.length > 0 ? 'warn' : 'ok'
+  return check
+}
+
+function scanSecrets(cassette: Cassette, envSecrets: readonly EnvSecret[]): string[] {
+  const found: string[] = []
+  for (const f of findSecrets(cassette.header, envSecrets, [], 'header')) {
+    found.push(`secret in the header ${f.path}: ${f.label} (${f.preview})`)
+  }
+  for (const d of cassette.decisions) {
+    const body = d.err ? { in: d.in, err: d.err } : { in: d.in, out: d.out }
+    for (const f of findSecrets(body, envSecrets)) {
+      found.push(
+        `secret in decision #${d.seq} (${describeDecision(d.kind, d.in)}, step ${d.step}) ${f.path}: ${f.label} (${f.preview})`,
+      )
+    }
+  }
+  return found
+}
+
+async function checkHarness(cassette: Cassette, context: CheckContext): Promise<string | undefined> {
+  const recorded = cassette.header.harness
+  if (!recorded?.git || recorded.paths.length === 0) return undefined
+  const id = recorded.paths.join('\n')
+  let current = context.identities.get(id)
+  if (!current) {
+    current = context.harness.identify(recorded.paths)
+    context.identities.set(id, current)
+  }
+  const comparison = compareHarness(recorded, await current)
+  if (comparison.matches) return undefined
+  return `stale harness: ${comparison.note}; re-record it, or check that the recording still describes the code`
+}
