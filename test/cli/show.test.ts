@@ -1,0 +1,200 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseCassette } from '@agent-tape/core'
+import { beforeAll, expect, it } from 'vitest'
+import {
+  RESEARCH_TURNS,
+  runResearchAgent,
+  runResponsesAgent,
+  runWeatherAgent,
+  weatherTurns,
+} from './support/agents.js'
+import { maskRun, runBin } from './support/bin.js'
+import { recordCassette } from './support/record.js'
+
+const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-show-'))
+const CHAT = 'test/__cassettes__/weather.test.ts/paris.jsonl'
+const ANTHROPIC = 'test/__cassettes__/research.test.ts/anthropic.jsonl'
+const RESPONSES = 'test/__cassettes__/research.test.ts/responses.jsonl'
+const JSON_CHAT = 'test/__cassettes__/weather.test.ts/paris-json.jsonl'
+const LEAKY = 'test/__cassettes__/weather.test.ts/leaky.jsonl'
+
+beforeAll(async () => {
+  await recordCassette(root, CHAT, {
+    reply: weatherTurns(['It is 18°C ', 'and raining.\n', 'Take an umbrella.']),
+    run: (c) => runWeatherAgent(c, 'Weather in Paris?'),
+    tape: { id: 'weather.test.ts > paris', env: { WEATHER_UNITS: 'metric' } },
+  })
+  await recordCassette(root, JSON_CHAT, {
+    reply: weatherTurns(['It is 18°C and raining.']),
+    run: (c) => runWeatherAgent(c, 'Weather in Paris?', false),
+  })
+  await recordCassette(root, ANTHROPIC, {
+    reply: RESEARCH_TURNS,
+    run: (c) => runResearchAgent(c, 'When was magnetic tape invented?'),
+    tape: { id: 'research.test.ts > anthropic' },
+  })
+  await recordCassette(root, RESPONSES, {
+    reply: RESEARCH_TURNS,
+    run: (c) => runResponsesAgent(c, 'When was magnetic tape invented?'),
+    tape: { id: 'research.test.ts > responses' },
+  })
+  // The user pasted an API key into the question: the stored input is redacted.
+  await recordCassette(root, LEAKY, {
+    reply: weatherTurns(['Done.']),
+    run: (c) => runWeatherAgent(c, `Weather in Paris? My key is sk-proj-${'Zx9'.repeat(10)}`),
+  })
+})
+
+/** The keys of a cassette's decisions, in order (they hash SDK headers, so they are read, not hard-coded). */
+function keysOf(path: string): string[] {
+  return parseCassette(readFileSync(join(root, path), 'utf8'), path).decisions.map((d) => d.key)
+}
+
+it('prints the timeline of a streamed OpenAI chat run: env read, tool call and assembled answer', () => {
+  const keys = keysOf(CHAT)
+  const { code, stdout, stderr } = runBin(['show', CHAT], root)
+  expect(stderr).toBe('')
+  expect(code).toBe(0)
+  expect(maskRun(stdout)).toBe(`${CHAT}
+  test       weather.test.ts > paris
+  recorded   <time> · agent-tape 0.1.0 · node <version>
+  harness    not recorded
+  env        WEATHER_UNITS
+  decisions  4: 1 env read, 2 model requests, 1 tool call
+  tokens     159 in / 23 out
+  time       <n> ms recorded
+
+#1  step 0  env read [WEATHER_UNITS]  ${keys[0]}  <n> ms
+    WEATHER_UNITS set (sha256:b8b4e9cea77ef29a)
+
+#2  step 1  model request (gpt-4o)  ${keys[1]}  <n> ms
+    request   openai-chat POST /v1/chat/completions · 2 messages · 1 tool
+    last      user: "Weather in Paris?"
+    answer    streamed · 200 · 61 in / 12 out tokens · finish tool_calls
+    call      get_weather {"city":"Paris"}
+
+#3  step 1  tool "get_weather"  ${keys[2]}  <n> ms
+    args      {"city":"Paris"}
+    result    {"city":"Paris","tempC":18,"sky":"light rain","units":"metric"}
+
+#4  step 2  model request (gpt-4o)  ${keys[3]}  <n> ms
+    request   openai-chat POST /v1/chat/completions · 4 messages · 1 tool
+    last      tool: "{\\"city\\":\\"Paris\\",\\"tempC\\":18,\\"sky\\":\\"light rain\\",\\"units\\":\\"metric\\"}"
+    answer    streamed · 200 · 98 in / 11 out tokens · finish stop
+    text      It is 18°C and raining.
+              Take an umbrella.
+`)
+})
+
+it('assembles an Anthropic stream: text blocks and a tool_use built from input_json_delta', () => {
+  const keys = keysOf(ANTHROPIC)
+  const { code, stdout } = runBin(['show', ANTHROPIC], root)
+  expect(code).toBe(0)
+  expect(maskRun(stdout)).toBe(`${ANTHROPIC}
+  test       research.test.ts > anthropic
+  recorded   <time> · agent-tape 0.1.0 · node <version>
+  harness    not recorded
+  decisions  3: 2 model requests, 1 tool call
+  tokens     130 in / 27 out
+  time       <n> ms recorded
+
+#1  step 1  model request (claude-sonnet-5)  ${keys[0]}  <n> ms
+    request   anthropic-messages POST /v1/messages · 1 message · 1 tool
+    last      user: "When was magnetic tape invented?"
+    answer    streamed · 200 · 40 in / 18 out tokens · finish tool_use
+    text      Let me search.
+    call      search {"query":"magnetic tape 1928"}
+
+#2  step 1  tool "search"  ${keys[1]}  <n> ms
+    args      {"query":"magnetic tape 1928"}
+    result    "3 results for magnetic tape 1928"
+
+#3  step 2  model request (claude-sonnet-5)  ${keys[2]}  <n> ms
+    request   anthropic-messages POST /v1/messages · 3 messages · 1 tool
+    last      user: "tool_result: 3 results for magnetic tape 1928"
+    answer    streamed · 200 · 90 in / 9 out tokens · finish end_turn
+    text      Magnetic tape was invented in 1928.
+`)
+})
+
+it('assembles an OpenAI Responses stream: output text deltas and function call arguments', () => {
+  const { code, stdout } = runBin(['show', RESPONSES], root)
+  expect(code).toBe(0)
+  const timeline = maskRun(stdout)
+  expect(timeline).toContain(`#1  step 1  model request (gpt-4.1)`)
+  expect(timeline).toContain(`    request   openai-responses POST /v1/responses · 1 message · 1 tool
+    last      user: "When was magnetic tape invented?"
+    answer    streamed · 200 · 40 in / 18 out tokens · finish completed
+    text      Let me search.
+    call      search {"query":"magnetic tape 1928"}`)
+  expect(timeline).toContain(`    last      function_call_output: "3 results for magnetic tape 1928"
+    answer    streamed · 200 · 90 in / 9 out tokens · finish completed
+    text      Magnetic tape was invented in 1928.`)
+})
+
+it('reads non-streamed JSON answers the same way', () => {
+  const { stdout } = runBin(['show', JSON_CHAT], root)
+  expect(maskRun(stdout)).toContain(`    answer    json · 200 · 61 in / 12 out tokens · finish tool_calls
+    call      get_weather {"city":"Paris"}`)
+  expect(maskRun(stdout)).toContain(`    answer    json · 200 · 98 in / 11 out tokens · finish stop
+    text      It is 18°C and raining.`)
+})
+
+it('is plain when piped or with NO_COLOR, and highlights redaction markers with FORCE_COLOR', () => {
+  const plain = runBin(['show', LEAKY], root).stdout
+  expect(plain).toContain('last      user: "Weather in Paris? My key is [REDACTED:openai-key]"')
+  expect(plain).not.toContain('\x1b[')
+  expect(runBin(['show', LEAKY], root, { NO_COLOR: '1' }).stdout).toBe(plain)
+  const colored = runBin(['show', LEAKY], root, { FORCE_COLOR: '1' }).stdout
+  expect(colored).toContain('My key is \x1b[1;30;43m[REDACTED:openai-key]\x1b[0m"')
+  expect(colored.replace(/\x1b\[[0-9;]*m/g, '')).toBe(plain)
+})
+
+it('prints the timeline as JSON with --json', () => {
+  const { code, stdout } = runBin(['show', '--json', CHAT], root)
+  expect(code).toBe(0)
+  const summary = JSON.parse(stdout)
+  expect(summary.totals).toMatchObject({
+    decisions: 4,
+    kinds: { env: 1, llm: 2, tool: 1 },
+    tokens: { input: 159, output: 23 },
+  })
+  expect(summary.decisions[1].model.answer).toMatchObject({
+    status: 200,
+    streamed: true,
+    model: 'gpt-4o',
+    toolCalls: [{ name: 'get_weather', arguments: '{"city":"Paris"}', id: expect.stringMatching(/^call_/) }],
+    finishReason: 'tool_calls',
+    usage: { input: 61, output: 12 },
+  })
+  expect(summary.decisions[3].model.answer.text).toBe('It is 18°C and raining.\nTake an umbrella.')
+})
+
+it('names the file and line of a damaged cassette and how to recover, with exit code 2', () => {
+  const damaged = 'test/__cassettes__/weather.test.ts/damaged.jsonl'
+  const text = readFileSync(join(root, CHAT), 'utf8')
+  writeFileSync(join(root, damaged), text.slice(0, text.length - 40))
+  const { code, stdout, stderr } = runBin(['show', damaged], root)
+  expect(code).toBe(2)
+  expect(stdout).toBe('')
+  expect(stderr).toBe(
+    `[agent-tape] Cannot load cassette ${damaged} (line 5): the line is truncated (the file ends in the middle of a JSON line, as when a write is interrupted). Restore it from version control (git checkout -- ${damaged}), or delete it and re-record the test.\n`,
+  )
+})
+
+it('rejects a missing file and unknown options with exit code 2', () => {
+  expect(runBin(['show', 'nope.jsonl'], root)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr:
+      '[agent-tape] Invalid arguments for agent-tape show: nope.jsonl does not exist. Pass the path of a .jsonl cassette.\n',
+  })
+  expect(runBin(['show', '--colour', CHAT], root)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr:
+      '[agent-tape] Invalid arguments for agent-tape show: unknown option --colour; valid options are --json, --full, --help (-h). Run agent-tape show --help for usage.\n',
+  })
+})
