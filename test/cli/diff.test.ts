@@ -1,0 +1,122 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, expect, it } from 'vitest'
+import { runWeatherAgent, weatherTurns } from './support/agents.js'
+import { runBin } from './support/bin.js'
+import { recordCassette } from './support/record.js'
+
+const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-diff-'))
+const test = { id: 'weather.test.ts > paris', env: { WEATHER_UNITS: 'metric' } }
+
+beforeAll(async () => {
+  await recordCassette(root, 'before.jsonl', {
+    reply: weatherTurns(['It is 18°C ', 'and raining.']),
+    run: (c) => runWeatherAgent(c, 'Weather in Paris?'),
+    tape: test,
+    seed: 'first recording',
+  })
+  // The same run recorded again: the provider hands out new ids, timings differ.
+  await recordCassette(root, 'again.jsonl', {
+    reply: weatherTurns(['It is 18°C ', 'and raining.']),
+    run: (c) => runWeatherAgent(c, 'Weather in Paris?'),
+    tape: test,
+    seed: 'second recording',
+  })
+  // After a prompt edit the model checks a second city before answering.
+  await recordCassette(root, 'after.jsonl', {
+    reply: [
+      {
+        toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }],
+        usage: { inputTokens: 64, outputTokens: 12 },
+      },
+      {
+        toolCalls: [{ name: 'get_weather', args: { city: 'Lyon' } }],
+        usage: { inputTokens: 98, outputTokens: 12 },
+      },
+      {
+        text: ['Paris: 18°C and rain; ', 'Lyon: 18°C and rain.'],
+        usage: { inputTokens: 130, outputTokens: 16 },
+      },
+    ],
+    run: (c) => runWeatherAgent(c, 'Weather in Paris and Lyon?'),
+    tape: test,
+    seed: 'third recording',
+  })
+})
+
+it('finds no difference between two recordings of the same run (ids, times and request ids ignored)', () => {
+  expect(runBin(['diff', 'before.jsonl', 'again.jsonl'], root)).toEqual({
+    code: 0,
+    stderr: '',
+    stdout: `--- before.jsonl
++++ again.jsonl
+
+= #1  step 0  env read [WEATHER_UNITS]
+= #2  step 1  model request (gpt-4o)
+= #3  step 1  tool "get_weather"
+= #4  step 2  model request (gpt-4o)
+
+4 → 4 decisions: 0 changed, 0 added, 0 removed, 4 unchanged
+`,
+  })
+})
+
+it('shows changed inputs field by field, changed answers, and the decisions a re-record added', () => {
+  const { code, stdout, stderr } = runBin(['diff', 'before.jsonl', 'after.jsonl'], root)
+  expect(stderr).toBe('')
+  expect(code).toBe(1)
+  expect(
+    stdout.replace(/llm:[0-9a-f]{16}/g, 'llm:<key>').replace(/tool:[0-9a-f]{16}/g, 'tool:<key>'),
+  ).toBe(`--- before.jsonl
++++ after.jsonl
+
+= #1  step 0  env read [WEATHER_UNITS]
+~ #2  step 1  model request (gpt-4o)
+    key    llm:<key> → llm:<key>
+    in     body.messages[1].content: "Weather in Paris?" → "Weather in Paris and Lyon?"
+    out    tokens: 61 in / 12 out → 64 in / 12 out
+= #3  step 1  tool "get_weather"
+~ #4  step 2  model request (gpt-4o)
+    key    llm:<key> → llm:<key>
+    in     body.messages[1].content: "Weather in Paris?" → "Weather in Paris and Lyon?"
+    out    text: "It is 18°C and raining." → ""
+           tool call 1: (none) → get_weather {"city":"Lyon"}
+           finish: stop → tool_calls
+           tokens: 98 in / 11 out → 98 in / 12 out
++ #5  step 2  tool "get_weather"
+    key    tool:<key>
+    what   get_weather {"city":"Lyon"} → {"city":"Lyon","tempC":18,"sky":"light rain","units":"metric"}
++ #6  step 3  model request (gpt-4o)
+    key    llm:<key>
+    what   "Paris: 18°C and rain; Lyon: 18°C and rain." · finish stop
+
+4 → 6 decisions: 2 changed, 2 added, 0 removed, 2 unchanged
+`)
+})
+
+it('reports removed decisions when compared the other way round, and JSON with --json', () => {
+  const reverse = runBin(['diff', 'after.jsonl', 'before.jsonl'], root)
+  expect(reverse.code).toBe(1)
+  expect(reverse.stdout).toContain('- #5  step 2  tool "get_weather"')
+  expect(reverse.stdout).toContain('6 → 4 decisions: 2 changed, 0 added, 2 removed, 2 unchanged')
+  const json = JSON.parse(runBin(['diff', '--json', 'before.jsonl', 'after.jsonl'], root).stdout)
+  expect(json.counts).toEqual({ unchanged: 2, changed: 2, added: 2, removed: 0 })
+  expect(json.entries[1].input).toEqual([
+    {
+      path: 'body.messages[1].content',
+      type: 'changed',
+      before: 'Weather in Paris?',
+      after: 'Weather in Paris and Lyon?',
+    },
+  ])
+})
+
+it('needs exactly two cassettes', () => {
+  expect(runBin(['diff', 'before.jsonl'], root)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr:
+      '[agent-tape] Invalid arguments for agent-tape diff: expected <a> <b>, got 1 argument. Run agent-tape diff --help for usage.\n',
+  })
+})
