@@ -8,10 +8,13 @@ import {
   openTape,
   parseCassette,
   readTokenUsage,
+  resolveMode,
   summarizeTape,
   sumUsage,
   type Tape,
+  type TapeMode,
   type TapeState,
+  type TapeSummaryEntry,
   type TokenUsage,
   toPosix,
 } from '@agent-tape/core'
@@ -68,7 +71,7 @@ export async function tapeFixture(
       ...(runtime.sdks ? { sdks: runtime.sdks } : {}),
     })
   } catch (error) {
-    test.meta.agentTape = { name, entry: failedEntry(id, cassettePath, error) }
+    test.meta.agentTape = { name, entry: failedEntry(id, cassettePath, error, config) }
     throw error
   }
   onTestFinished(async ({ task: finished }) => {
@@ -116,13 +119,27 @@ function replayedTokens(
   return sumUsage(cassette.decisions.filter((d) => replayed.has(d.seq)).map((d) => read(d)))
 }
 
-function failedEntry(test: string, cassettePath: string, error: unknown) {
+/** The summary entry of a tape that could not open (a damaged cassette, a missing one in CI). */
+function failedEntry(
+  test: string,
+  cassettePath: string,
+  error: unknown,
+  config: ProvidedTapeConfig,
+): TapeSummaryEntry {
+  let mode: TapeMode = 'replay'
+  try {
+    mode = resolveMode({
+      mode: config.mode,
+      env: process.env,
+      allowRecordingInCI: config.allowRecordingInCI,
+    }).mode
+  } catch {}
   return {
     test,
     cassettePath,
-    mode: 'replay' as const,
-    action: 'replay' as const,
-    status: 'error' as const,
+    mode,
+    action: mode === 'live' ? 'passthrough' : mode === 'update' ? 'record' : 'replay',
+    status: 'error',
     ...(error instanceof AgentTapeError ? { error: error.code } : {}),
     recorded: 0,
     replayed: 0,
