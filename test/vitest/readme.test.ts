@@ -7,7 +7,10 @@ import { FixtureProject, REPO_ROOT } from './support/fixture-project.js'
 // The README's Vitest section, followed by a newcomer in an empty project: its files are the
 // snippets marked `<!-- readme-project: <path> -->`, its commands are the ones it documents.
 const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
-const section = readme.slice(readme.indexOf('## Vitest\n'), readme.indexOf('\n## ', readme.indexOf('## Vitest\n')))
+const section = readme.slice(
+  readme.indexOf('## Vitest\n'),
+  readme.indexOf('\n## ', readme.indexOf('## Vitest\n')),
+)
 const snippets = [...section.matchAll(/<!-- readme-project: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => ({
   path: m[1]!,
   code: m[2]!,
