@@ -1,0 +1,146 @@
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { createGitHarness } from '@agent-tape/core/node'
+import { beforeAll, expect, it } from 'vitest'
+import { RESEARCH_TURNS, runResearchAgent, runWeatherAgent, weatherTurns } from './support/agents.js'
+import { runBin } from './support/bin.js'
+import { recordCassette } from './support/record.js'
+
+const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-verify-'))
+const WEATHER = 'test/__cassettes__/weather.test.ts/paris.jsonl'
+const RESEARCH = 'test/__cassettes__/research.test.ts/anthropic.jsonl'
+const LOOP = 'src/agent/loop.ts'
+
+function git(...args: string[]) {
+  execFileSync(
+    'git',
+    ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
+    {
+      cwd: root,
+      stdio: 'pipe',
+    },
+  )
+}
+
+function write(path: string, text: string) {
+  mkdirSync(dirname(join(root, path)), { recursive: true })
+  writeFileSync(join(root, path), text)
+}
+
+beforeAll(async () => {
+  git('init', '-q')
+  write(LOOP, 'export const loop = 1\n')
+  write('.gitignore', 'node_modules\n')
+  git('add', '.')
+  git('commit', '-q', '-m', 'agent loop')
+  await recordCassette(root, WEATHER, {
+    reply: weatherTurns(['It is 18°C ', 'and raining.']),
+    run: (c) => runWeatherAgent(c, 'Weather in Paris?'),
+    // The weather service account id ends up in the tool result.
+    tape: {
+      env: { WEATHER_UNITS: 'acct-7f3a9c2e41d8' },
+      harness: { provider: createGitHarness(root), paths: ['src/agent'] },
+    },
+  })
+  await recordCassette(root, RESEARCH, {
+    reply: RESEARCH_TURNS,
+    run: (c) => runResearchAgent(c, 'When was magnetic tape invented?'),
+  })
+  // A damaged cassette inside node_modules is not ours to check.
+  write('node_modules/some-lib/__cassettes__/x.test.ts/broken.jsonl', '{"agentTape":1,')
+})
+
+it('checks every cassette under the folder, one line each and a total, and exits 0 when all are fine', () => {
+  expect(runBin(['verify'], root)).toEqual({
+    code: 0,
+    stderr: '',
+    stdout: `ok    ${RESEARCH}  3 decisions
+ok    ${WEATHER}  4 decisions
+
+2 cassettes checked: 2 ok, 0 with problems.
+`,
+  })
+})
+
+it('fails on the value of a secret-like environment variable found in a cassette', () => {
+  const { code, stdout } = runBin(['verify', 'test'], root, { WEATHER_API_KEY: 'acct-7f3a9c2e41d8' })
+  expect(code).toBe(1)
+  expect(stdout).toBe(`ok    ${RESEARCH}  3 decisions
+FAIL  ${WEATHER}  secret in decision #3 (tool "get_weather", step 1) out.units: the value of $WEATHER_API_KEY (acct-7…41d8)
+      secret in decision #4 (model request (gpt-4o), step 2) in.body.messages[3].content: the value of $WEATHER_API_KEY (acct-7…41d8)
+
+2 cassettes checked: 1 ok, 1 with problems.
+`)
+})
+
+it('fails on a damaged cassette with the line and how to recover', () => {
+  const damaged = 'test/__cassettes__/research.test.ts/damaged.jsonl'
+  const lines = readFileSync(join(root, RESEARCH), 'utf8').split('\n')
+  write(damaged, [lines[0], lines[2], lines[1], ''].join('\n'))
+  try {
+    const { code, stdout } = runBin(['verify', '--quiet'], root)
+    expect(code).toBe(1)
+    expect(
+      stdout,
+    ).toBe(`FAIL  ${damaged}  line 2: expected decision seq 1, found 2 (lines were removed or reordered). Restore it from version control (git checkout -- ${damaged}), or delete it and re-record the test.
+
+3 cassettes checked: 2 ok, 1 with problems.
+`)
+  } finally {
+    rmSync(join(root, damaged))
+  }
+})
+
+it('warns when the harness code changed since the recording, and fails with --strict', () => {
+  write(LOOP, 'export const loop = 2\n')
+  try {
+    const warn = runBin(['verify', WEATHER], root)
+    expect(warn.code).toBe(0)
+    expect(warn.stdout).toMatch(
+      /^warn {2}test\/__cassettes__\/weather\.test\.ts\/paris\.jsonl {2}stale harness: the code under src\/agent differs from the recording \(recorded at commit [0-9a-f]{12}, now [0-9a-f]{12} \(the working tree has uncommitted changes there\)\); re-record it, or check that the recording still describes the code\n\n1 cassette checked: 0 ok, 1 with warnings, 0 with problems\.\n$/,
+    )
+    const strict = runBin(['verify', '--strict', WEATHER], root)
+    expect(strict.code).toBe(1)
+    expect(strict.stdout).toContain('FAIL  test/__cassettes__/weather.test.ts/paris.jsonl  stale harness:')
+  } finally {
+    write(LOOP, 'export const loop = 1\n')
+  }
+})
+
+it('warns about a temporary file left by an interrupted write', () => {
+  const leftover = 'test/__cassettes__/weather.test.ts/.tape-tmp-paris.jsonl-4242-0a1b2c3d'
+  write(leftover, '{"agentTape":1')
+  try {
+    const { code, stdout } = runBin(['verify', '-q'], root)
+    expect(code).toBe(0)
+    expect(stdout).toBe(`warn  ${leftover}  a temporary file left by an interrupted cassette write; delete it
+
+2 cassettes checked: 2 ok, 0 with problems; 1 leftover temporary file.
+`)
+  } finally {
+    rmSync(join(root, leftover))
+  }
+})
+
+it('prints JSON with --json', () => {
+  const report = JSON.parse(runBin(['verify', '--json'], root).stdout)
+  expect(report.totals).toEqual({ cassettes: 2, ok: 2, warn: 0, fail: 0, leftovers: 0 })
+  expect(report.checks[1]).toEqual({ path: WEATHER, status: 'ok', problems: [], warnings: [], decisions: 4 })
+})
+
+it('exits 2 on a missing path or an unknown option', () => {
+  expect(runBin(['verify', 'tests'], root)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr:
+      '[agent-tape] Invalid arguments for agent-tape verify: tests does not exist. Run agent-tape verify --help for usage.\n',
+  })
+  expect(runBin(['verify', '--stict'], root)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr:
+      '[agent-tape] Invalid arguments for agent-tape verify: unknown option --stict; valid options are --strict, --root, --json, --quiet (-q), --help (-h). Run agent-tape verify --help for usage.\n',
+  })
+})
