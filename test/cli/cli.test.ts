@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { expect, it } from 'vitest'
+import { runBin } from './support/bin.js'
+
+const cwd = tmpdir()
+
+it('prints the version of the package', () => {
+  const pkg = JSON.parse(readFileSync(new URL('../../packages/cli/package.json', import.meta.url), 'utf8'))
+  expect(runBin(['--version'], cwd)).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
+})
+
+it('prints the list of commands with --help, and exits 2 without a command', () => {
+  const help = runBin(['--help'], cwd)
+  expect(help.code).toBe(0)
+  expect(help.stdout).toBe(`Usage: agent-tape <command> [options]
+
+Inspect and maintain the cassettes of recorded LLM agent runs.
+
+Commands:
+  show <cassette>  Print the timeline of a recorded run: every decision in order, with what was asked and answered.
+  diff <a> <b>     Show what changed between two recordings of the same test (before and after a re-record).
+  verify [paths…]  Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.
+  prune [paths…]   Delete cassettes whose tests no longer exist (--dry-run only lists them).
+
+Options:
+  -h, --help     Show help (also: agent-tape <command> --help)
+  -v, --version  Print the version
+
+Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an unreadable file.
+`)
+  expect(runBin([], cwd)).toEqual({ code: 2, stdout: help.stdout, stderr: '' })
+})
+
+it('has --help for every command, also as `help <command>`', () => {
+  for (const command of ['show', 'diff', 'verify', 'prune']) {
+    const help = runBin([command, '--help'], cwd)
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(new RegExp(`^Usage: agent-tape ${command} \\[options\\]`))
+    expect(help.stdout).toContain('  -h, --help')
+    expect(runBin(['help', command], cwd).stdout).toBe(help.stdout)
+  }
+  expect(runBin(['show', '-h'], cwd).stdout).toContain('Usage: agent-tape show [options] <cassette>')
+})
+
+it('rejects an unknown command with the list of commands', () => {
+  expect(runBin(['replay'], cwd)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr:
+      '[agent-tape] unknown command "replay": the commands are show, diff, verify, prune. Run agent-tape --help for usage.\n',
+  })
+})
+
+it('rejects option values that do not fit the option', () => {
+  expect(runBin(['verify', '--root'], cwd).stderr).toBe(
+    '[agent-tape] Invalid arguments for agent-tape verify: option --root needs a value (--root <dir>). Run agent-tape verify --help for usage.\n',
+  )
+  expect(runBin(['verify', '--json=yes'], cwd).stderr).toBe(
+    '[agent-tape] Invalid arguments for agent-tape verify: option --json takes no value, got "yes". Run agent-tape verify --help for usage.\n',
+  )
+})
+
+it('is installed as an executable with a node shebang', () => {
+  const bin = new URL('../../node_modules/.bin/agent-tape', import.meta.url)
+  expect(readFileSync(bin, 'utf8')).toContain('agent-tape')
+  const built = new URL('../../packages/cli/dist/esm/bin.js', import.meta.url)
+  expect(readFileSync(built, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node')
+})

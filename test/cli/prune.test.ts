@@ -1,0 +1,92 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { beforeAll, expect, it } from 'vitest'
+import { runWeatherAgent, weatherTurns } from './support/agents.js'
+import { runBin } from './support/bin.js'
+import { recordCassette } from './support/record.js'
+
+const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-prune-'))
+
+function write(path: string, text: string) {
+  mkdirSync(dirname(join(root, path)), { recursive: true })
+  writeFileSync(join(root, path), text)
+}
+
+const AGENT_TEST = `import { expect, it } from '@agent-tape/vitest'
+import { runAgent } from '../src/agent.js'
+
+it.tape('paris', async ({ tape }) => {
+  expect(await runAgent('Paris', tape.tools(tools))).toMatch(/rain/)
+})
+
+it.tape.skip("lyon", async () => {})
+`
+
+const TABLE_TEST = `import { it } from '@agent-tape/vitest'
+
+it.tape.each(['paris', 'lyon'])('city %s', async (city) => {})
+`
+
+const CASSETTES = [
+  'test/__cassettes__/agent.test.ts/paris.jsonl',
+  'test/__cassettes__/agent.test.ts/lyon.jsonl',
+  'test/__cassettes__/agent.test.ts/renamed-away.jsonl',
+  'test/__cassettes__/deleted.test.ts/only.jsonl',
+  'test/__cassettes__/table.test.ts/city paris.jsonl',
+  'test/__cassettes__/table.test.ts/city lyon.jsonl',
+]
+
+beforeAll(async () => {
+  const recorded = await recordCassette(root, CASSETTES[0]!, {
+    reply: weatherTurns(['Rain.']),
+    run: (c) => runWeatherAgent(c, 'Weather in Paris?'),
+  })
+  for (const path of CASSETTES.slice(1)) write(path, recorded)
+  write('test/agent.test.ts', AGENT_TEST)
+  write('test/table.test.ts', TABLE_TEST)
+  write('node_modules/lib/__cassettes__/gone.test.ts/x.jsonl', recorded)
+})
+
+it('lists cassettes of deleted tests and of tapes no test declares, and keeps dynamic files, with --dry-run', () => {
+  expect(runBin(['prune', '--dry-run'], root)).toEqual({
+    code: 0,
+    stderr: '',
+    stdout: `obsolete    test/__cassettes__/agent.test.ts/renamed-away.jsonl  (test/agent.test.ts declares no tape "renamed-away")
+obsolete    test/__cassettes__/deleted.test.ts/only.jsonl  (test/deleted.test.ts no longer exists)
+cannot tell test/__cassettes__/table.test.ts/  (test/table.test.ts:3: a .each table names its tapes; kept 2 cassettes)
+
+Would delete 2 obsolete cassettes (dry run: nothing was deleted).
+`,
+  })
+  for (const path of CASSETTES) expect(existsSync(join(root, path))).toBe(true)
+})
+
+it('deletes them when asked, removes folders left empty, and never touches the files it cannot judge', () => {
+  const { code, stdout } = runBin(['prune', 'test'], root)
+  expect(code).toBe(0)
+  expect(stdout).toContain('Deleted 2 obsolete cassettes.')
+  expect(readdirSync(join(root, 'test/__cassettes__')).sort()).toEqual(['agent.test.ts', 'table.test.ts'])
+  expect(readdirSync(join(root, 'test/__cassettes__/agent.test.ts')).sort()).toEqual([
+    'lyon.jsonl',
+    'paris.jsonl',
+  ])
+  expect(readdirSync(join(root, 'test/__cassettes__/table.test.ts')).sort()).toEqual([
+    'city lyon.jsonl',
+    'city paris.jsonl',
+  ])
+  expect(existsSync(join(root, 'node_modules/lib/__cassettes__/gone.test.ts/x.jsonl'))).toBe(true)
+  expect(readFileSync(join(root, CASSETTES[0]!), 'utf8')).toContain('"agentTape":1')
+  expect(runBin(['prune'], root).stdout).toBe(
+    'cannot tell test/__cassettes__/table.test.ts/  (test/table.test.ts:3: a .each table names its tapes; kept 2 cassettes)\n\nNo obsolete cassettes.\n',
+  )
+})
+
+it('rejects a path that is not a folder', () => {
+  expect(runBin(['prune', 'test/agent.test.ts'], root)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr:
+      '[agent-tape] Invalid arguments for agent-tape prune: test/agent.test.ts is not a folder. Pass the folders to search for __cassettes__.\n',
+  })
+})
