@@ -78,12 +78,12 @@ describe('createGitHarness', () => {
     expect(committed).toMatchObject({ dirty: false, tree: uncommitted.git && uncommitted.tree })
   })
 
-  it('reuses a reading for cacheMs', async () => {
+  it('reuses a reading for cacheMs, across the providers of one directory', async () => {
     const { dir } = gitRepo()
-    const harness = createGitHarness(dir, { cacheMs: 60_000 })
-    const first = await harness.identify(['src/agent'])
+    const first = await createGitHarness(dir, { cacheMs: 60_000 }).identify(['src/agent'])
     writeFileSync(join(dir, 'src/agent/loop.ts'), 'export const loop = 9\n')
-    expect(await harness.identify(['src/agent'])).toBe(first)
+    expect(await createGitHarness(dir, { cacheMs: 60_000 }).identify(['./src/agent/'])).toBe(first)
+    expect(await createGitHarness(dir, { cacheMs: 0 }).identify(['src/agent'])).not.toEqual(first)
   })
 
   it('says so outside a git checkout instead of failing', async () => {

@@ -13,25 +13,27 @@ const run = promisify(execFile)
  * and a dirty flag. The fingerprint is the git tree of the paths *as they are in the working
  * directory* (staged in a temporary index), so it depends on their content only: the same code
  * gives the same fingerprint whether it is committed or not. Outside a git checkout, or without
- * git installed, it says so instead of failing. A result is reused for `cacheMs` (default one
- * second), so a run of many tapes reads git a few times rather than once per test, while a
- * watch-mode re-run after an edit still sees the edit.
+ * git installed, it says so instead of failing. A reading is reused for `cacheMs` (default one
+ * second) by every provider of the process with the same directory and paths, so a run of many
+ * tapes reads git a few times rather than once per test, while a watch-mode re-run after an edit
+ * still sees the edit.
  */
 export function createGitHarness(cwd = process.cwd(), options: { cacheMs?: number } = {}): HarnessProvider {
   const cacheMs = options.cacheMs ?? 1000
-  const cache = new Map<string, { at: number; identity: Promise<HarnessIdentity> }>()
   return {
     identify(paths) {
       const sorted = [...paths].map((p) => p.replace(/^\.\//, '').replace(/\/+$/, '') || '.').sort()
-      const key = sorted.join('\0')
-      const hit = cache.get(key)
+      const key = `${cwd}\0${sorted.join('\0')}`
+      const hit = readings.get(key)
       if (hit && Date.now() - hit.at < cacheMs) return hit.identity
       const identity = readIdentity(cwd, sorted)
-      cache.set(key, { at: Date.now(), identity })
+      readings.set(key, { at: Date.now(), identity })
       return identity
     },
   }
 }
+
+const readings = new Map<string, { at: number; identity: Promise<HarnessIdentity> }>()
 
 async function readIdentity(cwd: string, paths: string[]): Promise<HarnessIdentity> {
   const git = async (args: string[], env?: NodeJS.ProcessEnv) =>
