@@ -1,0 +1,40 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect, it } from 'vitest'
+import { runWeatherAgent, weatherTurns } from './support/agents.js'
+import { maskRun, runBin } from './support/bin.js'
+import { recordCassette } from './support/record.js'
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+const start = readme.indexOf('## The agent-tape CLI\n')
+const section = readme.slice(start, readme.indexOf('\n## ', start))
+
+/** The output shown after `$ npx agent-tape <command>` in the README's CLI section. */
+function documentedOutput(command: string): string {
+  const match = new RegExp(`\\$ npx agent-tape ${command}\\n([\\s\\S]*?)\`\`\``).exec(section)
+  if (!match) throw new Error(`the README shows no output of agent-tape ${command}`)
+  return match[1]!
+}
+
+const maskKeys = (text: string) => maskRun(text).replace(/\b(llm|tool|env):[0-9a-f]{16}\b/g, '$1:<key>')
+
+it('shows the timeline the README documents for the same run', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-readme-'))
+  const cassette = 'test/__cassettes__/weather.test.ts/paris.jsonl'
+  await recordCassette(root, cassette, {
+    reply: weatherTurns(['It is 18°C ', 'and raining.\n', 'Take an umbrella.']),
+    run: (c) => runWeatherAgent(c, 'Weather in Paris?'),
+    tape: { id: 'weather.test.ts > paris', env: { WEATHER_UNITS: 'metric' } },
+  })
+  const { stdout } = runBin(['show', cassette], root)
+  expect(maskKeys(stdout)).toBe(maskKeys(documentedOutput(`show ${cassette}`)))
+})
+
+it('documents every command the bin has', () => {
+  const help = runBin(['--help'], tmpdir()).stdout
+  for (const command of ['show', 'diff', 'verify', 'prune']) {
+    expect(help).toContain(`  ${command} `)
+    expect(section).toContain(`| \`agent-tape ${command} `)
+  }
+})
