@@ -1,0 +1,29 @@
+// Type tests (compiled by `tsc --noEmit`, never run): it.tape and the matchers are typed on
+// `@jest/globals` imports once `@agent-tape/jest` is in the program.
+import { expect, it, test } from '@jest/globals'
+import type { Tape } from './index.js'
+
+it.tape('issue-412', async ({ tape }) => {
+  const typed: Tape = tape
+  expect(typed).toReplayCleanly()
+  expect(tape).toHaveDecisions(3, 'llm')
+  expect(tape).not.toHaveCalledTool('refund')
+})
+test.tape.concurrent('parallel', async ({ tape }) => {
+  await tape.tool('lookup', { id: 1 }, async () => 1)
+})
+it.tape.skip('later', async () => {})
+it.tape.only.each([
+  [1, 'a'],
+  [2, 'b'],
+] as const)('row-%i', async (n, letter, { tape }) => {
+  const sum: number = n + letter.length
+  expect(sum).toBeGreaterThan(0)
+  expect(tape).toReplayCleanly()
+})
+it.tape.concurrent.each([{ city: 'Paris' }])('city-$city', async ({ city }, { tape }) => {
+  expect(city).toBe('Paris')
+  expect(tape).toReplayCleanly()
+})
+// @ts-expect-error a tape test needs a name and a body
+it.tape(async () => {})

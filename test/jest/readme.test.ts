@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { JestProject, REPO_ROOT } from './support/jest-project.js'
+
+// The README's Jest section, followed by a newcomer in an empty project: its files are the
+// snippets marked `<!-- readme-project: <path> -->`, its commands are the ones it documents.
+const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+const start = readme.indexOf('## Jest\n')
+const section = readme.slice(start, readme.indexOf('\n## ', start))
+const snippets = [...section.matchAll(/<!-- readme-project: (\S+) -->\n```[jt]s\n([\s\S]*?)```/g)].map(
+  (m) => ({
+    path: m[1]!,
+    code: m[2]!,
+  }),
+)
+
+let provider: FakeProvider
+let project: JestProject
+
+beforeAll(async () => {
+  provider = await startFakeProvider({
+    seed: 'readme',
+    reply: () => ({ text: 'Refund', usage: { inputTokens: 52, outputTokens: 9 } }),
+  })
+  project = new JestProject('readme')
+  for (const { path, code } of snippets) project.write(path, code)
+})
+
+afterAll(async () => {
+  await provider.close()
+  project.dispose()
+})
+
+it('takes a newcomer from an empty project to a replaying Jest test with the documented commands', async () => {
+  expect(snippets.map((s) => s.path)).toEqual(['jest.config.js', 'src/triage.ts', 'test/triage.test.ts'])
+  const env = { OPENAI_BASE_URL: provider.openaiBaseURL, OPENAI_API_KEY: 'sk-readme-test' }
+  const commands = {
+    run: 'npx jest',
+    all: 'npx agent-tape-jest --update-cassettes',
+    one: "npx jest test/triage.test.ts -t '^double-charge$' -- --update-cassettes",
+    script: 'AGENT_TAPE_MODE=update npx jest',
+  }
+  for (const command of Object.values(commands)) expect(section).toContain(command)
+
+  const first = await project.run(commands.run, env)
+  expect(first.code, first.output).toBe(0)
+  expect(project.cassettes()).toEqual(['test/__cassettes__/triage.test.ts/double-charge.jsonl'])
+  const connections = provider.connections
+  expect(connections).toBeGreaterThan(0)
+
+  const second = await project.run(commands.run, env)
+  expect(second.code, second.output).toBe(0)
+  expect(provider.connections).toBe(connections)
+  // The summary shown in the README is the one this run prints.
+  const summary = /```\n(agent-tape {2}1 tape[\s\S]*?)\n```/.exec(section)?.[1]
+  expect(summary).toBeDefined()
+  expect(second.output).toContain(summary)
+
+  for (const command of [commands.all, commands.one, commands.script]) {
+    const update = await project.run(command, env)
+    expect(update.code, update.output).toBe(0)
+    expect(update.output).toContain('agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged')
+  }
+  expect(provider.connections).toBe(connections + 3)
+})
