@@ -71,7 +71,12 @@ export function renderDecision(d: DecisionSummary, options: TimelineOptions): st
     if (isRecordedResponse(d.output)) {
       const type = d.output.headers['content-type']
       field('status', `${d.output.status}${type ? ` · ${type}` : ''}`)
-      if (d.output.body) field('body', preview(d.output.body))
+      const body = d.output.body
+      if (body && 'json' in body) field('body', preview(body.json))
+      else if (body && 'text' in body) field('body', preview(body.text))
+      else if (body && 'base64' in body)
+        field('body', `${Math.floor((body.base64.length * 3) / 4)} bytes (base64)`)
+      else if (body && 'sse' in body) field('body', `${body.sse.length} stream events`)
     } else {
       field(d.tool ? 'result' : 'output', preview(d.output))
     }
