@@ -75,6 +75,12 @@ FAIL  ${WEATHER}  secret in decision #3 (tool "get_weather", step 1) out.units: 
 `)
 })
 
+it('accepts values that only look like secrets with --allow-secret', () => {
+  const env = { WEATHER_API_KEY: 'acct-7f3a9c2e41d8' }
+  const { code, stdout } = runBin(['verify', '-q', '--allow-secret', 'acct-7f3a9c2e41d8', 'test'], root, env)
+  expect({ code, stdout }).toEqual({ code: 0, stdout: '2 cassettes checked: 2 ok, 0 with problems.\n' })
+})
+
 it('fails on a damaged cassette with the line and how to recover', () => {
   const damaged = 'test/__cassettes__/research.test.ts/damaged.jsonl'
   const lines = readFileSync(join(root, RESEARCH), 'utf8').split('\n')
@@ -141,6 +147,6 @@ it('exits 2 on a missing path or an unknown option', () => {
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] Invalid arguments for agent-tape verify: unknown option --stict; valid options are --strict, --root, --json, --quiet (-q), --help (-h). Run agent-tape verify --help for usage.\n',
+      '[agent-tape] Invalid arguments for agent-tape verify: unknown option --stict; valid options are --strict, --root, --allow-secret, --json, --quiet (-q), --help (-h). Run agent-tape verify --help for usage.\n',
   })
 })

@@ -4,6 +4,8 @@ import { AgentTapeError } from '@agent-tape/core'
 export interface OptionSpec {
   type: 'boolean' | 'string'
   short?: string
+  /** A string option that may be repeated; its value is then an array. */
+  multiple?: boolean
   /** Placeholder of a string option's value in the help, e.g. `<dir>`. */
   value?: string
   description: string
@@ -38,7 +40,7 @@ export function isUsageError(error: unknown): error is AgentTapeError {
 }
 
 export interface ParsedArgs {
-  values: Record<string, string | boolean | undefined>
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>
   positionals: string[]
 }
 
@@ -51,7 +53,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   const options = Object.fromEntries(
     Object.entries(spec.options).map(([name, o]) => [
       name,
-      o.short ? { type: o.type, short: o.short } : { type: o.type },
+      { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
     ]),
   )
   const { values, positionals, tokens } = parseArgs({

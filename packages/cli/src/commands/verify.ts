@@ -22,6 +22,13 @@ export const verifyCommand: Command = {
         value: '<dir>',
         description: 'The project root the harness paths are relative to (default: the current folder)',
       },
+      'allow-secret': {
+        type: 'string',
+        multiple: true,
+        value: '<value>',
+        description:
+          'A value that only looks like a secret (repeatable; as allowSecrets in the tape options)',
+      },
       json: { type: 'boolean', description: 'Print the report as JSON' },
       quiet: {
         type: 'boolean',
@@ -44,6 +51,9 @@ export const verifyCommand: Command = {
         : io.cwd
     const context: CheckContext = {
       envSecrets: secretEnvValues(io.env),
+      allowSecrets: ((values['allow-secret'] as string[] | undefined) ?? []).filter(
+        (v) => typeof v === 'string',
+      ),
       harness: createGitHarness(root),
       strict: values.strict === true,
       identities: new Map(),

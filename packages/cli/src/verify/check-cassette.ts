@@ -24,6 +24,8 @@ export interface CassetteCheck {
 
 export interface CheckContext {
   envSecrets: readonly EnvSecret[]
+  /** Values that look like secrets but are not (the `allowSecrets` of the tapes). */
+  allowSecrets: readonly string[]
   harness: HarnessProvider
   /** Report a harness that differs from the recording as a problem instead of a warning. */
   strict: boolean
@@ -49,7 +51,7 @@ export async function checkCassette(
     return finish(check)
   }
   check.decisions = cassette.decisions.length
-  check.problems.push(...scanSecrets(cassette, context.envSecrets))
+  check.problems.push(...scanSecrets(cassette, context.envSecrets, context.allowSecrets))
   const note = await checkHarness(cassette, context)
   if (note) (context.strict ? check.problems : check.warnings).push(note)
   return finish(check)
@@ -60,14 +62,18 @@ function finish(check: CassetteCheck): CassetteCheck {
   return check
 }
 
-function scanSecrets(cassette: Cassette, envSecrets: readonly EnvSecret[]): string[] {
+function scanSecrets(
+  cassette: Cassette,
+  envSecrets: readonly EnvSecret[],
+  allow: readonly string[],
+): string[] {
   const found: string[] = []
-  for (const f of findSecrets(cassette.header, envSecrets, [], 'header')) {
+  for (const f of findSecrets(cassette.header, envSecrets, allow, 'header')) {
     found.push(`secret in the header ${f.path}: ${f.label} (${f.preview})`)
   }
   for (const d of cassette.decisions) {
     const body = d.err ? { in: d.in, err: d.err } : { in: d.in, out: d.out }
-    for (const f of findSecrets(body, envSecrets)) {
+    for (const f of findSecrets(body, envSecrets, allow)) {
       found.push(
         `secret in decision #${d.seq} (${describeDecision(d.kind, d.in)}, step ${d.step}) ${f.path}: ${f.label} (${f.preview})`,
       )
