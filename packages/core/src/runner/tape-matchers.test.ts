@@ -1,0 +1,79 @@
+import { expect, it } from 'vitest'
+import { createMemoryStore } from '../cassette-store.js'
+import { openTape } from '../tape.js'
+import { TAPE_MATCHERS } from './tape-matchers.js'
+
+const PATH = '__cassettes__/a.test.ts/refund.jsonl'
+
+async function recordedStore() {
+  const store = createMemoryStore()
+  const tape = await openTape({ id: 'a.test.ts > refund', cassettePath: PATH, store, mode: 'auto', env: {} })
+  await tape.call('llm', { model: 'gpt-4o' }, () => 'look it up')
+  await tape.tool('lookup_invoice', { id: 'INV-1' }, () => 'found')
+  await tape.tool('refund', { id: 'INV-1' }, () => 'refunded')
+  await tape.finish()
+  return store
+}
+
+async function replaying(store: ReturnType<typeof createMemoryStore>) {
+  return openTape({ id: 'a.test.ts > refund', cassettePath: PATH, store, mode: 'replay', env: {} })
+}
+
+it('passes toReplayCleanly on a clean replay, and names the cassette when negated', async () => {
+  const tape = await replaying(await recordedStore())
+  await tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
+  await tape.tool('lookup_invoice', { id: 'INV-1' }, () => 'unused')
+  await tape.tool('refund', { id: 'INV-1' }, () => 'unused')
+  const result = TAPE_MATCHERS.toReplayCleanly(true, tape)
+  expect(result.pass).toBe(true)
+  expect(result.message()).toBe(
+    `expected tape "a.test.ts > refund" to diverge from ${PATH}, but it replayed cleanly`,
+  )
+})
+
+it('fails toReplayCleanly while recorded decisions are still unused', async () => {
+  const tape = await replaying(await recordedStore())
+  await tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
+  const result = TAPE_MATCHERS.toReplayCleanly(false, tape)
+  expect(result.pass).toBe(false)
+  expect(result.message()).toBe(`[agent-tape] 2 of 3 recorded decisions of ${PATH} are still unused`)
+})
+
+it('counts the decisions made, of one kind when given, with their labels', async () => {
+  const tape = await replaying(await recordedStore())
+  await tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
+  await tape.tool('lookup_invoice', { id: 'INV-1' }, () => 'unused')
+  const all = TAPE_MATCHERS.toHaveDecisions(false, tape, 3)
+  expect(all).toMatchObject({ pass: false, actual: 2, expected: 3 })
+  expect(all.message()).toBe(
+    'expected tape "a.test.ts > refund" to have made 3 decisions, it made 2: #1 model request (gpt-4o), #2 tool "lookup_invoice"',
+  )
+  const tools = TAPE_MATCHERS.toHaveDecisions(true, tape, 1, 'tool')
+  expect(tools.pass).toBe(true)
+  expect(tools.message()).toBe(
+    'expected tape "a.test.ts > refund" not to have made 1 tool decisions, it made 1: #2 tool "lookup_invoice"',
+  )
+})
+
+it('checks a tool was called, at least once or an exact number of times', async () => {
+  const tape = await replaying(await recordedStore())
+  await tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
+  await tape.tool('lookup_invoice', { id: 'INV-1' }, () => 'unused')
+  expect(TAPE_MATCHERS.toHaveCalledTool(false, tape, 'lookup_invoice').pass).toBe(true)
+  const twice = TAPE_MATCHERS.toHaveCalledTool(false, tape, 'lookup_invoice', 2)
+  expect(twice.pass).toBe(false)
+  expect(twice.message()).toBe(
+    'expected tape "a.test.ts > refund" to have called tool "lookup_invoice" 2 times, it was called 1 time (tools called: tool "lookup_invoice")',
+  )
+  const refund = TAPE_MATCHERS.toHaveCalledTool(true, tape, 'refund')
+  expect(refund.pass).toBe(false)
+  expect(refund.message()).toBe(
+    'expected tape "a.test.ts > refund" not to have called tool "refund" at least once, it was called 0 times (tools called: tool "lookup_invoice")',
+  )
+})
+
+it('rejects anything but a tape, naming the matcher', () => {
+  expect(() => TAPE_MATCHERS.toReplayCleanly(false, undefined)).toThrow(
+    new TypeError('toReplayCleanly() expects the tape of the test (the `tape` of it.tape), got undefined'),
+  )
+})
