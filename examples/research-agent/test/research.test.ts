@@ -1,6 +1,5 @@
-import { expect, it } from '@agent-tape/vitest'
-import { createClient, research } from '../src/agent.js'
-import { fetchPage, saveNote, search } from '../src/library.js'
+import { createClient, research } from '../src/agent'
+import { fetchPage, saveNote, search } from '../src/library'
 
 it.tape('magnetic-tape', async ({ tape }) => {
   const { RESEARCH_LANGUAGE } = tape.env(['RESEARCH_LANGUAGE'])
