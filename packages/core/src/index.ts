@@ -59,6 +59,8 @@ export type { CassetteListing, CollectedTestFile } from './runner/obsolete-casse
 export { findObsoleteCassettes } from './runner/obsolete-cassettes.js'
 export type { RerecordCommandInput } from './runner/rerecord-command.js'
 export { buildRerecordCommand, detectExec, escapeRegExp, UPDATE_FLAG } from './runner/rerecord-command.js'
+export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runner/runtime-options.js'
+export { createRuntimeOptionsSlot } from './runner/runtime-options.js'
 export type { TapeMatcherResult, TapeMatchers } from './runner/tape-matchers.js'
 export { TAPE_MATCHERS } from './runner/tape-matchers.js'
 export { TapeNameRegistry } from './runner/tape-names.js'

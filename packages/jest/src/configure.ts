@@ -1,21 +1,13 @@
-import type { Normalizer, Redactor, SecretAllowList, UsageReader } from '@agent-tape/core'
+import { type TapeRuntimeOptions as CoreRuntimeOptions, createRuntimeOptionsSlot } from '@agent-tape/core'
 import { type EndpointPattern, installHttpBoundary } from '@agent-tape/http'
 
 /** Options for a setup file: rules that are functions or RegExps, which Jest's JSON config cannot carry. */
-export interface TapeRuntimeOptions {
-  redactors?: readonly Redactor[]
-  normalizers?: readonly Normalizer[]
-  allowSecrets?: SecretAllowList
+export interface TapeRuntimeOptions extends CoreRuntimeOptions {
   /** More model endpoints, RegExps included. */
   modelEndpoints?: readonly EndpointPattern[]
-  /** Reads token usage from a recorded model decision, for the summary's replayed tokens. */
-  usage?: UsageReader
-  /** SDK versions to write in each cassette header. */
-  sdks?: Record<string, string>
 }
 
-const KEY = Symbol.for('agent-tape.jest.runtime-options')
-const holder = globalThis as { [KEY]?: TapeRuntimeOptions }
+const slot = createRuntimeOptionsSlot<TapeRuntimeOptions>('agent-tape.jest.runtime-options')
 
 /**
  * Adds options for every tape of the test file; call it in a file listed in
@@ -27,17 +19,10 @@ const holder = globalThis as { [KEY]?: TapeRuntimeOptions }
  * configureTape({ redactors: [(text, path) => (path.endsWith('.ssn') ? '[SSN]' : text)] })
  */
 export function configureTape(options: TapeRuntimeOptions): void {
-  const current = holder[KEY] ?? {}
   if (options.modelEndpoints?.length) installHttpBoundary({ modelEndpoints: options.modelEndpoints })
-  holder[KEY] = {
-    ...current,
-    ...options,
-    redactors: [...(current.redactors ?? []), ...(options.redactors ?? [])],
-    normalizers: [...(current.normalizers ?? []), ...(options.normalizers ?? [])],
-    allowSecrets: [...(current.allowSecrets ?? []), ...(options.allowSecrets ?? [])],
-  }
+  slot.add(options)
 }
 
 export function runtimeOptions(): TapeRuntimeOptions {
-  return holder[KEY] ?? {}
+  return slot.current()
 }
