@@ -61,6 +61,8 @@ export type { RerecordCommandInput } from './runner/rerecord-command.js'
 export { buildRerecordCommand, detectExec, escapeRegExp, UPDATE_FLAG } from './runner/rerecord-command.js'
 export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runner/runtime-options.js'
 export { createRuntimeOptionsSlot } from './runner/runtime-options.js'
+export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runner/runtime-options.js'
+export { createRuntimeOptionsSlot } from './runner/runtime-options.js'
 export type { TapeMatcherResult, TapeMatchers } from './runner/tape-matchers.js'
 export { TAPE_MATCHERS } from './runner/tape-matchers.js'
 export { TapeNameRegistry } from './runner/tape-names.js'
@@ -72,6 +74,8 @@ export {
   summarizeTape,
   totalSummary,
 } from './runner/tape-summary.js'
+export type { RunnerTapeConfig, TestTape, TestTapeInput } from './runner/test-tape.js'
+export { openTestTape } from './runner/test-tape.js'
 export type { TokenUsage, UsageReader } from './runner/token-usage.js'
 export { readTokenUsage, sumUsage } from './runner/token-usage.js'
 export type { EnvSecret, SecretAllowList, SecretFinding, SecretRule } from './secrets.js'

@@ -54,3 +54,38 @@ export function toJsonData(value: unknown): unknown {
   const text = JSON.stringify(value)
   return text === undefined ? undefined : JSON.parse(text)
 }
+
+/**
+ * `value` itself when it already is plain JSON data (what `JSON.parse` returns: plain objects
+ * and arrays, strings, finite numbers, booleans, null), else a JSON copy made by
+ * {@link toJsonData}. For inputs that are only read at once, such as a request body about to be
+ * keyed, it saves a serialize-and-parse round trip over the whole body.
+ */
+export function asJsonData(value: unknown): unknown {
+  return isJsonData(value) ? value : toJsonData(value)
+}
+
+function isJsonData(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0)
+    case 'object': {
+      if (value === null) return true
+      const proto = Object.getPrototypeOf(value)
+      if (Array.isArray(value)) {
+        if (proto !== Array.prototype) return false
+        for (let i = 0; i < value.length; i++) if (!isJsonData(value[i])) return false
+        return true
+      }
+      if (proto !== Object.prototype && proto !== null) return false
+      const record = value as Record<string, unknown>
+      for (const key of Object.keys(record)) if (!isJsonData(record[key])) return false
+      return true
+    }
+    default:
+      return false
+  }
+}

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { createHash } from 'node:crypto'
-import { computeKey, type DecisionKey, isValidKind, KEY_SCHEME_VERSION } from './canonical-key.js'
+import { type DecisionKey, isValidKind, KEY_SCHEME_VERSION } from './canonical-key.js'
 import {
   CASSETTE_FORMAT_VERSION,
   type Cassette,
@@ -15,7 +15,8 @@ import { describeDecision } from './describe-decision.js'
 import { createDivergence, type DivergenceError, explainMiss, ReplayMiss } from './divergence.js'
 import { AgentTapeError, ConfigError, isAgentTapeError } from './errors.js'
 import { compareHarness, type HarnessIdentity, type HarnessProvider } from './harness.js'
-import { toJsonData } from './json-walk.js'
+import { asJsonData, toJsonData } from './json-walk.js'
+import { KeyHasher } from './key-hasher.js'
 import { MODE_ENV, resolveMode, type TapeMode } from './modes.js'
 import { applyNormalizers, type Normalizer, validateNormalizers } from './normalize.js'
 import { applyRedactors, type Redactor, validateRedactors } from './redaction.js'
@@ -102,6 +103,7 @@ export class Tape {
   private readonly divergences: (ReplayMiss | DivergenceError)[] = []
   private readonly warnings: string[] = []
   private readonly normalizations: Record<string, number> = {}
+  private readonly keys = new KeyHasher()
   private made = 0
   private finished: TapeState | undefined
 
@@ -173,8 +175,8 @@ export class Tape {
     if (kind === 'llm') this.steps.set(lane, (this.steps.get(lane) ?? 0) + 1)
     const step = this.steps.get(lane) ?? 0
     const position = lane === '' ? { step } : { step, lane }
-    const normalized = this.normalize(kind, toJsonData(input))
-    const key = computeKey(kind, normalized, position)
+    const normalized = this.normalize(kind, this.toInputData(input))
+    const key = this.keys.key(kind, normalized, position)
     const label = describeDecision(kind, normalized)
     const decisionIndex = ++this.made
     if (this.action === 'passthrough') {
@@ -407,6 +409,17 @@ export class Tape {
         fix: 'Await every agent call inside the test body',
       })
     }
+  }
+
+  /**
+   * The input as JSON data. A recording keeps it, so it gets its own copy (the caller may mutate
+   * its objects later); a replay only keys it, so data that already is plain JSON is used as it
+   * is, unless a normalizer function could change it in place.
+   */
+  private toInputData(input: unknown): unknown {
+    const inPlace =
+      this.action === 'replay' && !(this.options.normalizers ?? []).some((rule) => 'apply' in rule)
+    return inPlace ? asJsonData(input) : toJsonData(input)
   }
 
   private normalize(kind: string, input: unknown): unknown {

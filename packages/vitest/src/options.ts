@@ -1,4 +1,4 @@
-import { ConfigError, type TapeMode } from '@agent-tape/core'
+import { ConfigError, type RunnerTapeConfig, type TapeMode } from '@agent-tape/core'
 
 /** Pattern-based rules travel from the config process to the test workers as data. */
 export interface SerializedRegExp {
@@ -86,4 +86,22 @@ export function toRegExp(pattern: SerializedRegExp): RegExp {
 
 export function toPattern(pattern: SerializedPattern): string | RegExp {
   return typeof pattern === 'string' ? pattern : toRegExp(pattern)
+}
+
+/** The provided config with its patterns compiled again, as the tape of each test reads it. */
+export function toTapeConfig(config: ProvidedTapeConfig): RunnerTapeConfig {
+  return {
+    cassetteDir: config.cassetteDir,
+    ...(config.mode ? { mode: config.mode } : {}),
+    allowRecordingInCI: config.allowRecordingInCI,
+    ...(config.harness ? { harness: config.harness } : {}),
+    failOnUnused: config.failOnUnused,
+    redactors: config.redactors.map((r) => ({
+      name: r.name,
+      pattern: toRegExp(r.pattern),
+      ...(r.replacement === undefined ? {} : { replacement: r.replacement }),
+    })),
+    normalizers: config.normalizers.map((n) => ({ ...n, pattern: toRegExp(n.pattern) })),
+    allowSecrets: config.allowSecrets.map(toPattern),
+  }
 }

@@ -1,16 +1,25 @@
 import { parseCassette } from '../cassette-format.js'
 import { isAgentTapeError } from '../errors.js'
+import type { TapeMode } from '../modes.js'
 import type { TapeState } from '../tape-state.js'
 import type { TapeSummaryEntry } from './tape-summary.js'
 import { readTokenUsage, sumUsage, type TokenUsage, type UsageReader } from './token-usage.js'
 
-/** The summary entry of a tape that could not open (a damaged cassette, a missing one in CI). */
-export function summarizeOpenFailure(test: string, cassettePath: string, error: unknown): TapeSummaryEntry {
+/**
+ * The summary entry of a tape that could not open (a damaged cassette, a missing one in CI),
+ * shown under `mode` and the action that mode would have taken.
+ */
+export function summarizeOpenFailure(
+  test: string,
+  cassettePath: string,
+  error: unknown,
+  mode: TapeMode = 'replay',
+): TapeSummaryEntry {
   return {
     test,
     cassettePath,
-    mode: 'replay',
-    action: 'replay',
+    mode,
+    action: mode === 'live' ? 'passthrough' : mode === 'update' ? 'record' : 'replay',
     status: 'error',
     ...(isAgentTapeError(error) ? { error: error.code } : {}),
     recorded: 0,

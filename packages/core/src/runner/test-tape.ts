@@ -1,0 +1,114 @@
+import type { CassetteStore } from '../cassette-store.js'
+import type { HarnessProvider } from '../harness.js'
+import type { TapeMode } from '../modes.js'
+import type { Normalizer } from '../normalize.js'
+import type { Redactor } from '../redaction.js'
+import type { SecretAllowList } from '../secrets.js'
+import { openTape, type Tape } from '../tape.js'
+import { cassettePathFor } from './cassette-path.js'
+import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
+import type { TapeRuntimeOptions } from './runtime-options.js'
+import { needsFailureReport, replayedTokens, summarizeOpenFailure } from './tape-outcome.js'
+import { summarizeTape, type TapeSummaryEntry } from './tape-summary.js'
+import type { UsageReader } from './token-usage.js'
+
+/** A runner's tape options once read from its config, patterns compiled. */
+export interface RunnerTapeConfig {
+  cassetteDir: string
+  mode?: TapeMode
+  allowRecordingInCI: boolean
+  harness?: { paths: readonly string[]; strict: boolean }
+  failOnUnused: boolean
+  redactors: readonly Redactor[]
+  normalizers: readonly Normalizer[]
+  allowSecrets: SecretAllowList
+}
+
+export interface TestTapeInput {
+  runner: RerecordCommandInput['runner']
+  /** `npx`, `pnpm`, … for the re-record command. */
+  exec: string
+  /** The test file, relative to the project root, with `/` separators. */
+  testFile: string
+  /** Names from the outermost `describe` to the test. */
+  names: readonly string[]
+  /** The tape name: the cassette file name. */
+  name: string
+  /** Reads and writes cassettes relative to the project root. */
+  store: CassetteStore
+  config: RunnerTapeConfig
+  /** The setup file's options; their rules add to the config's. */
+  runtime: TapeRuntimeOptions
+  /** The project's harness reader, asked for only when the config names harness paths. */
+  harnessProvider: () => HarnessProvider
+  /** Reads replayed token usage when the runtime options give no reader. */
+  usage: UsageReader
+  /** Environment for mode resolution and the secret scan (default `process.env`). */
+  env?: Record<string, string | undefined>
+  /** The mode the summary shows for a tape that could not open (default `replay`). */
+  openFailureMode?: TapeMode
+  /** Receives the tape's summary entry: when it cannot open, and when it finishes. */
+  report(entry: TapeSummaryEntry): void
+}
+
+/** The open tape of one test. */
+export interface TestTape {
+  readonly tape: Tape
+  /**
+   * Finishes the tape, reports its summary entry, and returns the failure the test still has
+   * to throw: none when the test already failed with it (`testErrors`), so it shows once.
+   */
+  finish(testErrors: readonly unknown[]): Promise<Error | undefined>
+}
+
+/**
+ * Opens the tape of one test as both runners do: the cassette beside the test file, the
+ * config's rules followed by the setup file's, and the command that re-records only this test.
+ * A tape that cannot open is reported as an `error` entry, and its error is thrown.
+ *
+ * @example
+ * const { tape, finish } = await openTestTape({ runner: 'jest', testFile, names, name, ... })
+ * const failure = await finish(bodyErrors)
+ */
+export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
+  const { config, runtime, testFile, names } = input
+  const id = `${testFile} > ${names.join(' > ')}`
+  const cassettePath = cassettePathFor({ testFile, name: input.name, cassetteDir: config.cassetteDir })
+  let cassetteText: string | null = null
+  const store: CassetteStore = {
+    read: async (path) => (cassetteText = await input.store.read(path)),
+    write: (path, text) => input.store.write(path, text),
+  }
+  let tape: Tape
+  try {
+    tape = await openTape({
+      id,
+      cassettePath,
+      store,
+      ...(input.env ? { env: input.env } : {}),
+      ...(config.mode ? { mode: config.mode } : {}),
+      allowRecordingInCI: config.allowRecordingInCI,
+      ...(config.harness ? { harness: { provider: input.harnessProvider(), ...config.harness } } : {}),
+      redactors: [...config.redactors, ...(runtime.redactors ?? [])],
+      normalizers: [...config.normalizers, ...(runtime.normalizers ?? [])],
+      allowSecrets: [...config.allowSecrets, ...(runtime.allowSecrets ?? [])],
+      failOnUnused: config.failOnUnused,
+      rerecordCommand: buildRerecordCommand({ runner: input.runner, testFile, names, exec: input.exec }),
+      ...(runtime.sdks ? { sdks: runtime.sdks } : {}),
+    })
+  } catch (error) {
+    input.report(summarizeOpenFailure(id, cassettePath, error, input.openFailureMode))
+    throw error
+  }
+  return {
+    tape,
+    async finish(testErrors) {
+      const state = await tape.finish()
+      const reader = runtime.usage ?? input.usage
+      const tokens = state.action === 'replay' ? replayedTokens(state, cassetteText, reader) : undefined
+      input.report(summarizeTape(state, id, tokens))
+      const failure = tape.failure()
+      return needsFailureReport(failure, testErrors) ? failure : undefined
+    },
+  }
+}
