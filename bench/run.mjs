@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+/**
+ * `pnpm bench`: replay cost of agent-tape next to Polly.js, nock back and the fixed-response
+ * floor, on traffic recorded once from the loopback fake provider. Prints the tables and
+ * rewrites RESULTS.md.
+ *
+ *   --quick              fewer rounds and requests (a smoke run; RESULTS.md is not written)
+ *   --baseline <dir>     also measure an older build (see baseline.mjs) as "agent-tape before this change"
+ *   --only <a,b>         run only these scenarios: per-request, streaming, agent-run, load, suite
+ *   --profile            add a CPU profile of agent-tape's 200 KB replay path
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir, totalmem } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { startFakeProvider } from '@agent-tape/fake-provider'
+import { CONTENDERS, createContenders } from './lib/contenders.mjs'
+import { renderResults } from './lib/report.mjs'
+import { agentRun, RUN_NAME } from './scenarios/agent-run.mjs'
+import { cassetteLoad } from './scenarios/cassette-load.mjs'
+import { perRequest, profileLarge } from './scenarios/per-request.mjs'
+import { streaming } from './scenarios/streaming.mjs'
+import { suite } from './scenarios/suite.mjs'
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    baseline: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+  },
+})
+const only = args.only ? new Set(args.only.split(',')) : undefined
+const wants = (name) => !only || only.has(name)
+const started = performance.now()
+
+const config = {
+  quick: args.quick,
+  rounds: args.quick ? { warmup: 1, repeat: 2 } : { warmup: 2, repeat: 7 },
+}
+const script = [() => ({ text: 'Refund issued for INV-412.', usage: { inputTokens: 500, outputTokens: 7 } })]
+const provider = Object.assign(await startFakeProvider({ reply: (r) => script.at(-1)(r), seed: 'bench' }), {
+  script,
+})
+const dir = mkdtempSync(join(tmpdir(), 'agent-tape-bench-'))
+let baseline
+if (args.baseline) {
+  const root = resolve(args.baseline)
+  baseline = {
+    revision: readFileSync(join(root, 'REVISION'), 'utf8').trim(),
+    core: await import(join(root, 'core', 'index.js')),
+    http: await import(join(root, 'http', 'index.js')),
+  }
+}
+const contenders = createContenders({ dir, modelEndpoint: provider.url, http: { baseline } })
+const names = [...CONTENDERS, ...(baseline ? ['baseline'] : [])]
+const results = { names, baseline: baseline?.revision }
+const log = (text) => process.stderr.write(`${text}\n`)
+
+try {
+  if (wants('per-request')) {
+    log('1/6 per-request replay cost')
+    results.perRequest = await perRequest({ contenders, names, provider, config })
+    if (args.profile) results.profile = await profileLarge({ contenders, provider })
+  }
+  if (wants('streaming')) {
+    log('2/6 streaming replay')
+    results.streaming = await streaming({ contenders, names, provider, config })
+  }
+  if (wants('agent-run')) {
+    log('3/6 200-step agent run, keying')
+    results.agentRun = await agentRun({ contenders, names, provider, config })
+    log('5/6 cassette size')
+    results.sizes = Object.fromEntries(
+      CONTENDERS.filter((c) => c !== 'floor').map((c) => [
+        c,
+        contenders[c].files(RUN_NAME).reduce((sum, f) => sum + statSync(f).size, 0),
+      ]),
+    )
+  }
+  if (wants('load')) {
+    log('4/6 cassette load')
+    results.load = await cassetteLoad({ dir, config })
+  }
+  if (wants('suite')) {
+    log('6/6 suite overhead under Vitest')
+    results.suite = await suite({ provider, config })
+  }
+} finally {
+  await provider.close()
+  rmSync(dir, { recursive: true, force: true })
+}
+
+results.machine = {
+  cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
+  memory: `${Math.round(totalmem() / 1024 ** 3)} GB`,
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+  versions: versions(),
+  rounds: config.rounds,
+  seconds: Math.round((performance.now() - started) / 1000),
+  date: new Date().toISOString().slice(0, 10),
+}
+const { table, markdown } = renderResults(results)
+console.log(table)
+if (!args.quick && !only) {
+  writeFileSync(new URL('RESULTS.md', import.meta.url), markdown)
+  log('wrote bench/RESULTS.md')
+}
+
+function versions() {
+  const read = (name) => {
+    const url = new URL(`node_modules/${name}/package.json`, import.meta.url)
+    return JSON.parse(readFileSync(url, 'utf8')).version
+  }
+  return Object.fromEntries(
+    [
+      '@agent-tape/core',
+      '@pollyjs/core',
+      '@pollyjs/adapter-fetch',
+      'nock',
+      '@mswjs/interceptors',
+      'openai',
+      'vitest',
+    ].map((n) => [n, read(n)]),
+  )
+}

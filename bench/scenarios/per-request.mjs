@@ -1,0 +1,69 @@
+/** Scenario 1: one replayed OpenAI chat request through `fetch`, 2 KB and 200 KB bodies. */
+
+import { rounds, summarize } from '../lib/stats.mjs'
+import { chatBody } from '../lib/traffic.mjs'
+
+export async function perRequest({ contenders, names, provider, config }) {
+  const url = `${provider.openaiBaseURL}/chat/completions`
+  const results = []
+  for (const { label, bytes, count } of [
+    { label: '2 KB', bytes: 2_000, count: config.quick ? 20 : 100 },
+    { label: '200 KB', bytes: 200_000, count: config.quick ? 5 : 20 },
+  ]) {
+    // Distinct requests (the first message differs), so no tool can serve one from a cache of the last.
+    const bodies = Array.from({ length: count }, (_, i) => chatBody(bytes, i))
+    const send = async () => {
+      for (const body of bodies) {
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+          body: JSON.stringify(body),
+        })
+        const json = await response.json()
+        if (!json.choices) throw new Error(`unexpected answer: ${JSON.stringify(json).slice(0, 300)}`)
+      }
+    }
+    const name = `per-request-${bytes}`
+    for (const c of names) await contenders[c].record(name, send)
+    const times = await rounds(names, config.rounds, async (c) => {
+      const session = await contenders[c].open(name)
+      const started = performance.now()
+      await session.run(send)
+      const ms = performance.now() - started
+      await session.close()
+      return ms / count
+    })
+    results.push({
+      label,
+      bytes: JSON.stringify(bodies[0]).length,
+      count,
+      times,
+      summary: Object.fromEntries(names.map((c) => [c, summarize(times[c])])),
+    })
+  }
+  return results
+}
+
+/** A CPU profile of agent-tape replaying the 200 KB requests: where the time goes. */
+export async function profileLarge({ contenders, provider }) {
+  const { profile, topSelfTime } = await import('../lib/profile.mjs')
+  const url = `${provider.openaiBaseURL}/chat/completions`
+  const bodies = Array.from({ length: 20 }, (_, i) => chatBody(200_000, i))
+  const send = async () => {
+    for (const body of bodies) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+        body: JSON.stringify(body),
+      })
+      await response.json()
+    }
+  }
+  const sessions = []
+  for (let i = 0; i < 20; i++) sessions.push(await contenders['agent-tape'].open('per-request-200000'))
+  const p = await profile(async () => {
+    for (const session of sessions) await session.run(send)
+  })
+  for (const session of sessions) await session.close().catch(() => {})
+  return topSelfTime(p, 12)
+}
