@@ -47,6 +47,8 @@ export {
 export type { Normalizer } from './normalize.js'
 export type { Redactor } from './redaction.js'
 // Runner-neutral pieces shared by the Vitest and Jest integrations.
+export type { DirectoryReader } from './runner/cassette-listing.js'
+export { createCassetteListing } from './runner/cassette-listing.js'
 export type { CassettePathInput } from './runner/cassette-path.js'
 export {
   assertTapeName,
@@ -59,8 +61,6 @@ export type { CassetteListing, CollectedTestFile } from './runner/obsolete-casse
 export { findObsoleteCassettes } from './runner/obsolete-cassettes.js'
 export type { RerecordCommandInput } from './runner/rerecord-command.js'
 export { buildRerecordCommand, detectExec, escapeRegExp, UPDATE_FLAG } from './runner/rerecord-command.js'
-export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runner/runtime-options.js'
-export { createRuntimeOptionsSlot } from './runner/runtime-options.js'
 export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runner/runtime-options.js'
 export { createRuntimeOptionsSlot } from './runner/runtime-options.js'
 export type { TapeMatcherResult, TapeMatchers } from './runner/tape-matchers.js'

@@ -3,7 +3,7 @@ import { readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  type CassetteListing,
+  createCassetteListing,
   findObsoleteCassettes,
   isTruthyEnv,
   renderSummaryMarkdown,
@@ -65,7 +65,11 @@ export default class TapeSummaryReporter {
       const collected = group
         .filter((r) => !failedToRun.has(r.testPath))
         .map((r) => ({ testFile: r.testFile, tapeNames: r.tapeNames }))
-      const found = await findObsoleteCassettes(collected, createNodeListing(root), cassetteDir)
+      const found = await findObsoleteCassettes(
+        collected,
+        createCassetteListing(root, { readdir, stat }),
+        cassetteDir,
+      )
       if (this.prune) {
         for (const path of found) await rm(join(root, path), { force: true })
         pruned.push(...found)
@@ -110,23 +114,4 @@ function ordered(report: FileReport): TapeSummaryEntry[] {
     return at === -1 ? Number.MAX_SAFE_INTEGER : at
   }
   return [...report.entries].sort((a, b) => position(a) - position(b))
-}
-
-function createNodeListing(root: string): CassetteListing {
-  return {
-    async list(dir) {
-      try {
-        const entries = await readdir(join(root, dir), { withFileTypes: true })
-        return entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory() }))
-      } catch {
-        return []
-      }
-    },
-    async exists(path) {
-      return stat(join(root, path)).then(
-        () => true,
-        () => false,
-      )
-    },
-  }
 }

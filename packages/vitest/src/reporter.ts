@@ -2,8 +2,8 @@ import { appendFileSync } from 'node:fs'
 import { readdir, rm, stat } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import {
-  type CassetteListing,
   type CollectedTestFile,
+  createCassetteListing,
   DEFAULT_CASSETTE_DIR,
   findObsoleteCassettes,
   renderSummaryMarkdown,
@@ -62,7 +62,11 @@ export class TapeSummaryReporter implements Reporter {
       }
     }
     const cassetteDir = this.options.cassetteDir ?? DEFAULT_CASSETTE_DIR
-    const obsolete = await findObsoleteCassettes(collected, createNodeListing(root), cassetteDir)
+    const obsolete = await findObsoleteCassettes(
+      collected,
+      createCassetteListing(root, { readdir, stat }),
+      cassetteDir,
+    )
     const summary: TapeRunSummary = { entries, obsolete }
     if (this.options.prune && obsolete.length > 0) {
       for (const path of obsolete) await rm(join(root, path), { force: true })
@@ -72,25 +76,6 @@ export class TapeSummaryReporter implements Reporter {
     vitest.logger.log(`\n${renderSummaryText(summary)}\n`)
     const stepSummary = process.env.GITHUB_STEP_SUMMARY
     if (stepSummary) appendFileSync(stepSummary, renderSummaryMarkdown(summary))
-  }
-}
-
-function createNodeListing(root: string): CassetteListing {
-  return {
-    async list(dir) {
-      try {
-        const entries = await readdir(join(root, dir), { withFileTypes: true })
-        return entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory() }))
-      } catch {
-        return []
-      }
-    },
-    async exists(path) {
-      return stat(join(root, path)).then(
-        () => true,
-        () => false,
-      )
-    },
   }
 }
 
