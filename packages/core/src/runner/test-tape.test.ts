@@ -1,0 +1,119 @@
+import { expect, it } from 'vitest'
+import { createMemoryStore } from '../cassette-store.js'
+import type { HarnessProvider } from '../harness.js'
+import type { TapeSummaryEntry } from './tape-summary.js'
+import { openTestTape, type TestTapeInput } from './test-tape.js'
+
+const CONFIG = {
+  cassetteDir: '__cassettes__',
+  allowRecordingInCI: false,
+  failOnUnused: true,
+  redactors: [],
+  normalizers: [],
+  allowSecrets: [],
+}
+const PATH = 'test/__cassettes__/agent.test.ts/refund.jsonl'
+
+function setup(extra: Partial<TestTapeInput> = {}) {
+  const store = createMemoryStore()
+  const entries: TapeSummaryEntry[] = []
+  const open = (more: Partial<TestTapeInput> = {}) =>
+    openTestTape({
+      runner: 'vitest',
+      exec: 'npx',
+      testFile: 'test/agent.test.ts',
+      names: ['billing', 'refund'],
+      name: 'refund',
+      store,
+      config: CONFIG,
+      runtime: {},
+      harnessProvider: () => {
+        throw new Error('no harness paths were given')
+      },
+      usage: (d) => (d.kind === 'llm' ? { input: 100, output: 10 } : undefined),
+      env: {},
+      report: (entry) => entries.push(entry),
+      ...extra,
+      ...more,
+    })
+  return { store, entries, open }
+}
+
+it('records the cassette beside the test file and reports the entry when the test finishes', async () => {
+  const { store, entries, open } = setup()
+  const { tape, finish } = await open()
+  await tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
+  expect(await finish([])).toBeUndefined()
+  expect(entries).toMatchObject([
+    { test: 'test/agent.test.ts > billing > refund', cassettePath: PATH, status: 'recorded' },
+  ])
+  expect(await store.read(PATH)).toContain('"test":"test/agent.test.ts > billing > refund"')
+})
+
+it('reports the tokens a replay saved, read from the cassette it loaded', async () => {
+  const { entries, open } = setup()
+  const first = await open()
+  await first.tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
+  await first.finish([])
+  const second = await open({ config: { ...CONFIG, mode: 'replay' } })
+  await second.tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
+  await second.finish([])
+  expect(entries[1]).toMatchObject({ status: 'clean', tokens: { input: 100, output: 10 } })
+})
+
+it('returns the divergence to throw, with the re-record command, unless the test already failed with it', async () => {
+  const { open } = setup()
+  const first = await open()
+  await first.tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
+  await first.finish([])
+  const second = await open({ config: { ...CONFIG, mode: 'replay' } })
+  const miss = await second.tape.call('llm', { model: 'gpt-5' }, () => 'unused').catch((e: Error) => e)
+  expect(await second.finish([])).toBeInstanceOf(Error)
+  expect(second.tape.failure()?.message).toContain(
+    "npx vitest run test/agent.test.ts -t '^billing refund$' -- --update-cassettes",
+  )
+  expect(await second.finish([{ message: 'Connection error.', cause: miss }])).toBeUndefined()
+})
+
+it('adds the setup file rules after the config rules, and asks for the harness only when paths are given', async () => {
+  const identify = { paths: [] as readonly string[] }
+  const provider: HarnessProvider = {
+    identify: async (paths) => {
+      identify.paths = paths
+      return { git: false, reason: 'not a repository' }
+    },
+  }
+  const { store, open } = setup({
+    config: { ...CONFIG, harness: { paths: ['src/agent'], strict: false } },
+    runtime: { redactors: [{ name: 'order', pattern: /ORD-\d+/g }] },
+    harnessProvider: () => provider,
+  })
+  const { tape, finish } = await open()
+  await tape.tool('lookup', { id: 'ORD-42' }, () => 'found')
+  await finish([])
+  expect(identify.paths).toEqual(['src/agent'])
+  expect(await store.read(PATH)).not.toContain('ORD-42')
+})
+
+it('reports a tape that cannot open as an error entry under the given mode, and throws its error', async () => {
+  const { store, entries, open } = setup({ openFailureMode: 'auto' })
+  await store.write(PATH, 'not a cassette\n')
+  const error = await open().catch((e: unknown) => e)
+  expect(error).toMatchObject({ code: 'ERR_TAPE_CORRUPT' })
+  expect(entries).toEqual([
+    {
+      test: 'test/agent.test.ts > billing > refund',
+      cassettePath: PATH,
+      mode: 'auto',
+      action: 'replay',
+      status: 'error',
+      error: 'ERR_TAPE_CORRUPT',
+      recorded: 0,
+      replayed: 0,
+      captured: 0,
+      missed: 0,
+      unused: 0,
+      written: false,
+    },
+  ])
+})
