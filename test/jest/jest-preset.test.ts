@@ -1,6 +1,6 @@
 import type { FakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { JestProject, startCityProvider } from './support/jest-project.js'
+import { CITY_AGENT, JestProject, startCityProvider } from './support/jest-project.js'
 
 // One recording of the `agent` fixture, copied by every test: the recording run is the
 // first scenario, and each later scenario starts from its cassettes.
@@ -27,8 +27,8 @@ const CASSETTES = [
 ]
 
 beforeAll(async () => {
-  provider = await startCityProvider()
-  recorded = new JestProject('agent')
+  provider = await startCityProvider('jest-fixtures')
+  recorded = new JestProject('agent', CITY_AGENT)
   projects.push(recorded)
   // Two workers: the config and the update switch must reach Jest's child processes.
   recordRun = await recorded.jest('--maxWorkers=2', env())

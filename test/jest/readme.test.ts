@@ -1,20 +1,11 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { JestProject, REPO_ROOT } from './support/jest-project.js'
+import { readReadmeSection } from '../support/readme-section.js'
+import { JestProject } from './support/jest-project.js'
 
 // The README's Jest section, followed by a newcomer in an empty project: its files are the
 // snippets marked `<!-- readme-project: <path> -->`, its commands are the ones it documents.
-const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
-const start = readme.indexOf('## Jest\n')
-const section = readme.slice(start, readme.indexOf('\n## ', start))
-const snippets = [...section.matchAll(/<!-- readme-project: (\S+) -->\n```[jt]s\n([\s\S]*?)```/g)].map(
-  (m) => ({
-    path: m[1]!,
-    code: m[2]!,
-  }),
-)
+const { section, snippets } = readReadmeSection('Jest')
 
 let provider: FakeProvider
 let project: JestProject

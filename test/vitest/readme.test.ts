@@ -1,30 +1,21 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { FixtureProject, REPO_ROOT } from './support/fixture-project.js'
+import { readReadmeSection } from '../support/readme-section.js'
+import { VitestProject } from './support/vitest-project.js'
 
 // The README's Vitest section, followed by a newcomer in an empty project: its files are the
 // snippets marked `<!-- readme-project: <path> -->`, its commands are the ones it documents.
-const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
-const section = readme.slice(
-  readme.indexOf('## Vitest\n'),
-  readme.indexOf('\n## ', readme.indexOf('## Vitest\n')),
-)
-const snippets = [...section.matchAll(/<!-- readme-project: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => ({
-  path: m[1]!,
-  code: m[2]!,
-}))
+const { section, snippets } = readReadmeSection('Vitest')
 
 let provider: FakeProvider
-let project: FixtureProject
+let project: VitestProject
 
 beforeAll(async () => {
   provider = await startFakeProvider({
     seed: 'readme',
     reply: () => ({ text: 'Refund', usage: { inputTokens: 52, outputTokens: 9 } }),
   })
-  project = new FixtureProject('readme')
+  project = new VitestProject('readme')
   for (const { path, code } of snippets) project.write(path, code)
 })
 

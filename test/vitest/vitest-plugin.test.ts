@@ -1,17 +1,17 @@
 import type { FakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { FixtureProject, startCityProvider } from './support/fixture-project.js'
+import { CITY_AGENT, startCityProvider, VitestProject } from './support/vitest-project.js'
 
 // One recording of the `agent` fixture, copied by every test: the recording run is the
 // first scenario, and each later scenario starts from its cassettes.
 let provider: FakeProvider
-let recorded: FixtureProject
+let recorded: VitestProject
 let recordRun: { code: number | null; output: string }
 const env = () => ({ FAKE_PROVIDER_URL: provider.url })
-const projects: FixtureProject[] = []
+const projects: VitestProject[] = []
 
-function copy(): FixtureProject {
-  const project = new FixtureProject(recorded)
+function copy(): VitestProject {
+  const project = new VitestProject(recorded)
   projects.push(project)
   return project
 }
@@ -25,8 +25,8 @@ const CASSETTES = [
 ]
 
 beforeAll(async () => {
-  provider = await startCityProvider()
-  recorded = new FixtureProject('agent')
+  provider = await startCityProvider('fixtures')
+  recorded = new VitestProject('agent', CITY_AGENT)
   projects.push(recorded)
   recordRun = await recorded.vitest('run', env())
 }, 60_000)

@@ -1,140 +1,25 @@
-import { spawn } from 'node:child_process'
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
+import { FixtureProject, REPO_ROOT, type RunResult } from '../../support/fixture-project.js'
 
-const here = dirname(fileURLToPath(import.meta.url))
-export const REPO_ROOT = join(here, '../../..')
-const FIXTURES = join(here, '../fixtures')
+export { CITY_AGENT, REPO_ROOT, type RunResult, startCityProvider } from '../../support/fixture-project.js'
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures')
 const JEST_BIN = join(REPO_ROOT, 'node_modules/jest/bin/jest.js')
 
-// Variables by which Jest (through ci-info) or agent-tape would decide it runs in CI.
-const CI_VARIABLES = ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_ID', 'BUILD_NUMBER', 'RUN_ID', 'GITHUB_ACTIONS']
-
-export interface RunResult {
-  code: number | null
-  /** stdout and stderr, without colours. */
-  output: string
-}
-
-/**
- * A copy of a committed Jest fixture project in a temporary directory (the committed files
- * are never touched), whose `node_modules` links to the repository's, so `@agent-tape/jest`,
- * Jest, Babel and the SDKs resolve by their public names as they do for a user.
- */
-export class JestProject {
-  readonly dir: string
-
-  /** @param source a fixture name under test/jest/fixtures, or another project to copy */
-  constructor(source: string | JestProject) {
-    const name = typeof source === 'string' ? source : 'copy'
-    this.dir = mkdtempSync(join(tmpdir(), `agent-tape-jest-${name}-`))
+/** A temporary copy of a Jest fixture project, run with the repository's Jest. */
+export class JestProject extends FixtureProject {
+  /**
+   * @param source a fixture name under test/jest/fixtures, or another project to copy
+   * @param layers folders copied over it, such as the shared {@link CITY_AGENT}
+   */
+  constructor(source: string | JestProject, ...layers: string[]) {
     const from = typeof source === 'string' ? join(FIXTURES, source) : source.dir
-    cpSync(from, this.dir, { recursive: true, filter: (path) => !path.endsWith('node_modules') })
-    symlinkSync(join(REPO_ROOT, 'node_modules'), join(this.dir, 'node_modules'), 'junction')
-  }
-
-  /** Runs a shell command in the project, with `env` added to an environment without CI markers. */
-  run(command: string, env: Record<string, string> = {}): Promise<RunResult> {
-    const base = { ...process.env }
-    for (const key of Object.keys(base)) {
-      if (
-        CI_VARIABLES.includes(key) ||
-        key.startsWith('AGENT_TAPE_') ||
-        key.startsWith('VITEST') ||
-        key.startsWith('JEST')
-      )
-        delete base[key]
-    }
-    delete base.NODE_OPTIONS
-    delete base.GITHUB_STEP_SUMMARY
-    return new Promise((resolve, reject) => {
-      const child = spawn(command, {
-        cwd: this.dir,
-        shell: true,
-        env: { ...base, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
-      })
-      let output = ''
-      child.stdout.on('data', (d) => (output += d))
-      child.stderr.on('data', (d) => (output += d))
-      child.on('error', reject)
-      child.on('close', (code) => resolve({ code, output: output.replace(/\x1b\[[0-9;]*m/g, '') }))
-    })
+    super(`jest-${typeof source === 'string' ? source : 'copy'}`, [from, ...layers])
   }
 
   /** `jest <args>` with the repository's Jest. */
   jest(args: string, env: Record<string, string> = {}): Promise<RunResult> {
     return this.run(`"${process.execPath}" "${JEST_BIN}" ${args}`, env)
   }
-
-  read(path: string): string {
-    return readFileSync(join(this.dir, path), 'utf8')
-  }
-
-  write(path: string, text: string): void {
-    mkdirSync(dirname(join(this.dir, path)), { recursive: true })
-    writeFileSync(join(this.dir, path), text)
-  }
-
-  remove(path: string): void {
-    rmSync(join(this.dir, path), { force: true })
-  }
-
-  /** Every file under `dir` (relative) with its content, to compare before and after a run. */
-  snapshot(dir = '.'): Record<string, string> {
-    const files: Record<string, string> = {}
-    const walk = (at: string) => {
-      for (const entry of readdirSync(join(this.dir, at))) {
-        const path = at === '.' ? entry : `${at}/${entry}`
-        if (entry === 'node_modules') continue
-        if (statSync(join(this.dir, path)).isDirectory()) walk(path)
-        else files[path] = this.read(path)
-      }
-    }
-    walk(dir)
-    return files
-  }
-
-  /** The cassette files of the project, relative and sorted. */
-  cassettes(): string[] {
-    return Object.keys(this.snapshot())
-      .filter((p) => p.endsWith('.jsonl'))
-      .sort()
-  }
-
-  dispose(): void {
-    rmSync(this.dir, { recursive: true, force: true })
-  }
-}
-
-/**
- * The fake model of the fixtures, for the OpenAI and Anthropic wire formats alike: a city
- * agent that asks for the weather, then the time, then answers; an echo for requests without tools.
- */
-export function startCityProvider(): Promise<FakeProvider> {
-  return startFakeProvider({
-    seed: 'jest-fixtures',
-    reply: ({ body }) => {
-      const messages = (body.messages ?? []) as { role: string; content?: unknown }[]
-      const question = String(messages.find((m) => m.role === 'user')?.content ?? '')
-      if (!body.tools) return { text: `echo: ${question}`, usage: { inputTokens: 10, outputTokens: 4 } }
-      const city = /in (\w+)\?/.exec(question)?.[1] ?? 'Nowhere'
-      const seen = messages.filter((m) => m.role === 'tool').length
-      if (seen === 0) return { toolCalls: [{ name: 'get_weather', args: { city } }] }
-      if (seen === 1) return { toolCalls: [{ name: 'get_time', args: { city } }] }
-      return { text: `It is 14:05 in ${city}, 18°C.`, usage: { inputTokens: 120, outputTokens: 14 } }
-    },
-  })
 }

@@ -11,13 +11,22 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 
 const here = dirname(fileURLToPath(import.meta.url))
-export const REPO_ROOT = join(here, '../../..')
-const FIXTURES = join(here, '../fixtures')
+export const REPO_ROOT = join(here, '../..')
+
+/**
+ * The city agent both runners' `agent` fixtures test (`src/agent.ts`, `src/prompt.ts`), laid
+ * over the fixture when it is copied. Its imports have no extension, which Vite and Jest's
+ * resolver both follow.
+ */
+export const CITY_AGENT = join(here, 'fixtures/city-agent')
+
+// Variables by which a runner (through ci-info or std-env) or agent-tape would decide it runs in CI.
+const CI_VARIABLES = ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_ID', 'BUILD_NUMBER', 'RUN_ID', 'GITHUB_ACTIONS']
 
 export interface RunResult {
   code: number | null
@@ -26,35 +35,39 @@ export interface RunResult {
 }
 
 /**
- * A copy of a committed fixture project in a temporary directory (the committed files are
- * never touched), whose `node_modules` is a link to the repository's, so the workspace
- * packages resolve by their public names as they do for a user.
+ * A copy of committed fixture folders in a temporary directory (the committed files are never
+ * touched), whose `node_modules` links to the repository's, so the workspace packages, the
+ * runners and the SDKs resolve by their public names as they do for a user.
  */
 export class FixtureProject {
   readonly dir: string
 
-  /** @param source a fixture name, or another project to copy (node_modules excepted) */
-  constructor(source: string | FixtureProject) {
-    const name = typeof source === 'string' ? source : 'copy'
-    this.dir = mkdtempSync(join(tmpdir(), `agent-tape-${name}-`))
-    const from = typeof source === 'string' ? join(FIXTURES, source) : source.dir
-    cpSync(from, this.dir, { recursive: true, filter: (path) => !path.endsWith('node_modules') })
+  /**
+   * @param label names the temporary directory
+   * @param folders copied in order, a later one's files replacing an earlier one's (node_modules excepted)
+   */
+  constructor(label: string, folders: readonly string[]) {
+    this.dir = mkdtempSync(join(tmpdir(), `agent-tape-${label}-`))
+    for (const from of folders) {
+      cpSync(from, this.dir, { recursive: true, filter: (path) => !path.endsWith('node_modules') })
+    }
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(this.dir, 'node_modules'), 'junction')
   }
 
-  /** Runs a shell command in the project, with `env` added to a clean environment (no CI). */
+  /** Runs a shell command in the project, with `env` added to an environment without CI markers. */
   run(command: string, env: Record<string, string> = {}): Promise<RunResult> {
     const base = { ...process.env }
     for (const key of Object.keys(base)) {
       if (
-        key === 'CI' ||
+        CI_VARIABLES.includes(key) ||
         key.startsWith('AGENT_TAPE_') ||
         key.startsWith('VITEST') ||
-        key === 'GITHUB_STEP_SUMMARY'
+        key.startsWith('JEST')
       )
         delete base[key]
     }
     delete base.NODE_OPTIONS
+    delete base.GITHUB_STEP_SUMMARY
     return new Promise((resolve, reject) => {
       const child = spawn(command, {
         cwd: this.dir,
@@ -67,12 +80,6 @@ export class FixtureProject {
       child.on('error', reject)
       child.on('close', (code) => resolve({ code, output: output.replace(/\x1b\[[0-9;]*m/g, '') }))
     })
-  }
-
-  /** `vitest <args>` with the repository's Vitest. */
-  vitest(args: string, env: Record<string, string> = {}): Promise<RunResult> {
-    const bin = join(REPO_ROOT, 'node_modules/vitest/vitest.mjs')
-    return this.run(`"${process.execPath}" "${bin}" ${args}`, env)
   }
 
   read(path: string): string {
@@ -88,7 +95,7 @@ export class FixtureProject {
     rmSync(join(this.dir, path), { force: true })
   }
 
-  /** Every file under `dir` (relative, sorted) with its content, to compare before and after a run. */
+  /** Every file under `dir` (relative) with its content, to compare before and after a run. */
   snapshot(dir = '.'): Record<string, string> {
     const files: Record<string, string> = {}
     const walk = (at: string) => {
@@ -110,22 +117,18 @@ export class FixtureProject {
       .sort()
   }
 
-  relative(path: string): string {
-    return relative(this.dir, path)
-  }
-
   dispose(): void {
     rmSync(this.dir, { recursive: true, force: true })
   }
 }
 
 /**
- * The fake model of the fixtures: a city agent that asks for the weather, then the time, then
- * answers; and an echo for requests without tools.
+ * The fake model of the fixtures, for the OpenAI and Anthropic wire formats alike: a city
+ * agent that asks for the weather, then the time, then answers; an echo for requests without tools.
  */
-export function startCityProvider(): Promise<FakeProvider> {
+export function startCityProvider(seed: string): Promise<FakeProvider> {
   return startFakeProvider({
-    seed: 'fixtures',
+    seed,
     reply: ({ body }) => {
       const messages = (body.messages ?? []) as { role: string; content?: unknown }[]
       const question = String(messages.find((m) => m.role === 'user')?.content ?? '')
