@@ -7,7 +7,7 @@
  *   --quick              fewer rounds and requests (a smoke run; RESULTS.md is not written)
  *   --baseline <dir>     also measure an older build (see baseline.mjs) as "agent-tape before this change"
  *   --only <a,b>         run only these scenarios: per-request, streaming, agent-run, load, suite
- *   --profile            add a CPU profile of agent-tape's 200 KB replay path
+ *   --profile            add the CPU profile of agent-tape's 200 KB replay path to a quick run
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
@@ -23,6 +23,8 @@ import { streaming } from './scenarios/streaming.mjs'
 import { suite } from './scenarios/suite.mjs'
 
 const { values: args } = parseArgs({
+  // `pnpm bench -- --quick` passes the `--` on.
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: {
     quick: { type: 'boolean', default: false },
     baseline: { type: 'string' },
@@ -61,7 +63,7 @@ try {
   if (wants('per-request')) {
     log('1/6 per-request replay cost')
     results.perRequest = await perRequest({ contenders, names, provider, config })
-    if (args.profile) results.profile = await profileLarge({ contenders, provider })
+    if (args.profile || !args.quick) results.profile = await profileLarge({ contenders, provider })
   }
   if (wants('streaming')) {
     log('2/6 streaming replay')

@@ -164,7 +164,11 @@ function agentRunSection(r, names) {
     out.push(
       `| ${LABELS[c]} | ${formatTime(a.summary[c])} | ${formatRatio(ratioOf(a.times[c], a.times.floor))} |`,
     )
-  out.push('', '### Per-step cost as the history grows (median time of one model request)', '')
+  out.push(
+    '',
+    '### Per-step cost as the history grows (median time of one model request, over the ten steps around it)',
+    '',
+  )
   out.push(
     `| step | request body | ${names.map(shortLabel).join(' | ')} |`,
     `| ---: | ---: | ${names.map(() => '---:').join(' | ')} |`,
@@ -206,7 +210,7 @@ function loadSection(r) {
     '',
     `A ${l.decisions.toLocaleString('en')}-decision cassette (half model requests with a short conversation and their answers, half tool calls; ${formatBytes(l.bytes)}), opened for replay in a fresh process: read, parse, validate, index.`,
     '',
-    '| load and index | retained heap | peak RSS above an empty process |',
+    '| load and index | retained heap | peak RSS growth while loading |',
     '| ---: | ---: | ---: |',
     `| ${formatTime(l.load)} | ${formatBytes(l.retainedHeap)} | ${formatBytes(l.peakRss)} |`,
   ]

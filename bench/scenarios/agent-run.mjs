@@ -41,9 +41,7 @@ export async function agentRun({ contenders, names, provider, config }) {
     await session.close()
     return ms
   })
-  const perStep = Object.fromEntries(
-    names.map((c) => [c, PROBES.map((step) => median(stepMs[c].map((steps) => steps[step - 1])))]),
-  )
+  const perStep = Object.fromEntries(names.map((c) => [c, PROBES.map((step) => around(stepMs[c], step))]))
   const keying = await measureKeying(bodies, contenders['agent-tape'].files(RUN_NAME)[0], config)
   return {
     steps: STEPS,
@@ -123,7 +121,7 @@ async function measureKeying(bodies, cassettePath, config) {
     perStepRuns[v].push(perStep)
     return perStep.reduce((a, b) => a + b, 0)
   })
-  const probe = (v) => PROBES.map((step) => median(perStepRuns[v].map((steps) => steps[step - 1])))
+  const probe = (v) => PROBES.map((step) => around(perStepRuns[v], step))
   return {
     times,
     summary: Object.fromEntries(Object.keys(variants).map((v) => [v, summarize(times[v])])),
@@ -135,4 +133,10 @@ async function measureKeying(bodies, cassettePath, config) {
 function nextToolInput(cassette, seq) {
   const next = cassette.decisions[seq]
   return next?.kind === 'tool' ? next.in : null
+}
+
+/** Median of one step's time over all rounds and the ten steps around it (one step alone is too noisy). */
+function around(runs, step) {
+  const from = Math.max(1, Math.min(step - 5, STEPS - 10))
+  return median(runs.flatMap((steps) => steps.slice(from - 1, from + 10)))
 }

@@ -28,7 +28,7 @@ export async function cassetteLoad({ dir, config }) {
     bytes: statSync(path).size,
     load: { median: median(ms), spread: spread(ms) },
     retainedHeap: median(runs.load.map((r) => r.heapAfter - r.heapBefore)),
-    peakRss: median(runs.load.map((r) => r.maxRss)) - median(runs.empty.map((r) => r.maxRss)),
+    peakRss: median(runs.load.map((r) => r.rssGrowth)) - median(runs.empty.map((r) => r.rssGrowth)),
   }
 }
 

@@ -3,7 +3,7 @@
  * same tests with a hand-written `fetch` stub serving the same responses. Wall clock of the
  * whole `vitest run`, startup included, as a user would see it.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseCassette } from '@agent-tape/core'
@@ -22,7 +22,7 @@ export async function suite({ provider, config }) {
   writeProject(root)
   const env = { ...process.env, BENCH_MODEL_URL: provider.url, AGENT_TAPE_MODE: 'update' }
   provider.script.push(longRunScript(STEPS))
-  vitest(root, 'vitest.tape.config.mjs', env) // records the 100 cassettes
+  await vitest(root, 'vitest.tape.config.mjs', env) // records the 100 cassettes
   provider.script.pop()
   writeStubFixture(root)
   const replayEnv = { ...process.env, BENCH_MODEL_URL: provider.url, CI: 'true', AGENT_TAPE_MODE: 'replay' }
@@ -42,13 +42,18 @@ export async function suite({ provider, config }) {
   }
 }
 
-function vitest(root, configFile, env) {
+/** Runs one `vitest run` (asynchronously: the fake provider answers from this process). */
+async function vitest(root, configFile, env) {
   const started = performance.now()
-  const result = spawnSync(process.execPath, [VITEST, 'run', '--config', configFile], {
-    cwd: root,
-    env,
-    encoding: 'utf8',
+  const child = spawn(process.execPath, [VITEST, 'run', '--config', configFile], { cwd: root, env })
+  const result = { stdout: '', stderr: '' }
+  child.stdout.on('data', (chunk) => {
+    result.stdout += chunk
   })
+  child.stderr.on('data', (chunk) => {
+    result.stderr += chunk
+  })
+  result.status = await new Promise((resolve) => child.on('close', resolve))
   const ms = performance.now() - started
   if (result.status !== 0) {
     throw new Error(
