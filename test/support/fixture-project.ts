@@ -61,6 +61,8 @@ export class FixtureProject {
       if (
         CI_VARIABLES.includes(key) ||
         key.startsWith('AGENT_TAPE_') ||
+        // Set when the suite runs under `pnpm test`; the commands here are typed as a user would.
+        key.startsWith('npm_') ||
         key.startsWith('VITEST') ||
         key.startsWith('JEST')
       )
