@@ -32,13 +32,18 @@ function vitest(dir, args, env) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(dir, 'node_modules/vitest/vitest.mjs'), 'run', ...args], {
       cwd: dir,
-      env: { ...process.env, FORCE_COLOR: '0', CI: '', AGENT_TAPE_MODE: '', ...env },
+      env: { ...userShell(), FORCE_COLOR: '0', CI: '', AGENT_TAPE_MODE: '', ...env },
     })
     let output = ''
     child.stdout.on('data', (chunk) => (output += chunk))
     child.stderr.on('data', (chunk) => (output += chunk))
     child.on('exit', (code) => resolve({ code, output: output.replace(ANSI, '') }))
   })
+}
+
+/** The environment of a user's shell: without the npm_* variables of the `pnpm demo` that runs us. */
+function userShell() {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')))
 }
 
 /** Prints the lines of `output` from the first line matching `from` up to (not including) `to`. */
