@@ -54,7 +54,8 @@ export async function handleRequest(
     return { type: 'error', error: unattributed(request, activeTapeCount()) }
   }
   if (requestClass === 'loopback' || tape.action === 'passthrough') return { type: 'passthrough' }
-  const decision = await toRequestDecision(request, requestClass)
+  // A replayed request is answered from the tape and never sent, so its body needs no copy.
+  const decision = await toRequestDecision(request, requestClass, tape.action === 'replay')
   let begun: ReturnType<Tape['begin']>
   try {
     begun = tape.begin(decision.kind, decision.input)

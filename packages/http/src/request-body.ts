@@ -11,9 +11,13 @@ export type RequestBody =
   | { sha256: string; bytes: number; contentType: string }
   | undefined
 
-export async function readRequestBody(request: Request): Promise<RequestBody> {
+/**
+ * Reads the body of `request`. With `consume`, the request itself is read (it will be answered
+ * from the tape, never sent); otherwise a clone is, so the request can still be performed.
+ */
+export async function readRequestBody(request: Request, consume = false): Promise<RequestBody> {
   if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return undefined
-  const bytes = new Uint8Array(await request.clone().arrayBuffer())
+  const bytes = new Uint8Array(await (consume ? request : request.clone()).arrayBuffer())
   if (bytes.byteLength === 0) return undefined
   const contentType = request.headers.get('content-type') ?? ''
   const boundary = contentType.match(/boundary=(?:"([^"]+)"|([^;]+))/i)

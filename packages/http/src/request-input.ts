@@ -20,10 +20,11 @@ export interface RequestDecision {
 export async function toRequestDecision(
   request: Request,
   requestClass: RequestClass,
+  consumeBody = false,
 ): Promise<RequestDecision> {
   const url = new URL(request.url)
   const method = request.method.toUpperCase()
-  const body = await readRequestBody(request)
+  const body = await readRequestBody(request, consumeBody)
   const query = canonicalQuery(url)
   if (requestClass === 'model') {
     const codec = findCodec(method, url.pathname)
