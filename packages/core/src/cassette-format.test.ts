@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { isSameRecording, parseCassette, serializeCassette } from './cassette-format.js'
 import { isCassetteCorruptError } from './errors.js'
 import { createFileStore } from './node/file-store.js'
-import { openTape } from './tape.js'
+import { openTape } from './open-tape.js'
 
 const FIXTURES = join(import.meta.dirname, '..', 'test-fixtures')
 const read = (name: string) => readFileSync(join(FIXTURES, name), 'utf8')

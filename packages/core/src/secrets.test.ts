@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from './cassette-store.js'
 import { isSecretLeakError } from './errors.js'
+import { openTape } from './open-tape.js'
 import { findSecrets, redactSecrets, secretEnvValues } from './secrets.js'
-import { openTape } from './tape.js'
 
 // Built at run time so that no secret-shaped literal sits in the repository.
 const fake = (prefix: string, body: string, n: number) => prefix + body.repeat(n)

@@ -1,29 +1,28 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { createHash } from 'node:crypto'
 import { type DecisionKey, isValidKind, KEY_SCHEME_VERSION } from './canonical-key.js'
 import {
   CASSETTE_FORMAT_VERSION,
   type Cassette,
   type DecisionRecord,
   isSameRecording,
-  parseCassette,
-  type RecordedError,
   serializeCassette,
 } from './cassette-format.js'
-import type { CassetteStore } from './cassette-store.js'
 import { describeDecision } from './describe-decision.js'
 import { createDivergence, type DivergenceError, explainMiss, ReplayMiss } from './divergence.js'
-import { AgentTapeError, ConfigError, isAgentTapeError } from './errors.js'
-import { compareHarness, type HarnessIdentity, type HarnessProvider } from './harness.js'
+import { describeEnvChange, envSummary, hashEnvValue } from './env-hash.js'
+import { AgentTapeError, ConfigError } from './errors.js'
+import { compareHarness, type HarnessIdentity } from './harness.js'
 import { asJsonData, toJsonData } from './json-walk.js'
 import { KeyHasher } from './key-hasher.js'
-import { MODE_ENV, resolveMode, type TapeMode } from './modes.js'
-import { applyNormalizers, type Normalizer, validateNormalizers } from './normalize.js'
-import { applyRedactors, type Redactor, validateRedactors } from './redaction.js'
+import { MODE_ENV, type TapeMode } from './modes.js'
+import { applyNormalizers } from './normalize.js'
+import { replayOutcome, toRecordedError } from './recorded-error.js'
+import { applyRedactors } from './redaction.js'
 import { ReplayIndex } from './replay-index.js'
 import { checkRun } from './run-checks.js'
 import { scanCassette } from './secret-scan.js'
-import { type EnvSecret, redactSecrets, type SecretAllowList, secretEnvValues } from './secrets.js'
+import { type EnvSecret, redactSecrets, secretEnvValues } from './secrets.js'
+import type { BegunDecision, TapeOptions } from './tape-options.js'
 import type { DecisionState, TapeAction, TapeState } from './tape-state.js'
 import {
   assertEffect,
@@ -33,32 +32,6 @@ import {
   type ToolOptions,
 } from './tools.js'
 import { AGENT_TAPE_VERSION } from './version.js'
-
-export interface TapeOptions {
-  /** The id of the test that owns the tape, written in the cassette header. */
-  id: string
-  /** Path of the cassette, as shown in messages and passed to the store. */
-  cassettePath: string
-  store: CassetteStore
-  /** A mode name; when absent it is resolved from `AGENT_TAPE_MODE` and `CI`. */
-  mode?: TapeMode | string
-  /** Environment for mode resolution, `tape.env` and the secret scan (default `process.env`). */
-  env?: Record<string, string | undefined>
-  allowRecordingInCI?: boolean
-  harness?: { provider: HarnessProvider; paths?: readonly string[]; strict?: boolean }
-  redactors?: readonly Redactor[]
-  normalizers?: readonly Normalizer[]
-  /** Values the secret scan must accept, e.g. a fake key used by tests. */
-  allowSecrets?: SecretAllowList
-  /** Fail the run when recorded decisions are left unused (default true). */
-  failOnUnused?: boolean
-  /** The command that re-records this one test, printed in every divergence report. */
-  rerecordCommand?: string
-  /** Versions of SDKs to write in the header. */
-  sdks?: Record<string, string>
-  /** How long `finish()` waits for decisions still in flight (default 10 s). */
-  pendingTimeoutMs?: number
-}
 
 interface Lane {
   path: string
@@ -546,103 +519,4 @@ export class Tape {
     await this.options.store.write(this.cassettePath, serializeCassette(cassette))
     return true
   }
-}
-
-/** The handle of a decision begun with {@link Tape.begin}. */
-export type BegunDecision =
-  | { action: 'passthrough'; key: string }
-  | { action: 'replay'; key: string; record: DecisionRecord }
-  | {
-      action: 'record'
-      key: string
-      complete(outcome: { out?: unknown; err?: RecordedError }, ms: number): void
-    }
-
-/**
- * Opens the tape of one test: resolves the mode, loads and validates the cassette, and reads
- * the harness identity. Throws when the cassette is damaged, or missing in `replay` mode.
- */
-export async function openTape(options: TapeOptions): Promise<Tape> {
-  const env = options.env ?? process.env
-  validateRedactors(options.redactors ?? [])
-  validateNormalizers(options.normalizers ?? [])
-  const { mode, ci } = resolveMode({
-    mode: options.mode,
-    env,
-    ...(options.allowRecordingInCI !== undefined ? { allowRecordingInCI: options.allowRecordingInCI } : {}),
-  })
-  let existing: Cassette | undefined
-  if (mode !== 'live') {
-    const text = await options.store.read(options.cassettePath)
-    if (text !== null) {
-      try {
-        existing = parseCassette(text, options.cassettePath)
-      } catch (error) {
-        // Re-recording replaces a damaged file; every other mode must report it.
-        if (mode !== 'update' || !isAgentTapeError(error)) throw error
-      }
-    }
-  }
-  if (mode === 'replay' && !existing) {
-    throw new AgentTapeError('ERR_TAPE_NO_CASSETTE', {
-      what: `No cassette for test "${options.id}"`,
-      why: `${options.cassettePath} does not exist, and mode "replay"${ci ? ' (CI is set)' : ''} never records`,
-      fix: 'Run the test locally without CI to record it (mode "auto" records missing cassettes), then commit the file',
-    })
-  }
-  const action: TapeAction =
-    mode === 'live'
-      ? 'passthrough'
-      : mode === 'update' || (mode === 'auto' && !existing)
-        ? 'record'
-        : 'replay'
-  const harness = options.harness
-    ? await options.harness.provider.identify(options.harness.paths ?? [])
-    : undefined
-  return new Tape(options, { mode, action, existing, harness, env })
-}
-
-function replayOutcome(record: DecisionRecord): unknown {
-  if (record.err) throw toReplayedError(record.err)
-  return record.out
-}
-
-/** An error with the recorded name and message (and code), as the tool threw it while recording. */
-export function toReplayedError(recorded: RecordedError): Error {
-  const error = new Error(recorded.message)
-  error.name = recorded.name
-  if (recorded.code !== undefined) (error as Error & { code?: unknown }).code = recorded.code
-  return error
-}
-
-function toRecordedError(error: unknown): RecordedError {
-  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
-    const e = error as { name?: unknown; message?: unknown; code?: unknown }
-    const recorded: RecordedError = { name: String(e.name ?? 'Error'), message: String(e.message ?? '') }
-    if (typeof e.code === 'string' || typeof e.code === 'number') recorded.code = e.code
-    return recorded
-  }
-  return { name: 'NonError', message: String(error) }
-}
-
-function hashEnvValue(value: string | undefined): string | null {
-  if (value === undefined) return null
-  return `sha256:${createHash('sha256').update(value).digest('hex').slice(0, 16)}`
-}
-
-function describeEnvChange(before: string | null, now: string | null): string {
-  if (before === null) return 'was unset when recorded, now set'
-  if (now === null) return 'was set when recorded, now unset'
-  return `changed (recorded ${before}, now ${now})`
-}
-
-function envSummary(records: readonly DecisionRecord[]): Record<string, string | null> | undefined {
-  const summary: Record<string, string | null> = {}
-  let any = false
-  for (const r of records) {
-    if (r.kind !== 'env' || !r.out) continue
-    Object.assign(summary, r.out)
-    any = true
-  }
-  return any ? summary : undefined
 }

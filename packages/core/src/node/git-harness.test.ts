@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../cassette-store.js'
-import { openTape } from '../tape.js'
+import { openTape } from '../open-tape.js'
 import { createGitHarness } from './git-harness.js'
 
 function gitRepo() {

@@ -1,0 +1,26 @@
+import { createHash } from 'node:crypto'
+import type { DecisionRecord } from './cassette-format.js'
+
+/** An environment value as stored in a cassette: a short sha256, never the value. */
+export function hashEnvValue(value: string | undefined): string | null {
+  if (value === undefined) return null
+  return `sha256:${createHash('sha256').update(value).digest('hex').slice(0, 16)}`
+}
+
+export function describeEnvChange(before: string | null, now: string | null): string {
+  if (before === null) return 'was unset when recorded, now set'
+  if (now === null) return 'was set when recorded, now unset'
+  return `changed (recorded ${before}, now ${now})`
+}
+
+/** The environment keys read during a recording, with their hashes, for the cassette header. */
+export function envSummary(records: readonly DecisionRecord[]): Record<string, string | null> | undefined {
+  const summary: Record<string, string | null> = {}
+  let any = false
+  for (const r of records) {
+    if (r.kind !== 'env' || !r.out) continue
+    Object.assign(summary, r.out)
+    any = true
+  }
+  return any ? summary : undefined
+}

@@ -1,0 +1,25 @@
+import type { DecisionRecord, RecordedError } from './cassette-format.js'
+
+/** The recorded outcome of a decision: its output, or its error thrown again. */
+export function replayOutcome(record: DecisionRecord): unknown {
+  if (record.err) throw toReplayedError(record.err)
+  return record.out
+}
+
+/** An error with the recorded name and message (and code), as the tool threw it while recording. */
+export function toReplayedError(recorded: RecordedError): Error {
+  const error = new Error(recorded.message)
+  error.name = recorded.name
+  if (recorded.code !== undefined) (error as Error & { code?: unknown }).code = recorded.code
+  return error
+}
+
+export function toRecordedError(error: unknown): RecordedError {
+  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
+    const e = error as { name?: unknown; message?: unknown; code?: unknown }
+    const recorded: RecordedError = { name: String(e.name ?? 'Error'), message: String(e.message ?? '') }
+    if (typeof e.code === 'string' || typeof e.code === 'number') recorded.code = e.code
+    return recorded
+  }
+  return { name: 'NonError', message: String(error) }
+}

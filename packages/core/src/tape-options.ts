@@ -1,0 +1,43 @@
+import type { DecisionRecord, RecordedError } from './cassette-format.js'
+import type { CassetteStore } from './cassette-store.js'
+import type { HarnessProvider } from './harness.js'
+import type { TapeMode } from './modes.js'
+import type { Normalizer } from './normalize.js'
+import type { Redactor } from './redaction.js'
+import type { SecretAllowList } from './secrets.js'
+
+export interface TapeOptions {
+  /** The id of the test that owns the tape, written in the cassette header. */
+  id: string
+  /** Path of the cassette, as shown in messages and passed to the store. */
+  cassettePath: string
+  store: CassetteStore
+  /** A mode name; when absent it is resolved from `AGENT_TAPE_MODE` and `CI`. */
+  mode?: TapeMode | string
+  /** Environment for mode resolution, `tape.env` and the secret scan (default `process.env`). */
+  env?: Record<string, string | undefined>
+  allowRecordingInCI?: boolean
+  harness?: { provider: HarnessProvider; paths?: readonly string[]; strict?: boolean }
+  redactors?: readonly Redactor[]
+  normalizers?: readonly Normalizer[]
+  /** Values the secret scan must accept, e.g. a fake key used by tests. */
+  allowSecrets?: SecretAllowList
+  /** Fail the run when recorded decisions are left unused (default true). */
+  failOnUnused?: boolean
+  /** The command that re-records this one test, printed in every divergence report. */
+  rerecordCommand?: string
+  /** Versions of SDKs to write in the header. */
+  sdks?: Record<string, string>
+  /** How long `finish()` waits for decisions still in flight (default 10 s). */
+  pendingTimeoutMs?: number
+}
+
+/** The handle of a decision begun with {@link Tape.begin}. */
+export type BegunDecision =
+  | { action: 'passthrough'; key: string }
+  | { action: 'replay'; key: string; record: DecisionRecord }
+  | {
+      action: 'record'
+      key: string
+      complete(outcome: { out?: unknown; err?: RecordedError }, ms: number): void
+    }
