@@ -1,3 +1,4 @@
+import { syncBuiltinESMExports } from 'node:module'
 import { ConfigError } from '@agent-tape/core'
 import { BatchInterceptor } from '@mswjs/interceptors'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
@@ -63,6 +64,9 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     else if (outcome.type === 'error') controller.errorWith(outcome.error)
   })
   interceptor.apply()
+  // `import { request } from 'node:http'` reads a snapshot of the module's exports: refresh it so
+  // named imports see the patched functions too.
+  syncBuiltinESMExports()
   const removeGuard = installBypassGuard(() => config.modelEndpoints)
   const boundary: HttpBoundary = {
     addModelEndpoints(...added) {
@@ -78,6 +82,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     async dispose() {
       removeGuard()
       interceptor.dispose()
+      syncBuiltinESMExports()
       if (holder[KEY]?.boundary === boundary) delete holder[KEY]
     },
   }
