@@ -215,3 +215,118 @@ it('replays under the threads pool, and sums up sharded runs once they are merge
   expect(merged.code, merged.output).toBe(0)
   expect(merged.output).toContain('agent-tape  12 tapes: 12 replayed cleanly, 0 recorded, 0 diverged')
 })
+
+// The scenarios below write a test file of their own into the copy, so the counts above stay.
+const UNITS_TEST = [
+  "import { expect, it } from '@agent-tape/vitest'",
+  "import { ask } from '../src/agent.js'",
+  '',
+  "it.tape('units', async ({ tape }) => {",
+  "  const { CITY_UNITS } = tape.env(['CITY_UNITS'])",
+  "  expect(await ask('Weather in Oslo?')).toBe('echo: Weather in Oslo?')",
+  '  expect(CITY_UNITS).toMatch(/metric|imperial/)',
+  '})',
+  '',
+].join('\n')
+
+it('fails a tape once when a variable read through tape.env() drifted, and passes when it is restored', async () => {
+  const project = copy()
+  project.write('test/units.test.ts', UNITS_TEST)
+  const record = await project.vitest('run test/units.test.ts', { ...env(), CITY_UNITS: 'metric' })
+  expect(record.code, record.output).toBe(0)
+  const path = 'test/__cassettes__/units.test.ts/units.jsonl'
+  const cassette = project.read(path)
+  // Only the hash is written: sha256("metric") and sha256("imperial") begin as below.
+  expect(cassette).toContain('"out":{"CITY_UNITS":"sha256:b8b4e9cea77ef29a"}')
+  expect(cassette).not.toContain('metric')
+  const drift = await project.vitest('run test/units.test.ts', { ...env(), CITY_UNITS: 'imperial' })
+  expect(drift.code).toBe(1)
+  const report = [
+    "[agent-tape] Environment drift at step 0: 1 of 1 environment values read through tape.env() differ from the recording (values are compared by hash). Restore the recorded environment, or re-record this test: npx vitest run test/units.test.ts -t '^units$' -- --update-cassettes.",
+    '',
+    '  cassette  test/__cassettes__/units.test.ts/units.jsonl',
+    '',
+    '  CITY_UNITS           changed (recorded sha256:b8b4e9cea77ef29a, now sha256:3a5b8990e60ffa74)',
+  ].join('\n')
+  expect(count(drift.output, report)).toBe(1)
+  expect(drift.output).toContain('Tests  1 failed (1)')
+  expect(drift.output).toContain(
+    '  test/units.test.ts > units  auto  diverged       2/2         -       0       0',
+  )
+  expect(project.read(path)).toBe(cassette)
+  const restored = await project.vitest('run test/units.test.ts', { ...env(), CITY_UNITS: 'metric' })
+  expect(restored.code, restored.output).toBe(0)
+  expect(restored.output).toContain('agent-tape  1 tape: 1 replayed cleanly, 0 recorded, 0 diverged')
+  expect(project.read(path)).toBe(cassette)
+})
+
+/** A tape that asks the questions in turn, each expecting its echo. */
+const askInTurn = (questions: string[]) =>
+  [
+    "import { expect, it } from '@agent-tape/vitest'",
+    "import { ask } from '../src/agent.js'",
+    '',
+    "it.tape('early', async () => {",
+    ...questions.map((q) => `  expect(await ask('${q}')).toBe('echo: ${q}')`),
+    '})',
+    '',
+  ].join('\n')
+
+it('fails a run that stops before the recording did, unless failOnUnused is false', async () => {
+  const project = copy()
+  project.write('test/early.test.ts', askInTurn(['First?', 'Second?']))
+  const record = await project.vitest('run test/early.test.ts', env())
+  expect(record.code, record.output).toBe(0)
+  const cassette = project.read('test/__cassettes__/early.test.ts/early.jsonl')
+  project.write('test/early.test.ts', askInTurn(['First?']))
+  const strict = await project.vitest('run test/early.test.ts', env())
+  expect(strict.code).toBe(1)
+  const report = [
+    "[agent-tape] Run finished after 1 of 2 recorded decisions: 1 recorded decision was never asked for, so the run stopped early or took another path. If the change is intended, re-record this test: npx vitest run test/early.test.ts -t '^early$' -- --update-cassettes (or set failOnUnused: false to allow it).",
+    '',
+    '  cassette  test/__cassettes__/early.test.ts/early.jsonl',
+    '',
+    '  Unused recorded decisions:',
+  ].join('\n')
+  expect(count(strict.output, report)).toBe(1)
+  expect(strict.output).toMatch(/\n {4}#2 llm:[0-9a-f]{16}, model request \(gpt-4o-mini\) at step 2\n/)
+  expect(strict.output).toContain(
+    '  test/early.test.ts > early  auto  diverged       1/2         -       0       1',
+  )
+  project.write(
+    'vitest.config.ts',
+    project.read('vitest.config.ts').replace('/v1`]', '/v1`], failOnUnused: false'),
+  )
+  const lenient = await project.vitest('run test/early.test.ts', env())
+  expect(lenient.code, lenient.output).toBe(0)
+  expect(lenient.output).toContain('agent-tape  1 tape: 1 replayed cleanly, 0 recorded, 0 diverged')
+  expect(lenient.output).toContain(
+    '  test/early.test.ts > early  auto  clean        1/2         -       0       1',
+  )
+  expect(project.read('test/__cassettes__/early.test.ts/early.jsonl')).toBe(cassette)
+})
+
+it('runs only the it.tape.only tape, and lists only it without calling the others obsolete', async () => {
+  const project = copy()
+  project.write(
+    'test/agent.test.ts',
+    project.read('test/agent.test.ts').replace("it.tape('weather-paris'", "it.tape.only('weather-paris'"),
+  )
+  const before = project.snapshot('test')
+  const run = await project.vitest('run test/agent.test.ts', env())
+  expect(run.code, run.output).toBe(0)
+  expect(run.output).toContain('Tests  1 passed | 2 skipped (3)')
+  expect(run.output).toContain(
+    [
+      'agent-tape  1 tape: 1 replayed cleanly, 0 recorded, 0 diverged',
+      '',
+      '  tape                                mode  result  replayed  recorded  missed  unused',
+      '  test/agent.test.ts > weather-paris  auto  clean        5/5         -       0       0',
+      '',
+      '  decisions: 5 replayed, 0 recorded, 0 missed, 0 unused',
+    ].join('\n'),
+  )
+  expect(run.output).not.toContain('refund')
+  expect(run.output).not.toContain('Obsolete')
+  expect(project.snapshot('test')).toEqual(before)
+})
