@@ -241,3 +241,116 @@ it('lists obsolete cassettes without deleting them, and deletes them only with -
   expect(prune.output).toContain('  Pruned 2 obsolete cassettes:')
   expect(project.cassettes()).toEqual(CASSETTES)
 })
+
+// The scenarios below write a test file of their own into the copy, so the counts above stay.
+const UNITS_TEST = [
+  "import { ask } from '../src/agent'",
+  '',
+  "it.tape('units', async ({ tape }) => {",
+  "  const { CITY_UNITS } = tape.env(['CITY_UNITS'])",
+  "  expect(await ask('Weather in Oslo?')).toBe('echo: Weather in Oslo?')",
+  '  expect(CITY_UNITS).toMatch(/metric|imperial/)',
+  '})',
+  '',
+].join('\n')
+
+it('fails a tape once when a variable read through tape.env() drifted, and passes when it is restored', async () => {
+  const project = copy()
+  project.write('test/units.test.ts', UNITS_TEST)
+  const record = await project.jest('test/units.test.ts', { ...env(), CITY_UNITS: 'metric' })
+  expect(record.code, record.output).toBe(0)
+  const path = 'test/__cassettes__/units.test.ts/units.jsonl'
+  const cassette = project.read(path)
+  // Only the hash is written: sha256("metric") and sha256("imperial") begin as below.
+  expect(cassette).toContain('"out":{"CITY_UNITS":"sha256:b8b4e9cea77ef29a"}')
+  expect(cassette).not.toContain('metric')
+  const drift = await project.jest('test/units.test.ts', { ...env(), CITY_UNITS: 'imperial' })
+  expect(drift.code).toBe(1)
+  const report = [
+    "[agent-tape] Environment drift at step 0: 1 of 1 environment values read through tape.env() differ from the recording (values are compared by hash). Restore the recorded environment, or re-record this test: npx jest test/units.test.ts -t '^units$' -- --update-cassettes.",
+    '',
+    '      cassette  test/__cassettes__/units.test.ts/units.jsonl',
+    '',
+    '      CITY_UNITS           changed (recorded sha256:b8b4e9cea77ef29a, now sha256:3a5b8990e60ffa74)',
+  ].join('\n')
+  expect(count(drift.output, report)).toBe(1)
+  expect(drift.output).toContain('Tests:       1 failed, 1 total')
+  expect(drift.output).toContain(
+    '  test/units.test.ts > units  auto  diverged       2/2         -       0       0',
+  )
+  expect(project.read(path)).toBe(cassette)
+  const restored = await project.jest('test/units.test.ts', { ...env(), CITY_UNITS: 'metric' })
+  expect(restored.code, restored.output).toBe(0)
+  expect(restored.output).toContain('agent-tape  1 tape: 1 replayed cleanly, 0 recorded, 0 diverged')
+  expect(project.read(path)).toBe(cassette)
+})
+
+/** A tape that asks the questions in turn and expects the echo of `expected` as the last answer. */
+const askInTurn = (questions: string[], expected = questions.at(-1)) =>
+  [
+    "import { ask } from '../src/agent'",
+    '',
+    "it.tape('early', async () => {",
+    "  let answer = ''",
+    ...questions.map((q) => `  answer = await ask('${q}')`),
+    `  expect(answer).toBe('echo: ${expected}')`,
+    '})',
+    '',
+  ].join('\n')
+
+const EARLY_REPORT = [
+  "[agent-tape] Run finished after 1 of 2 recorded decisions: 1 recorded decision was never asked for, so the run stopped early or took another path. If the change is intended, re-record this test: npx jest test/early.test.ts -t '^early$' -- --update-cassettes (or set failOnUnused: false to allow it).",
+  '',
+  '      cassette  test/__cassettes__/early.test.ts/early.jsonl',
+  '',
+  '      Unused recorded decisions:',
+].join('\n')
+
+/** A copy with test/early.test.ts recorded asking two questions, then edited to ask only the first. */
+async function stoppedEarly(expected?: string): Promise<JestProject> {
+  const project = copy()
+  project.write('test/early.test.ts', askInTurn(['First?', 'Second?']))
+  const record = await project.jest('test/early.test.ts', env())
+  expect(record.code, record.output).toBe(0)
+  project.write('test/early.test.ts', askInTurn(['First?'], expected))
+  return project
+}
+
+it('fails a run that stops before the recording did, unless failOnUnused is false', async () => {
+  const project = await stoppedEarly()
+  const cassette = project.read('test/__cassettes__/early.test.ts/early.jsonl')
+  const strict = await project.jest('test/early.test.ts', env())
+  expect(strict.code).toBe(1)
+  expect(count(strict.output, EARLY_REPORT)).toBe(1)
+  expect(strict.output).toMatch(/\n {8}#2 llm:[0-9a-f]{16}, model request \(gpt-4o-mini\) at step 2\n/)
+  expect(strict.output).toContain(
+    '  test/early.test.ts > early  auto  diverged       1/2         -       0       1',
+  )
+  project.write(
+    'jest.config.js',
+    project.read('jest.config.js').replace('/v1`] }', '/v1`], failOnUnused: false }'),
+  )
+  const lenient = await project.jest('test/early.test.ts', env())
+  expect(lenient.code, lenient.output).toBe(0)
+  expect(lenient.output).toContain('agent-tape  1 tape: 1 replayed cleanly, 0 recorded, 0 diverged')
+  expect(lenient.output).toContain(
+    '  test/early.test.ts > early  auto  clean        1/2         -       0       1',
+  )
+  expect(project.read('test/__cassettes__/early.test.ts/early.jsonl')).toBe(cassette)
+})
+
+it('shows the divergence report first and the failed assertion as its cause when both happen', async () => {
+  const project = await stoppedEarly('Second?')
+  const run = await project.jest('test/early.test.ts', env())
+  expect(run.code).toBe(1)
+  expect(run.output).toContain('Tests:       1 failed, 1 total')
+  expect(count(run.output, EARLY_REPORT)).toBe(1)
+  const cause = run.output.indexOf('\n    Cause:\n')
+  expect(cause).toBeGreaterThan(run.output.indexOf(EARLY_REPORT))
+  expect(run.output.slice(cause)).toContain(
+    ['        Expected: "echo: Second?"', '        Received: "echo: First?"'].join('\n'),
+  )
+  expect(run.output).toContain(
+    '  test/early.test.ts > early  auto  diverged       1/2         -       0       1',
+  )
+})
