@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { AgentTapeError, activeTapeCount, currentTape } from '@agent-tape/core'
-import { classifyUrl, type EndpointPattern } from './endpoints.js'
+import { AgentTapeError, currentTape } from '@agent-tape/core'
+import type { EndpointPattern } from './endpoints.js'
+import { claimsUrl } from './handle-request.js'
 
 const DISPATCHER = Symbol.for('undici.globalDispatcher.1')
 const ours = new AsyncLocalStorage<true>()
@@ -49,15 +50,12 @@ function escaped(
 ) {
   if (options.origin === undefined) return undefined
   const url = new URL(options.path ?? '/', options.origin)
-  const requestClass = classifyUrl(url, endpoints)
-  if (requestClass === 'loopback') return undefined
-  const tape = currentTape()
-  if (tape ? tape.action === 'passthrough' : activeTapeCount() === 0) return undefined
+  if (!claimsUrl(url, endpoints)) return undefined
   const error = new AgentTapeError('ERR_TAPE_UNATTRIBUTED', {
     what: `${options.method ?? 'GET'} ${url.href} bypassed agent-tape`,
     why: 'it was sent with a fetch function captured before the tape boundary was installed (an SDK client created at import time, before the test setup ran), so it could be neither recorded nor replayed, and it was stopped before reaching the network',
     fix: 'Create the client inside the test or lazily, make sure the agent-tape setup runs first, or pass fetch: (...args) => globalThis.fetch(...args) to the client',
   })
-  tape?.reportDivergence(error)
+  currentTape()?.reportDivergence(error)
   return error
 }

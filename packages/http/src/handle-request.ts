@@ -24,23 +24,31 @@ export type RequestOutcome =
   | { type: 'error'; error: Error }
 
 /**
- * Decides the fate of one outgoing request, for the interceptor and for MSW handlers alike:
- * replay it from the current tape, record it by performing it for real, or let it pass
- * (loopback traffic, no tape, live mode). `perform` sends a request to the network without
- * being intercepted again.
+ * Whether the tape owns a request to `url`: it is not loopback traffic, and the current tape
+ * records or replays (or, outside every tape, some tape is running and the request cannot be
+ * attributed). Shared by the MSW predicate and the guard on `fetch` functions that skip the
+ * interception, so both draw the line where {@link handleRequest} does.
  */
+export function claimsUrl(url: URL, modelEndpoints: readonly EndpointPattern[]): boolean {
+  if (classifyUrl(url, modelEndpoints) === 'loopback') return false
+  const tape = currentTape()
+  return tape ? tape.action !== 'passthrough' : activeTapeCount() > 0
+}
+
 /**
  * Whether {@link handleRequest} will answer this request rather than let it pass: so that an
  * MSW handler matches only what the tape owns and leaves the rest to `onUnhandledRequest`.
  */
 export function claimsRequest(request: Request, config: BoundaryConfig): boolean {
-  const requestClass = classifyUrl(new URL(request.url), config.modelEndpoints)
-  if (requestClass === 'loopback') return false
-  const tape = currentTape()
-  if (!tape) return activeTapeCount() > 0
-  return tape.action !== 'passthrough'
+  return claimsUrl(new URL(request.url), config.modelEndpoints)
 }
 
+/**
+ * Decides the fate of one outgoing request, for the interceptor and for MSW handlers alike:
+ * replay it from the current tape, record it by performing it for real, or let it pass
+ * (loopback traffic, no tape, live mode). `perform` sends a request to the network without
+ * being intercepted again.
+ */
 export async function handleRequest(
   request: Request,
   config: BoundaryConfig,
@@ -55,7 +63,7 @@ export async function handleRequest(
   }
   if (requestClass === 'loopback' || tape.action === 'passthrough') return { type: 'passthrough' }
   // A replayed request is answered from the tape and never sent, so its body needs no copy.
-  const decision = await toRequestDecision(request, requestClass, tape.action === 'replay')
+  const decision = await toRequestDecision(request, url, requestClass, tape.action === 'replay')
   let begun: ReturnType<Tape['begin']>
   try {
     begun = tape.begin(decision.kind, decision.input)

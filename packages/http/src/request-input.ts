@@ -15,14 +15,14 @@ export interface RequestDecision {
  * Canonicalizes a request for its key. Model requests are keyed by API, path, behaviour headers
  * and the codec's canonical body, without the host (a test server's port changes every run);
  * other HTTP by method, URL, query and body. Auth headers and credential query parameters
- * never take part.
+ * never take part. `url` is the request's URL, already parsed by the caller.
  */
 export async function toRequestDecision(
   request: Request,
+  url: URL,
   requestClass: RequestClass,
   consumeBody = false,
 ): Promise<RequestDecision> {
-  const url = new URL(request.url)
   const method = request.method.toUpperCase()
   const body = await readRequestBody(request, consumeBody)
   const query = canonicalQuery(url)
