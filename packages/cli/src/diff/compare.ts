@@ -1,6 +1,6 @@
 import { type Cassette, type DecisionRecord, diffJson, diffStrings, type FieldChange } from '@agent-tape/core'
 import { compactArguments, type ModelAnswer } from '../show/model-answer.js'
-import { tokens } from '../show/render-timeline.js'
+import { previewJson, tokens } from '../show/render-timeline.js'
 import { type DecisionSummary, summarizeDecision } from '../show/summarize.js'
 import { alignDecisions } from './align.js'
 import { maskVolatile } from './volatile.js'
@@ -99,8 +99,7 @@ function describe(change: FieldChange, side: 'before' | 'after'): string {
     const [x, y] = diffStrings(change.before as string, change.after as string)
     return side === 'before' ? x : y
   }
-  const text = JSON.stringify(value) ?? 'undefined'
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text
+  return previewJson(value, 80)
 }
 
 /** What a model said differently: text, tool calls, finish reason, usage, status, errors. Ids are ignored. */

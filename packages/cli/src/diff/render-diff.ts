@@ -1,5 +1,6 @@
 import { formatChanges } from '@agent-tape/core'
 import type { Style } from '../output/style.js'
+import { previewJson } from '../show/render-timeline.js'
 import type { DecisionSummary } from '../show/summarize.js'
 import type { CassetteDiff, DiffEntry } from './compare.js'
 
@@ -93,6 +94,5 @@ export function summaryLine(d: DecisionSummary): string {
 }
 
 function preview(value: unknown): string {
-  const text = JSON.stringify(value) ?? 'undefined'
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text
+  return previewJson(value, 80)
 }
