@@ -35,10 +35,6 @@ export function usageError(command: string, why: string, fix?: string): AgentTap
   })
 }
 
-export function isUsageError(error: unknown): error is AgentTapeError {
-  return error instanceof AgentTapeError && error.code === 'ERR_TAPE_USAGE'
-}
-
 export interface ParsedArgs {
   values: Record<string, string | boolean | (string | boolean)[] | undefined>
   positionals: string[]

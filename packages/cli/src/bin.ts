@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { formatMessage } from '@agent-tape/core'
 import { main } from './main.js'
 import { createStyle, shouldColor } from './output/style.js'
 
@@ -13,9 +14,13 @@ main(process.argv.slice(2), {
     process.exitCode = code
   },
   (error: unknown) => {
-    process.stderr.write(
-      `[agent-tape] Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    )
+    const message = formatMessage({
+      what: 'Unexpected error',
+      why: error instanceof Error ? error.message : String(error),
+      fix: 'This is a bug in agent-tape: please report it with the command you ran and this output',
+      details: error instanceof Error && error.stack ? [error.stack] : [],
+    })
+    process.stderr.write(`${message}\n`)
     process.exitCode = 2
   },
 )

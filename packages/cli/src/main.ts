@@ -1,5 +1,5 @@
-import { AGENT_TAPE_VERSION, isAgentTapeError } from '@agent-tape/core'
-import { isUsageError, parseCommandArgs, renderCommandHelp } from './args.js'
+import { AGENT_TAPE_VERSION, formatMessage, isAgentTapeError } from '@agent-tape/core'
+import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'
 import { diffCommand } from './commands/diff.js'
 import { pruneCommand } from './commands/prune.js'
@@ -53,7 +53,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     const what = first.startsWith('-')
       ? `unknown option ${first}`
       : `unknown command ${JSON.stringify(first)}`
-    io.stderr(`[agent-tape] ${what}: the commands are ${names}. Run agent-tape --help for usage.\n`)
+    io.stderr(
+      `${formatMessage({ what, why: `the commands are ${names}`, fix: 'Run agent-tape --help for usage' })}\n`,
+    )
     return EXIT.usage
   }
   try {
@@ -64,11 +66,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     return await command.run(args, io)
   } catch (error) {
-    if (isUsageError(error)) {
-      io.stderr(`${error.message}\n`)
-      return EXIT.usage
-    }
-    // A damaged cassette named on the command line: core's message names file, line and the fix.
+    // A bad command line (see `usageError`), or a damaged cassette named on it: core's message
+    // names file, line and the fix.
     if (isAgentTapeError(error)) {
       io.stderr(`${error.message}\n`)
       return EXIT.usage
