@@ -45,7 +45,7 @@ it('takes a newcomer from an empty project to a replaying Jest test with the doc
   expect(second.code, second.output).toBe(0)
   expect(provider.connections).toBe(connections)
   // The summary shown in the README is the one this run prints.
-  const summary = /```\n(agent-tape {2}1 tape[\s\S]*?)\n```/.exec(section)?.[1]
+  const summary = /```text\n(agent-tape {2}1 tape[\s\S]*?)\n```/.exec(section)?.[1]
   expect(summary).toBeDefined()
   expect(second.output).toContain(summary)
 

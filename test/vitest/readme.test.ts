@@ -43,7 +43,7 @@ it('takes a newcomer from an empty project to a replaying test with the document
   expect(second.code, second.output).toBe(0)
   expect(provider.connections).toBe(connections)
   // The summary shown in the README is the one this run prints.
-  const summary = /```\n(agent-tape {2}1 tape[\s\S]*?)\n```/.exec(section)?.[1]
+  const summary = /```text\n(agent-tape {2}1 tape[\s\S]*?)\n```/.exec(section)?.[1]
   expect(summary).toBeDefined()
   expect(second.output).toContain(summary)
 
