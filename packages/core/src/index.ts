@@ -46,7 +46,7 @@ export {
 } from './modes.js'
 export type { Normalizer } from './normalize.js'
 export { openTape } from './open-tape.js'
-export { toReplayedError } from './recorded-error.js'
+export { toRecordedError, toReplayedError } from './recorded-error.js'
 export type { Redactor } from './redaction.js'
 // Runner-neutral pieces shared by the Vitest and Jest integrations.
 export type { DirectoryReader } from './runner/cassette-listing.js'

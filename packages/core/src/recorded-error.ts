@@ -14,6 +14,12 @@ export function toReplayedError(recorded: RecordedError): Error {
   return error
 }
 
+/**
+ * A thrown value as a cassette stores it: name, message, and a string or numeric `code`.
+ *
+ * @example
+ * toRecordedError(new TypeError('fetch failed')) // => { name: 'TypeError', message: 'fetch failed' }
+ */
 export function toRecordedError(error: unknown): RecordedError {
   if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
     const e = error as { name?: unknown; message?: unknown; code?: unknown }

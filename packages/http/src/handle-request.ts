@@ -4,6 +4,7 @@ import {
   currentTape,
   isReplayMiss,
   type Tape,
+  toRecordedError,
   toReplayedError,
 } from '@agent-tape/core'
 import { classifyUrl, type EndpointPattern } from './endpoints.js'
@@ -91,18 +92,13 @@ export async function handleRequest(
   try {
     real = await perform(request)
   } catch (error) {
-    const e = error as Error
-    begun.complete(
-      { err: { name: e.name ?? 'Error', message: e.message ?? String(error) } },
-      performance.now() - started,
-    )
-    return { type: 'error', error: e }
+    begun.complete({ err: toRecordedError(error) }, performance.now() - started)
+    return { type: 'error', error: error as Error }
   }
   const teed = teeForRecording(real, started)
   teed.recorded.then(
     (out) => begun.complete({ out }, performance.now() - started),
-    (error: Error) =>
-      begun.complete({ err: { name: error.name, message: error.message } }, performance.now() - started),
+    (error: unknown) => begun.complete({ err: toRecordedError(error) }, performance.now() - started),
   )
   return { type: 'respond', response: teed.response }
 }

@@ -1,3 +1,4 @@
+import { toRecordedError } from '@agent-tape/core'
 import { storableResponseHeaders } from './headers.js'
 import type { RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
 import { isTextual } from './request-body.js'
@@ -53,8 +54,8 @@ async function captureEvents(stream: ReadableStream<Uint8Array>, clock: () => nu
     }
     events.push(...parser.push(decoder.decode()), ...parser.end())
   } catch (error) {
-    const e = error as { name?: string; message?: string }
-    end = { error: { name: e?.name ?? 'Error', message: e?.message ?? String(error) } }
+    const { name, message } = toRecordedError(error)
+    end = { error: { name, message } }
   }
   return end ? { sse: events, end } : { sse: events }
 }
