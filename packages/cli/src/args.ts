@@ -94,7 +94,7 @@ function describeCount(n: number): string {
   return n === 0 ? 'none' : `${n} argument${n === 1 ? '' : 's'}`
 }
 
-export function listOptions(spec: CommandSpec): string {
+function listOptions(spec: CommandSpec): string {
   return Object.entries(spec.options)
     .map(([name, o]) => (o.short ? `--${name} (-${o.short})` : `--${name}`))
     .join(', ')

@@ -103,7 +103,7 @@ function describe(change: FieldChange, side: 'before' | 'after'): string {
 }
 
 /** What a model said differently: text, tool calls, finish reason, usage, status, errors. Ids are ignored. */
-export function compareAnswers(a: ModelAnswer, b: ModelAnswer): string[] {
+function compareAnswers(a: ModelAnswer, b: ModelAnswer): string[] {
   const lines: string[] = []
   if (a.status !== b.status) lines.push(`status: ${a.status} → ${b.status}`)
   if (a.streamed !== b.streamed) lines.push(`streamed: ${a.streamed} → ${b.streamed}`)

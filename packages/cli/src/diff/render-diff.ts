@@ -75,7 +75,7 @@ function label(entry: DiffEntry): string {
 }
 
 /** A one-line description of a whole decision, for added and removed ones. */
-export function summaryLine(d: DecisionSummary): string {
+function summaryLine(d: DecisionSummary): string {
   if (d.tool)
     return `${d.tool.name} ${preview(d.tool.args)}${d.output !== undefined ? ` → ${preview(d.output)}` : ''}`
   if (d.env) return Object.keys(d.env).join(', ')

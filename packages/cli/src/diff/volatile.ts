@@ -3,7 +3,7 @@
  * provider-generated ids, creation times, request ids, stream obfuscation padding, timings.
  * `agent-tape diff` masks them so a re-record that changed nothing shows no difference.
  */
-export const VOLATILE_FIELDS = new Set([
+const VOLATILE_FIELDS = new Set([
   'created',
   'created_at',
   'obfuscation',
@@ -18,7 +18,7 @@ export const VOLATILE_FIELDS = new Set([
 const PROVIDER_ID =
   /\b(?:chatcmpl-|msg_|call_|toolu_|srvtoolu_|resp_|req_|fc_|rs_|ws_|ctc_)[A-Za-z0-9]{8,}\b/g
 
-export const ID_PLACEHOLDER = '<id>'
+const ID_PLACEHOLDER = '<id>'
 
 /** A copy of a JSON value with volatile fields removed and provider ids replaced by `<id>`. */
 export function maskVolatile(value: unknown): unknown {
