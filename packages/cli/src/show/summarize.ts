@@ -47,7 +47,9 @@ export function summarizeCassette(file: string, cassette: Cassette): CassetteSum
   const decisions = cassette.decisions.map(summarizeDecision)
   const kinds: Record<string, number> = {}
   for (const d of decisions) kinds[d.kind] = (kinds[d.kind] ?? 0) + 1
-  const usages = cassette.decisions.map((d) => decisionUsage(d))
+  const usages = cassette.decisions.map((d, i) =>
+    d.kind === 'llm' ? (decisions[i]!.model?.answer?.usage ?? readTokenUsage(d)) : undefined,
+  )
   const totals: CassetteSummary['totals'] = {
     decisions: decisions.length,
     kinds,
@@ -55,11 +57,6 @@ export function summarizeCassette(file: string, cassette: Cassette): CassetteSum
   }
   if (usages.some((u) => u !== undefined)) totals.tokens = sumUsage(usages)
   return { file, header: cassette.header, decisions, totals }
-}
-
-function decisionUsage(d: DecisionRecord): TokenUsage | undefined {
-  if (d.kind !== 'llm') return undefined
-  return readModelAnswer(d.in, d.out)?.usage ?? readTokenUsage(d)
 }
 
 export function summarizeDecision(d: DecisionRecord): DecisionSummary {
