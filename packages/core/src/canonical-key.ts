@@ -43,10 +43,13 @@ export function isDecisionKey(value: unknown): value is DecisionKey {
  * // => 'tool:3b0c…'
  */
 export function computeKey(kind: string, input: unknown, position: DecisionPosition): DecisionKey {
-  const material =
-    position.lane === undefined
-      ? { input, step: position.step }
-      : { input, lane: position.lane, step: position.step }
-  const digest = createHash('sha256').update(stableJson(material)).digest('hex')
+  const digest = createHash('sha256').update(stableJson(keyMaterial(input, position))).digest('hex')
   return `${kind}:${digest.slice(0, 16)}`
+}
+
+/** What a key hashes: the input and its position (the lane only when not the main one). */
+export function keyMaterial(input: unknown, position: DecisionPosition): object {
+  return position.lane === undefined
+    ? { input, step: position.step }
+    : { input, lane: position.lane, step: position.step }
 }

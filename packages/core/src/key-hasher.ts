@@ -1,6 +1,5 @@
 import { createHash, type Hash } from 'node:crypto'
-import stableStringify from 'fast-json-stable-stringify'
-import type { DecisionKey, DecisionPosition } from './canonical-key.js'
+import { type DecisionKey, type DecisionPosition, keyMaterial, stableJson } from './canonical-key.js'
 
 /**
  * Computes decision keys exactly as {@link computeKey} does, for a tape whose successive inputs
@@ -19,12 +18,8 @@ export class KeyHasher {
   private readonly trails = new Map<string, Trail>()
 
   key(kind: string, input: unknown, position: DecisionPosition): DecisionKey {
-    const material =
-      position.lane === undefined
-        ? { input, step: position.step }
-        : { input, lane: position.lane, step: position.step }
     const trailId = `${kind}\u0000${position.lane ?? ''}`
-    const trail = hashAlong(stableJsonData(material), this.trails.get(trailId))
+    const trail = hashAlong(stableJsonData(keyMaterial(input, position)), this.trails.get(trailId))
     this.trails.set(trailId, trail)
     return `${kind}:${trail.digest.slice(0, 16)}`
   }
@@ -81,7 +76,7 @@ function isHighSurrogate(code: number): boolean {
  */
 export function stableJsonData(value: unknown): string {
   const sorted = withSortedKeys(value)
-  return sorted === UNSUPPORTED ? stableStringify(value) : JSON.stringify(sorted)
+  return sorted === UNSUPPORTED ? stableJson(value) : JSON.stringify(sorted)
 }
 
 const UNSUPPORTED = Symbol('unsupported')
