@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { type DecisionKey, isValidKind, KEY_SCHEME_VERSION } from './canonical-key.js'
+import { type DecisionKey, type DecisionPosition, isValidKind, KEY_SCHEME_VERSION } from './canonical-key.js'
 import {
   CASSETTE_FORMAT_VERSION,
   type Cassette,
@@ -413,14 +413,7 @@ export class Tape {
   }
 
   private registerMiss(
-    miss: {
-      kind: string
-      key: DecisionKey
-      label: string
-      decisionIndex: number
-      step: number
-      lane?: string
-    },
+    miss: { kind: string; key: DecisionKey; label: string; decisionIndex: number } & DecisionPosition,
     input: unknown,
   ): ReplayMiss {
     const index = this.index!
@@ -433,16 +426,8 @@ export class Tape {
     const error = new ReplayMiss(details, this.context())
     this.misses.push(error)
     this.divergences.push(error)
-    const { kind, key, label, step } = miss
-    this.runDecisions.push({
-      seq: miss.decisionIndex,
-      key,
-      kind,
-      step,
-      ...(miss.lane ? { lane: miss.lane } : {}),
-      label,
-      status: 'missed',
-    })
+    const { decisionIndex, kind, key, label, ...position } = miss
+    this.runDecisions.push({ seq: decisionIndex, key, kind, ...position, label, status: 'missed' })
     return error
   }
 
@@ -469,7 +454,7 @@ export class Tape {
     if (!provider || !this.harness) return
     const comparison = compareHarness(this.existing?.header.harness, this.harness)
     if (comparison.matches) {
-      if (comparison.note && this.options.harness?.paths?.length) this.warnings.push(comparison.note)
+      if (comparison.note && provider.paths?.length) this.warnings.push(comparison.note)
       return
     }
     const divergence = createDivergence(
@@ -503,6 +488,7 @@ export class Tape {
   }
 
   private async write(): Promise<boolean> {
+    const env = envSummary(this.records)
     const header = {
       agentTape: CASSETTE_FORMAT_VERSION,
       keyScheme: KEY_SCHEME_VERSION,
@@ -511,7 +497,7 @@ export class Tape {
       ...(this.harness ? { harness: this.harness } : {}),
       runtime: { node: process.version, platform: process.platform, agentTape: AGENT_TAPE_VERSION },
       ...(this.options.sdks ? { sdks: this.options.sdks } : {}),
-      ...(envSummary(this.records) ? { env: envSummary(this.records) } : {}),
+      ...(env ? { env } : {}),
     }
     const cassette: Cassette = { header, decisions: this.records }
     scanCassette(cassette, this.cassettePath, this.envSecrets, this.options.allowSecrets ?? [])
