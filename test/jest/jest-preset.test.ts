@@ -196,7 +196,7 @@ it('reports a damaged cassette with its file and line, and leaves it as it was',
   expect(count(run.output, '[agent-tape] Cannot load cassette')).toBe(1)
   expect(run.output).toContain('Tests:       1 failed, 2 passed, 3 total')
   expect(run.output).toContain(
-    '  test/agent.test.ts > billing > refund  replay  error ERR_TAPE_CORRUPT       0/0',
+    '  test/agent.test.ts > billing > refund  auto  error ERR_TAPE_CORRUPT       0/0',
   )
   expect(project.read(path)).toBe(damaged)
 })

@@ -1,13 +1,5 @@
 import { relative } from 'node:path'
-import {
-  ConfigError,
-  openTestTape,
-  readTokenUsage,
-  resolveMode,
-  type Tape,
-  type TapeMode,
-  toPosix,
-} from '@agent-tape/core'
+import { ConfigError, openTestTape, readTokenUsage, type Tape, toPosix } from '@agent-tape/core'
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import { recordedUsage } from '@agent-tape/http'
 import { inject, type RunnerTestCase, type TestContext } from 'vitest'
@@ -34,7 +26,6 @@ export async function tapeFixture(
     runtime: runtimeOptions(),
     harnessProvider: () => createGitHarness(config.root),
     usage: (d) => recordedUsage(d.in, d.out) ?? readTokenUsage(d),
-    openFailureMode: openFailureMode(config),
     report: (entry) => {
       test.meta.agentTape = { name, entry }
     },
@@ -63,17 +54,4 @@ function namesOf(test: RunnerTestCase): string[] {
   const names = [test.name]
   for (let suite = test.suite; suite && suite !== test.file; suite = suite.suite) names.unshift(suite.name)
   return names
-}
-
-/** The mode a tape that could not open is listed under in the summary. */
-function openFailureMode(config: ProvidedTapeConfig): TapeMode {
-  try {
-    return resolveMode({
-      mode: config.mode,
-      env: process.env,
-      allowRecordingInCI: config.allowRecordingInCI,
-    }).mode
-  } catch {
-    return 'replay'
-  }
 }

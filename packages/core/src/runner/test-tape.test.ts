@@ -95,8 +95,8 @@ it('adds the setup file rules after the config rules, and asks for the harness o
   expect(await store.read(PATH)).not.toContain('ORD-42')
 })
 
-it('reports a tape that cannot open as an error entry under the given mode, and throws its error', async () => {
-  const { store, entries, open } = setup({ openFailureMode: 'auto' })
+it('reports a tape that cannot open as an error entry under the mode it would have run in, and throws its error', async () => {
+  const { store, entries, open } = setup()
   await store.write(PATH, 'not a cassette\n')
   const error = await open().catch((e: unknown) => e)
   expect(error).toMatchObject({ code: 'ERR_TAPE_CORRUPT' })

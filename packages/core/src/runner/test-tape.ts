@@ -1,6 +1,6 @@
 import type { CassetteStore } from '../cassette-store.js'
 import type { HarnessProvider } from '../harness.js'
-import type { TapeMode } from '../modes.js'
+import { resolveMode, type TapeMode } from '../modes.js'
 import type { Normalizer } from '../normalize.js'
 import { openTape } from '../open-tape.js'
 import type { Redactor } from '../redaction.js'
@@ -46,8 +46,6 @@ export interface TestTapeInput {
   usage: UsageReader
   /** Environment for mode resolution and the secret scan (default `process.env`). */
   env?: Record<string, string | undefined>
-  /** The mode the summary shows for a tape that could not open (default `replay`). */
-  openFailureMode?: TapeMode
   /** Receives the tape's summary entry: when it cannot open, and when it finishes. */
   report(entry: TapeSummaryEntry): void
 }
@@ -98,7 +96,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       ...(runtime.sdks ? { sdks: runtime.sdks } : {}),
     })
   } catch (error) {
-    input.report(summarizeOpenFailure(id, cassettePath, error, input.openFailureMode))
+    input.report(summarizeOpenFailure(id, cassettePath, error, openFailureMode(config, input.env)))
     throw error
   }
   return {
@@ -111,5 +109,14 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       const failure = tape.failure()
       return needsFailureReport(failure, testErrors) ? failure : undefined
     },
+  }
+}
+
+/** The mode a tape that could not open is listed under: the one it would have run in. */
+function openFailureMode(config: RunnerTapeConfig, env = process.env): TapeMode {
+  try {
+    return resolveMode({ mode: config.mode, env, allowRecordingInCI: config.allowRecordingInCI }).mode
+  } catch {
+    return 'replay'
   }
 }
