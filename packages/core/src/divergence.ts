@@ -1,6 +1,6 @@
 import type { DecisionRecord } from './cassette-format.js'
 import { describeDecision, describePosition } from './describe-decision.js'
-import { AgentTapeError, type AgentTapeErrorCode } from './errors.js'
+import { AgentTapeError, type AgentTapeErrorCode, hasShape } from './errors.js'
 import { formatMessage } from './format-message.js'
 import { diffJson, type FieldChange, formatChanges } from './json-diff.js'
 
@@ -46,13 +46,11 @@ export class DivergenceError extends AgentTapeError {
 }
 
 export function isReplayMiss(error: unknown): error is ReplayMiss {
-  const e = error as { name?: unknown; code?: unknown } | null
-  return typeof e === 'object' && e !== null && e.name === 'ReplayMiss' && e.code === 'ERR_TAPE_MISS'
+  return hasShape(error, 'ReplayMiss', 'ERR_TAPE_MISS')
 }
 
 export function isDivergenceError(error: unknown): error is DivergenceError {
-  const e = error as { name?: unknown; code?: unknown } | null
-  return typeof e === 'object' && e !== null && e.name === 'DivergenceError' && typeof e.code === 'string'
+  return hasShape(error, 'DivergenceError')
 }
 
 /** Finds the nearest recorded decision and the field-level diff against it. */

@@ -58,10 +58,14 @@ export class ConfigError extends AgentTapeError {
   }
 }
 
-function hasShape(error: unknown, name: string, code?: string): boolean {
+/**
+ * The shape check behind every `is*()` guard: the literal `name`, and the given `code` (or any
+ * string code), without `instanceof`, which fails across realms.
+ */
+export function hasShape(error: unknown, name: string, code?: AgentTapeErrorCode): boolean {
   if (typeof error !== 'object' || error === null) return false
   const e = error as { name?: unknown; code?: unknown }
-  return e.name === name && (code === undefined || e.code === code)
+  return e.name === name && (code === undefined ? typeof e.code === 'string' : e.code === code)
 }
 
 const OWN_NAMES = new Set([
