@@ -36,7 +36,9 @@ it('fails toReplayCleanly while recorded decisions are still unused', async () =
   await tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
   const result = TAPE_MATCHERS.toReplayCleanly(false, tape)
   expect(result.pass).toBe(false)
-  expect(result.message()).toBe(`[agent-tape] 2 of 3 recorded decisions of ${PATH} are still unused`)
+  expect(result.message()).toBe(
+    `[agent-tape] 2 of 3 recorded decisions of ${PATH} are still unused: the run has not asked for them yet, so it stopped early or took another path. Assert once the agent has finished, or, if the change is intended, re-record this test: AGENT_TAPE_MODE=update <your test command> (only this test).`,
+  )
 })
 
 it('counts the decisions made, of one kind when given, with their labels', async () => {

@@ -1,3 +1,4 @@
+import { formatMessage } from '../format-message.js'
 import type { Tape } from '../tape.js'
 import type { DecisionState } from '../tape-state.js'
 
@@ -19,11 +20,16 @@ export interface TapeMatcherResult {
 export const TAPE_MATCHERS = {
   /** No miss, no divergence and no recorded decision left unused so far (a recording passes). */
   toReplayCleanly(_isNot: boolean, received: unknown): TapeMatcherResult {
-    const state = asTape(received, 'toReplayCleanly').state
+    const tape = asTape(received, 'toReplayCleanly')
+    const state = tape.state
     const problems = state.divergences.map((d) => d.message)
     if (state.action === 'replay' && state.status === 'running' && state.unused > 0) {
       problems.push(
-        `[agent-tape] ${state.unused} of ${state.recorded} recorded decisions of ${state.cassettePath} are still unused`,
+        formatMessage({
+          what: `${state.unused} of ${state.recorded} recorded decisions of ${state.cassettePath} are still unused`,
+          why: 'the run has not asked for them yet, so it stopped early or took another path',
+          fix: `Assert once the agent has finished, or, if the change is intended, re-record this test: ${tape.rerecordCommand}`,
+        }),
       )
     }
     const pass = problems.length === 0
