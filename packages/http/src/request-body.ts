@@ -17,16 +17,13 @@ export type RequestBody =
  */
 export async function readRequestBody(request: Request, consume = false): Promise<RequestBody> {
   if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return undefined
-  const bytes = new Uint8Array(await (consume ? request : request.clone()).arrayBuffer())
+  const bytes = Buffer.from(await (consume ? request : request.clone()).arrayBuffer())
   if (bytes.byteLength === 0) return undefined
   const contentType = request.headers.get('content-type') ?? ''
-  const boundary = contentType.match(/boundary=(?:"([^"]+)"|([^;]+))/i)
-  if (/^multipart\//i.test(contentType) && boundary) {
-    const marker = Buffer.from(boundary[1] ?? boundary[2] ?? '')
-    const stable = replaceAll(Buffer.from(bytes), marker, Buffer.from('agent-tape-boundary'))
-    return { sha256: sha256(stable), bytes: bytes.byteLength, contentType: contentType.split(';')[0]!.trim() }
-  }
-  if (isTextual(contentType)) {
+  const boundary = /^multipart\//i.test(contentType)
+    ? contentType.match(/boundary=(?:"([^"]+)"|([^;]+))/i)
+    : null
+  if (!boundary && isTextual(contentType)) {
     const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes)
     if (/json/i.test(contentType) || (contentType === '' && /^\s*[[{]/.test(text))) {
       try {
@@ -37,11 +34,10 @@ export async function readRequestBody(request: Request, consume = false): Promis
     }
     return { text }
   }
-  return {
-    sha256: sha256(Buffer.from(bytes)),
-    bytes: bytes.byteLength,
-    contentType: contentType.split(';')[0]!.trim(),
-  }
+  const hashed = boundary
+    ? replaceAll(bytes, Buffer.from(boundary[1] ?? boundary[2] ?? ''), Buffer.from('agent-tape-boundary'))
+    : bytes
+  return { sha256: sha256(hashed), bytes: bytes.byteLength, contentType: contentType.split(';')[0]!.trim() }
 }
 
 export function isTextual(contentType: string): boolean {
