@@ -60,7 +60,7 @@ export {
   toPosix,
 } from './runner/cassette-path.js'
 export type { CassetteListing, CollectedTestFile } from './runner/obsolete-cassettes.js'
-export { findObsoleteCassettes } from './runner/obsolete-cassettes.js'
+export { findObsoleteCassettes, PRUNE_FLAG } from './runner/obsolete-cassettes.js'
 export type { RerecordCommandInput } from './runner/rerecord-command.js'
 export { buildRerecordCommand, detectExec, escapeRegExp, UPDATE_FLAG } from './runner/rerecord-command.js'
 export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runner/runtime-options.js'

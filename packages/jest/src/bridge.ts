@@ -40,4 +40,3 @@ export interface FileReport {
 export const REPORT_DIR_ENV = 'AGENT_TAPE_JEST_REPORT_DIR'
 /** Set by the `agent-tape-jest` wrapper for `--prune-cassettes`. */
 export const PRUNE_ENV = 'AGENT_TAPE_PRUNE_CASSETTES'
-export const PRUNE_FLAG = '--prune-cassettes'

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { formatMessage, MODE_ENV, resolveMode, UPDATE_FLAG } from '@agent-tape/core'
-import { PRUNE_ENV, PRUNE_FLAG } from './bridge.js'
+import { formatMessage, MODE_ENV, PRUNE_FLAG, resolveMode, UPDATE_FLAG } from '@agent-tape/core'
+import { PRUNE_ENV } from './bridge.js'
 
 /**
  * `agent-tape-jest [jest arguments] [--update-cassettes] [--prune-cassettes]`: Jest's own CLI

@@ -6,6 +6,7 @@ import {
   createCassetteListing,
   findObsoleteCassettes,
   isTruthyEnv,
+  PRUNE_FLAG,
   renderSummaryMarkdown,
   renderSummaryText,
   type TapeRunSummary,
@@ -13,7 +14,7 @@ import {
 } from '@agent-tape/core'
 import type { AggregatedResult } from '@jest/test-result'
 import type { Config } from '@jest/types'
-import { type FileReport, PRUNE_ENV, PRUNE_FLAG, REPORT_DIR_ENV } from './bridge.js'
+import { type FileReport, PRUNE_ENV, REPORT_DIR_ENV } from './bridge.js'
 
 export interface TapeSummaryOptions {
   /** Delete obsolete cassettes instead of only listing them (also `-- --prune-cassettes`). */

@@ -1,5 +1,12 @@
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_CASSETTE_DIR, detectExec, MODE_ENV, resolveMode, UPDATE_FLAG } from '@agent-tape/core'
+import {
+  DEFAULT_CASSETTE_DIR,
+  detectExec,
+  MODE_ENV,
+  PRUNE_FLAG,
+  resolveMode,
+  UPDATE_FLAG,
+} from '@agent-tape/core'
 import type { Plugin } from 'vitest/config'
 import {
   type AgentTapeOptions,
@@ -7,7 +14,7 @@ import {
   serializePattern,
   serializeRegExp,
 } from './options.js'
-import { PRUNE_FLAG, TapeSummaryReporter } from './reporter.js'
+import { TapeSummaryReporter } from './reporter.js'
 
 const SETUP_FILE = fileURLToPath(new URL('./setup.js', import.meta.url))
 

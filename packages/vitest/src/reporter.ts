@@ -15,9 +15,6 @@ import {
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import './meta.js'
 
-/** Deletes obsolete cassettes when given after `--`: `vitest run -- --prune-cassettes`. */
-export const PRUNE_FLAG = '--prune-cassettes'
-
 export interface TapeSummaryOptions {
   /** The plugin's `cassetteDir` (default `__cassettes__`). */
   cassetteDir?: string

@@ -1,5 +1,8 @@
 import { cassetteFolderFor, DEFAULT_CASSETTE_DIR } from './cassette-path.js'
 
+/** The switch, given after `--` as the update switch is, that deletes obsolete cassettes. */
+export const PRUNE_FLAG = '--prune-cassettes'
+
 /** What obsolete-cassette discovery needs from the file system (paths relative to the root). */
 export interface CassetteListing {
   /** Entries of a directory, or `[]` when it does not exist. */

@@ -1,5 +1,6 @@
 import type { TapeMode } from '../modes.js'
 import type { TapeAction, TapeState } from '../tape-state.js'
+import { PRUNE_FLAG } from './obsolete-cassettes.js'
 import { sumUsage, type TokenUsage } from './token-usage.js'
 
 /** One tape of a run, as the summary shows it: plain data a worker can send to the reporter. */
@@ -154,7 +155,7 @@ function obsoleteLines(summary: TapeRunSummary, item: (path: string) => string):
   if (summary.obsolete.length > 0) {
     lines.push(
       '',
-      `  Obsolete cassettes (${summary.obsolete.length}): no test uses them any more. Delete them, or prune them with -- --prune-cassettes:`,
+      `  Obsolete cassettes (${summary.obsolete.length}): no test uses them any more. Delete them, or prune them with -- ${PRUNE_FLAG}:`,
       ...summary.obsolete.map(item),
     )
   }
