@@ -55,6 +55,22 @@ export async function rounds(contenders, { warmup, repeat }, once) {
   return times
 }
 
+/**
+ * Times replays of the recording `name` with `rounds`: each contender opens a session, runs
+ * `job(contender)` in it and closes it; the time of the run alone, divided by `per` (the number
+ * of requests it makes, for a per-request time).
+ */
+export async function timeReplays({ contenders, names, config }, name, job, per = 1) {
+  return rounds(names, config.rounds, async (c) => {
+    const session = await contenders[c].open(name)
+    const started = performance.now()
+    await session.run(job(c))
+    const ms = performance.now() - started
+    await session.close()
+    return ms / per
+  })
+}
+
 /** Ratio of each round's time to the reference's time in the same round, summarized. */
 export function ratioTo(times, reference) {
   return times.map((t, i) => t / reference[i])

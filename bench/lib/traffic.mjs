@@ -14,6 +14,19 @@ export function chatBody(bytes, variant) {
   return { model: 'gpt-4o-mini', messages, temperature: 0 }
 }
 
+/** Posts each chat body to `url` in turn, as the OpenAI SDK would, and checks each answer is a completion. */
+export async function postChatBodies(url, bodies) {
+  for (const body of bodies) {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+      body: JSON.stringify(body),
+    })
+    const json = await response.json()
+    if (!json.choices) throw new Error(`unexpected answer: ${JSON.stringify(json).slice(0, 300)}`)
+  }
+}
+
 export const LOOKUP_TOOL = {
   type: 'function',
   function: {

@@ -8,7 +8,7 @@ import { openTape, parseCassette } from '@agent-tape/core'
 import { createFileStore } from '@agent-tape/core/node'
 import stableStringify from 'fast-json-stable-stringify'
 import OpenAI from 'openai'
-import { median, rounds, summarize } from '../lib/stats.mjs'
+import { median, rounds, summarize, timeReplays } from '../lib/stats.mjs'
 import { longRunScript, runLongAgent } from '../lib/traffic.mjs'
 
 export const STEPS = 200
@@ -33,14 +33,11 @@ export async function agentRun({ contenders, names, provider, config }) {
   }
   provider.script.pop()
 
-  const times = await rounds(names, config.rounds, async (c) => {
-    const session = await contenders[c].open(RUN_NAME)
-    const started = performance.now()
-    await session.run((tools) => run(tools, stepMs[c]))
-    const ms = performance.now() - started
-    await session.close()
-    return ms
-  })
+  const times = await timeReplays(
+    { contenders, names, config },
+    RUN_NAME,
+    (c) => (tools) => run(tools, stepMs[c]),
+  )
   const perStep = Object.fromEntries(names.map((c) => [c, PROBES.map((step) => around(stepMs[c], step))]))
   const keying = await measureKeying(bodies, contenders['agent-tape'].files(RUN_NAME)[0], config)
   return {

@@ -1,7 +1,7 @@
 /** Scenario 1: one replayed OpenAI chat request through `fetch`, 2 KB and 200 KB bodies. */
 
-import { rounds, summarize } from '../lib/stats.mjs'
-import { chatBody } from '../lib/traffic.mjs'
+import { summarize, timeReplays } from '../lib/stats.mjs'
+import { chatBody, postChatBodies } from '../lib/traffic.mjs'
 
 export async function perRequest({ contenders, names, provider, config }) {
   const url = `${provider.openaiBaseURL}/chat/completions`
@@ -12,27 +12,10 @@ export async function perRequest({ contenders, names, provider, config }) {
   ]) {
     // Distinct requests (the first message differs), so no tool can serve one from a cache of the last.
     const bodies = Array.from({ length: count }, (_, i) => chatBody(bytes, i))
-    const send = async () => {
-      for (const body of bodies) {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
-          body: JSON.stringify(body),
-        })
-        const json = await response.json()
-        if (!json.choices) throw new Error(`unexpected answer: ${JSON.stringify(json).slice(0, 300)}`)
-      }
-    }
+    const send = () => postChatBodies(url, bodies)
     const name = `per-request-${bytes}`
     for (const c of names) await contenders[c].record(name, send)
-    const times = await rounds(names, config.rounds, async (c) => {
-      const session = await contenders[c].open(name)
-      const started = performance.now()
-      await session.run(send)
-      const ms = performance.now() - started
-      await session.close()
-      return ms / count
-    })
+    const times = await timeReplays({ contenders, names, config }, name, () => send, count)
     results.push({
       label,
       bytes: JSON.stringify(bodies[0]).length,
@@ -49,16 +32,7 @@ export async function profileLarge({ contenders, provider }) {
   const { profile, topSelfTime } = await import('../lib/profile.mjs')
   const url = `${provider.openaiBaseURL}/chat/completions`
   const bodies = Array.from({ length: 20 }, (_, i) => chatBody(200_000, i))
-  const send = async () => {
-    for (const body of bodies) {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
-        body: JSON.stringify(body),
-      })
-      await response.json()
-    }
-  }
+  const send = () => postChatBodies(url, bodies)
   const sessions = []
   for (let i = 0; i < 20; i++) sessions.push(await contenders['agent-tape'].open('per-request-200000'))
   const p = await profile(async () => {

@@ -1,6 +1,6 @@
 /** Scenario 2: a 500-event SSE answer replayed and consumed by the openai SDK's stream helper. */
 import OpenAI from 'openai'
-import { rounds, summarize } from '../lib/stats.mjs'
+import { summarize, timeReplays } from '../lib/stats.mjs'
 
 export const STREAM_DELTAS = 496 // + role, finish and usage chunks and [DONE] = 500 events
 
@@ -25,13 +25,6 @@ export async function streaming({ contenders, names, provider, config }) {
   provider.script.push(() => ({ text: deltas, usage: { inputTokens: 12, outputTokens: STREAM_DELTAS } }))
   for (const c of names) await contenders[c].record(name, send)
   provider.script.pop()
-  const times = await rounds(names, config.rounds, async (c) => {
-    const session = await contenders[c].open(name)
-    const started = performance.now()
-    await session.run(send)
-    const ms = performance.now() - started
-    await session.close()
-    return ms / count
-  })
+  const times = await timeReplays({ contenders, names, config }, name, () => send, count)
   return { count, times, summary: Object.fromEntries(names.map((c) => [c, summarize(times[c])])) }
 }
