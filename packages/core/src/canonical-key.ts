@@ -43,7 +43,9 @@ export function isDecisionKey(value: unknown): value is DecisionKey {
  * // => 'tool:3b0c…'
  */
 export function computeKey(kind: string, input: unknown, position: DecisionPosition): DecisionKey {
-  const digest = createHash('sha256').update(stableJson(keyMaterial(input, position))).digest('hex')
+  const digest = createHash('sha256')
+    .update(stableJson(keyMaterial(input, position)))
+    .digest('hex')
   return `${kind}:${digest.slice(0, 16)}`
 }
 
