@@ -5,7 +5,7 @@ import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { installBypassGuard, performingForTape } from './bypass-guard.js'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
-import { type BoundaryConfig, handleRequest } from './handle-request.js'
+import { handleRequest } from './handle-request.js'
 import type { ReplayTiming } from './replay-response.js'
 
 export interface HttpBoundaryOptions {
@@ -57,9 +57,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()],
   })
   interceptor.on('request', async ({ request, controller }) => {
-    const outcome = await handleRequest(request, config as BoundaryConfig, (r) =>
-      performingForTape(() => pureFetch(r)),
-    )
+    const outcome = await handleRequest(request, config, (r) => performingForTape(() => pureFetch(r)))
     if (outcome.type === 'respond') controller.respondWith(outcome.response)
     else if (outcome.type === 'error') controller.errorWith(outcome.error)
   })
