@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { isSameRecording, parseCassette, serializeCassette } from './cassette-format.js'
-import { isCassetteCorruptError } from './errors.js'
+import { type CassetteCorruptError, isCassetteCorruptError } from './errors.js'
 import { createFileStore } from './node/file-store.js'
 import { openTape } from './open-tape.js'
 
@@ -57,6 +57,9 @@ describe('parseCassette', () => {
   })
 
   it('an unknown (newer) format version says to upgrade', () => {
+    expect((loadError('future-format.jsonl') as CassetteCorruptError).reason).toBe(
+      'it was written in cassette format 7 by a newer agent-tape; this version reads format 1. Upgrade the @agent-tape packages, or re-record the test with this version.',
+    )
     expect(loadError('future-format.jsonl').message).toBe(
       '[agent-tape] Cannot load cassette future-format.jsonl (line 1): it was written in cassette format 7 by a newer agent-tape; this version reads format 1. Upgrade the @agent-tape packages, or re-record the test with this version.',
     )

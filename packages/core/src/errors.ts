@@ -1,4 +1,4 @@
-import { formatMessage, type MessageParts } from './format-message.js'
+import { formatMessage, formatReason, type MessageParts } from './format-message.js'
 
 /** Stable codes of every error agent-tape throws. */
 export type AgentTapeErrorCode =
@@ -30,12 +30,15 @@ export class AgentTapeError extends Error {
 /** Thrown when a cassette file cannot be read as a valid cassette. */
 export class CassetteCorruptError extends AgentTapeError {
   override name = 'CassetteCorruptError'
+  /** Why the line is damaged and how to recover, without the file and line (for per-file reports). */
+  readonly reason: string
   constructor(
     parts: MessageParts,
     readonly file: string,
     readonly line: number,
   ) {
     super('ERR_TAPE_CORRUPT', parts)
+    this.reason = formatReason(parts)
   }
 }
 

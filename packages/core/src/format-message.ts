@@ -15,11 +15,15 @@ export interface MessageParts {
 
 export const MESSAGE_PREFIX = '[agent-tape]'
 
-export function formatMessage({ what, why, fix, details }: MessageParts): string {
-  let text = `${MESSAGE_PREFIX} ${what}: ${endSentence(why)}`
-  if (fix) text += ` ${endSentence(fix)}`
-  if (details && details.length > 0) text += `\n\n${details.join('\n')}`
+export function formatMessage(parts: MessageParts): string {
+  let text = `${MESSAGE_PREFIX} ${parts.what}: ${formatReason(parts)}`
+  if (parts.details && parts.details.length > 0) text += `\n\n${parts.details.join('\n')}`
   return text
+}
+
+/** The "why. What to do." part of a message, for reports that already say what failed. */
+export function formatReason({ why, fix }: Pick<MessageParts, 'why' | 'fix'>): string {
+  return fix ? `${endSentence(why)} ${endSentence(fix)}` : endSentence(why)
 }
 
 function endSentence(text: string): string {

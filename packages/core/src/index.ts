@@ -30,7 +30,7 @@ export {
   SecretLeakError,
 } from './errors.js'
 export type { MessageParts } from './format-message.js'
-export { formatMessage, MESSAGE_PREFIX } from './format-message.js'
+export { formatMessage, formatReason, MESSAGE_PREFIX } from './format-message.js'
 export type { HarnessComparison, HarnessIdentity, HarnessProvider } from './harness.js'
 export { compareHarness } from './harness.js'
 export type { FieldChange } from './json-diff.js'

@@ -8,7 +8,6 @@ import {
   type HarnessIdentity,
   type HarnessProvider,
   isCassetteCorruptError,
-  MESSAGE_PREFIX,
   parseCassette,
 } from '@agent-tape/core'
 
@@ -45,9 +44,7 @@ export async function checkCassette(
     cassette = parseCassette(await readFile(file, 'utf8'), path)
   } catch (error) {
     if (!isCassetteCorruptError(error)) throw error
-    const prefix = `${MESSAGE_PREFIX} Cannot load cassette ${path} (line ${error.line}): `
-    const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
-    check.problems.push(`line ${error.line}: ${message}`)
+    check.problems.push(`line ${error.line}: ${error.reason}`)
     return finish(check)
   }
   check.decisions = cassette.decisions.length
