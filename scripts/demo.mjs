@@ -3,7 +3,7 @@
 // replay it offline, see a prompt edit fail as a diff, re-record, and read the run summary.
 // It works on a temporary copy of examples/support-agent and leaves the repository as it was.
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -68,7 +68,13 @@ function result(run) {
 
 function setPrompt(dir, from, to) {
   const file = join(dir, 'src/agent.ts')
-  writeFileSync(file, readFileSync(file, 'utf8').replace(from, to))
+  const text = readFileSync(file, 'utf8')
+  if (!text.includes(from)) {
+    throw new Error(
+      `[agent-tape demo] Cannot edit the prompt: ${file} no longer contains "${from.trim()}". Update GOOD_RULE in scripts/demo.mjs to match SYSTEM_PROMPT in examples/support-agent/src/agent.ts.`,
+    )
+  }
+  writeFileSync(file, text.replace(from, to))
 }
 
 const work = mkdtempSync(join(tmpdir(), 'agent-tape-demo-'))
@@ -161,5 +167,4 @@ try {
 } finally {
   await provider.close()
   rmSync(work, { recursive: true, force: true })
-  if (readdirSync(tmpdir()).includes(work.split('/').pop())) console.error(`could not remove ${work}`)
 }
