@@ -54,7 +54,6 @@ export { createCassetteListing } from './runner/cassette-listing.js'
 export type { CassettePathInput } from './runner/cassette-path.js'
 export {
   assertTapeName,
-  cassetteFolderFor,
   cassettePathFor,
   DEFAULT_CASSETTE_DIR,
   toPosix,
@@ -62,19 +61,17 @@ export {
 export type { CassetteListing, CollectedTestFile } from './runner/obsolete-cassettes.js'
 export { findObsoleteCassettes, PRUNE_FLAG } from './runner/obsolete-cassettes.js'
 export type { RerecordCommandInput } from './runner/rerecord-command.js'
-export { buildRerecordCommand, detectExec, escapeRegExp, UPDATE_FLAG } from './runner/rerecord-command.js'
+export { buildRerecordCommand, detectExec, UPDATE_FLAG } from './runner/rerecord-command.js'
 export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runner/runtime-options.js'
 export { createRuntimeOptionsSlot } from './runner/runtime-options.js'
 export type { TapeMatcherResult, TapeMatchers } from './runner/tape-matchers.js'
 export { TAPE_MATCHERS } from './runner/tape-matchers.js'
 export { TapeNameRegistry } from './runner/tape-names.js'
-export { needsFailureReport, replayedTokens, summarizeOpenFailure } from './runner/tape-outcome.js'
 export type { SummaryTotals, TapeRunSummary, TapeSummaryEntry } from './runner/tape-summary.js'
 export {
   renderSummaryMarkdown,
   renderSummaryText,
   summarizeTape,
-  totalSummary,
 } from './runner/tape-summary.js'
 export type { RunnerTapeConfig, TestTape, TestTapeInput } from './runner/test-tape.js'
 export { openTestTape } from './runner/test-tape.js'

@@ -323,6 +323,11 @@ export class Tape {
     return this.finished
   }
 
+  /** The decisions of the cassette this tape replays (none when it records or passes through). */
+  get recordedDecisions(): readonly DecisionRecord[] {
+    return this.index?.decisions ?? []
+  }
+
   /** The tape's run state as plain data. */
   get state(): TapeState {
     return this.finished ?? this.snapshot(false, undefined)

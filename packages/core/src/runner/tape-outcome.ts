@@ -1,4 +1,4 @@
-import { parseCassette } from '../cassette-format.js'
+import type { DecisionRecord } from '../cassette-format.js'
 import { isAgentTapeError } from '../errors.js'
 import type { TapeMode } from '../modes.js'
 import type { TapeState } from '../tape-state.js'
@@ -31,19 +31,15 @@ export function summarizeOpenFailure(
   }
 }
 
-/**
- * Tokens of the decisions a replay served from `cassetteText` (the text it loaded): what the
- * run would have spent live. `undefined` when nothing was loaded.
- */
+/** Tokens of the decisions a replay served: what the run would have spent live. */
 export function replayedTokens(
   state: TapeState,
-  cassetteText: string | null,
+  recorded: readonly DecisionRecord[],
   reader: UsageReader = readTokenUsage,
 ): TokenUsage | undefined {
-  if (cassetteText === null) return undefined
+  if (recorded.length === 0) return undefined
   const replayed = new Set(state.decisions.filter((d) => d.status === 'replayed').map((d) => d.seq))
-  const cassette = parseCassette(cassetteText, state.cassettePath)
-  return sumUsage(cassette.decisions.filter((d) => replayed.has(d.seq)).map((d) => reader(d)))
+  return sumUsage(recorded.filter((d) => replayed.has(d.seq)).map((d) => reader(d)))
 }
 
 /**

@@ -73,17 +73,12 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   const { config, runtime, testFile, names } = input
   const id = `${testFile} > ${names.join(' > ')}`
   const cassettePath = cassettePathFor({ testFile, name: input.name, cassetteDir: config.cassetteDir })
-  let cassetteText: string | null = null
-  const store: CassetteStore = {
-    read: async (path) => (cassetteText = await input.store.read(path)),
-    write: (path, text) => input.store.write(path, text),
-  }
   let tape: Tape
   try {
     tape = await openTape({
       id,
       cassettePath,
-      store,
+      store: input.store,
       ...(input.env ? { env: input.env } : {}),
       ...(config.mode ? { mode: config.mode } : {}),
       allowRecordingInCI: config.allowRecordingInCI,
@@ -104,7 +99,8 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
     async finish(testErrors) {
       const state = await tape.finish()
       const reader = runtime.usage ?? input.usage
-      const tokens = state.action === 'replay' ? replayedTokens(state, cassetteText, reader) : undefined
+      const tokens =
+        state.action === 'replay' ? replayedTokens(state, tape.recordedDecisions, reader) : undefined
       input.report(summarizeTape(state, id, tokens))
       const failure = tape.failure()
       return needsFailureReport(failure, testErrors) ? failure : undefined
