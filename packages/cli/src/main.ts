@@ -1,4 +1,4 @@
-import { AGENT_TAPE_VERSION, formatMessage, isAgentTapeError } from '@agent-tape/core'
+import { AGENT_TAPE_VERSION, formatMessage, isAgentTapeError, maskForPrinting } from '@agent-tape/core'
 import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'
 import { diffCommand } from './commands/diff.js'
@@ -31,8 +31,16 @@ export function renderHelp(): string {
   ].join('\n')
 }
 
-/** Runs the CLI with `argv` (without `node` and the script) and returns the exit code. */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+/**
+ * Runs the CLI with `argv` (without `node` and the script) and returns the exit code. Everything
+ * it prints passes through the secret masking, so no command shows more than a key's prefix.
+ */
+export async function main(argv: readonly string[], rawIo: CliIo): Promise<number> {
+  const io: CliIo = {
+    ...rawIo,
+    stdout: (text) => rawIo.stdout(maskForPrinting(text, rawIo.env)),
+    stderr: (text) => rawIo.stderr(maskForPrinting(text, rawIo.env)),
+  }
   const [first, ...rest] = argv
   if (first === undefined || first === '--help' || first === '-h') {
     io.stdout(renderHelp())

@@ -17,7 +17,9 @@ export interface CassetteHeader {
   runtime?: Record<string, string>
   /** Versions of the SDKs seen while recording, e.g. `{ openai: "6.49.0" }`. */
   sdks?: Record<string, string>
-  /** Environment keys read through `tape.env`, with sha256 hashes of their values. */
+  /** The random salt of the env hashes (absent in cassettes written before salting). */
+  envSalt?: string
+  /** Environment keys read through `tape.env`, with salted sha256 hashes of their values. */
   env?: Record<string, string | null>
 }
 
@@ -61,6 +63,7 @@ export function serializeCassette(cassette: Cassette): string {
     harness: h.harness,
     runtime: h.runtime,
     sdks: h.sdks,
+    envSalt: h.envSalt,
     env: h.env,
   }
   const lines = [JSON.stringify(header)]

@@ -1,3 +1,7 @@
+import { secretEnvValues } from './secrets/env-secrets.js'
+import { redactUrlsIn } from './secrets/params.js'
+import { SecretScanner } from './secrets/scanner.js'
+
 /**
  * Builds every user-facing message of agent-tape, so the `[agent-tape]` prefix and the
  * "what failed: why. What to do." shape are written in exactly one place.
@@ -15,10 +19,19 @@ export interface MessageParts {
 
 export const MESSAGE_PREFIX = '[agent-tape]'
 
+/**
+ * The message, with every secret it would print (a key in a diffed prompt, a URL's credentials,
+ * the value of a secret-like environment variable) replaced by a marker.
+ */
 export function formatMessage(parts: MessageParts): string {
   let text = `${MESSAGE_PREFIX} ${parts.what}: ${formatReason(parts)}`
   if (parts.details && parts.details.length > 0) text += `\n\n${parts.details.join('\n')}`
-  return text
+  return maskForPrinting(text)
+}
+
+/** Redacts the secrets in text that is about to be printed, with the secret env values of `env`. */
+export function maskForPrinting(text: string, env: Record<string, string | undefined> = process.env): string {
+  return new SecretScanner(secretEnvValues(env)).redactText(redactUrlsIn(text))
 }
 
 /** The "why. What to do." part of a message, for reports that already say what failed. */

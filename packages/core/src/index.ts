@@ -30,7 +30,7 @@ export {
   SecretLeakError,
 } from './errors.js'
 export type { MessageParts } from './format-message.js'
-export { formatMessage, formatReason, MESSAGE_PREFIX } from './format-message.js'
+export { formatMessage, formatReason, MESSAGE_PREFIX, maskForPrinting } from './format-message.js'
 export type { HarnessComparison, HarnessIdentity, HarnessProvider } from './harness.js'
 export { compareHarness } from './harness.js'
 export type { FieldChange } from './json-diff.js'
@@ -77,8 +77,28 @@ export type { RunnerTapeConfig, TestTape, TestTapeInput } from './runner/test-ta
 export { openTestTape } from './runner/test-tape.js'
 export type { TokenUsage, UsageReader } from './runner/token-usage.js'
 export { readTokenUsage, sumUsage } from './runner/token-usage.js'
-export type { EnvSecret, SecretAllowList, SecretFinding, SecretRule } from './secrets.js'
-export { findSecrets, redactSecrets, SECRET_RULES, secretEnvValues } from './secrets.js'
+export type { CassetteFinding } from './secret-scan.js'
+export { findCassetteSecrets } from './secret-scan.js'
+export type {
+  EnvSecret,
+  SecretAllowList,
+  SecretFinding,
+  SecretMatch,
+  SecretRule,
+} from './secrets/index.js'
+export {
+  findSecrets,
+  isSecretParamName,
+  maskSecret,
+  REDACTED_VALUE,
+  redactForm,
+  redactSecrets,
+  redactUrl,
+  redactUrlsIn,
+  SECRET_RULES,
+  SecretScanner,
+  secretEnvValues,
+} from './secrets/index.js'
 export { Tape } from './tape.js'
 export { activeTapeCount, currentTape, runWithTape } from './tape-context.js'
 export type { BegunDecision, TapeOptions } from './tape-options.js'

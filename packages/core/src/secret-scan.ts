@@ -1,26 +1,31 @@
 import type { Cassette } from './cassette-format.js'
 import { describeDecision } from './describe-decision.js'
 import { SecretLeakError } from './errors.js'
-import { type EnvSecret, findSecrets, type SecretAllowList, type SecretFinding } from './secrets.js'
+import type { SecretFinding, SecretScanner } from './secrets/index.js'
+
+export type CassetteFinding = SecretFinding & { where: string }
+
+/**
+ * Every secret in a cassette, as a reader of the file would see it: in any string, in base64
+ * bodies and in the text of streamed answers. `verify` and the write check share it.
+ */
+export function findCassetteSecrets(cassette: Cassette, scanner: SecretScanner): CassetteFinding[] {
+  const findings: CassetteFinding[] = []
+  for (const f of scanner.findInJson(cassette.header, 'header')) findings.push({ ...f, where: 'the header' })
+  for (const d of cassette.decisions) {
+    const where = `decision #${d.seq} (${describeDecision(d.kind, d.in)}, step ${d.step})`
+    const body = d.err ? { in: d.in, err: d.err } : { in: d.in, out: d.out }
+    for (const f of scanner.findInJson(body)) findings.push({ ...f, where })
+  }
+  return findings
+}
 
 /**
  * Refuses to write a cassette that contains a secret-shaped string or the value of a secret-like
  * environment variable. Throws before anything is written, naming the decision and field.
  */
-export function scanCassette(
-  cassette: Cassette,
-  file: string,
-  envSecrets: readonly EnvSecret[],
-  allow: SecretAllowList,
-): void {
-  const findings: (SecretFinding & { where: string })[] = []
-  for (const f of findSecrets(cassette.header, envSecrets, allow, 'header'))
-    findings.push({ ...f, where: 'the header' })
-  for (const d of cassette.decisions) {
-    const where = `decision #${d.seq} (${describeDecision(d.kind, d.in)}, step ${d.step})`
-    const body = d.err ? { in: d.in, err: d.err } : { in: d.in, out: d.out }
-    for (const f of findSecrets(body, envSecrets, allow)) findings.push({ ...f, where })
-  }
+export function scanCassette(cassette: Cassette, file: string, scanner: SecretScanner): void {
+  const findings = findCassetteSecrets(cassette, scanner)
   if (findings.length === 0) return
   const first = findings[0]!
   const lines = findings.slice(0, 10).map((f) => `  ${f.where} ${f.path}: ${f.label} (${f.preview})`)

@@ -4,7 +4,7 @@ import type { HarnessProvider } from './harness.js'
 import type { TapeMode } from './modes.js'
 import type { Normalizer } from './normalize.js'
 import type { Redactor } from './redaction.js'
-import type { SecretAllowList } from './secrets.js'
+import type { SecretAllowList } from './secrets/index.js'
 
 export interface TapeOptions {
   /** The id of the test that owns the tape, written in the cassette header. */

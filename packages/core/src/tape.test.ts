@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parseCassette } from './cassette-format.js'
 import { createMemoryStore } from './cassette-store.js'
 import { isReplayMiss } from './divergence.js'
+import { hashEnvValue } from './env-hash.js'
 import { openTape } from './open-tape.js'
 import type { TapeOptions } from './tape-options.js'
 
@@ -200,6 +201,11 @@ describe('divergence', () => {
       return s
     })()
     expect(store.files[PATH]).not.toContain('gpt-4o')
+    const salt = parseCassette(store.files[PATH]!, PATH).header.envSalt
+    expect(salt).toMatch(/^[0-9a-f]{24}$/)
+    // The stored hash is salted: it is not the plain sha256 of the value.
+    expect(store.files[PATH]).not.toContain(hashEnvValue('gpt-4o')!)
+    expect(store.files[PATH]).toContain(hashEnvValue('gpt-4o', salt)!)
     const same = await open('replay', { env })
     same.env(['MODEL', 'REGION'])
     expect((await same.finish()).status).toBe('clean')
@@ -212,8 +218,44 @@ describe('divergence', () => {
 
   cassette  ${PATH}
 
-  MODEL                changed (recorded sha256:a2a69af70d1b9be7, now sha256:5c51a66b0aff2f60)
+  MODEL                changed (recorded ${hashEnvValue('gpt-4o', salt)}, now ${hashEnvValue('gpt-4.1', salt)})
   REGION               was set when recorded, now unset`)
+  })
+
+  it('salts env hashes per cassette, and keeps the salt when a re-record changes nothing', async () => {
+    const env = { MODEL: 'gpt-4o' }
+    const record = async (s: ReturnType<typeof setup>) => {
+      const tape = await s.open('update', { env })
+      tape.env(['MODEL'])
+      return (await tape.finish()).written
+    }
+    const a = setup()
+    const b = setup()
+    await record(a)
+    await record(b)
+    const saltOf = (s: ReturnType<typeof setup>) => parseCassette(s.store.files[PATH]!, PATH).header.envSalt
+    expect(saltOf(a)).not.toBe(saltOf(b))
+    const before = a.store.files[PATH]
+    expect(await record(a)).toBe(false)
+    expect(a.store.files[PATH]).toBe(before)
+  })
+
+  it('compares the env hashes of a cassette written before salting without a salt', async () => {
+    const { open, store } = setup()
+    const tape = await open('auto', { env: { MODEL: 'gpt-4o' } })
+    tape.env(['MODEL'])
+    await tape.finish()
+    const header = JSON.parse(store.files[PATH]!.split('\n')[0]!)
+    const unsalted = store.files[PATH]!.split(hashEnvValue('gpt-4o', header.envSalt)!).join(
+      hashEnvValue('gpt-4o')!,
+    )
+    store.files[PATH] = unsalted.replace(`"envSalt":"${header.envSalt}",`, '')
+    const same = await open('replay', { env: { MODEL: 'gpt-4o' } })
+    same.env(['MODEL'])
+    expect((await same.finish()).status).toBe('clean')
+    const drifted = await open('replay', { env: { MODEL: 'gpt-5' } })
+    drifted.env(['MODEL'])
+    expect((await drifted.finish()).status).toBe('diverged')
   })
 })
 

@@ -9,7 +9,7 @@ import {
 } from './cassette-format.js'
 import { describeDecision } from './describe-decision.js'
 import { createDivergence, type DivergenceError, explainMiss, ReplayMiss } from './divergence.js'
-import { describeEnvChange, envSummary, hashEnvValue } from './env-hash.js'
+import { createEnvSalt, describeEnvChange, envSummary, hashEnvValue } from './env-hash.js'
 import { AgentTapeError, ConfigError } from './errors.js'
 import { compareHarness, type HarnessIdentity } from './harness.js'
 import { asJsonData, toJsonData } from './json-walk.js'
@@ -21,7 +21,7 @@ import { applyRedactors } from './redaction.js'
 import { ReplayIndex } from './replay-index.js'
 import { checkRun } from './run-checks.js'
 import { scanCassette } from './secret-scan.js'
-import { type EnvSecret, redactSecrets, secretEnvValues } from './secrets.js'
+import { SecretScanner, secretEnvValues } from './secrets/index.js'
 import type { BegunDecision, TapeOptions } from './tape-options.js'
 import type { DecisionState, TapeAction, TapeState } from './tape-state.js'
 import {
@@ -62,7 +62,9 @@ export class Tape {
 
   private readonly options: TapeOptions
   private readonly environment: Record<string, string | undefined>
-  private readonly envSecrets: EnvSecret[]
+  private readonly secrets: SecretScanner
+  /** Salts the env hashes of this cassette, so a published cassette is no dictionary of weak values. */
+  private readonly envSalt: string | undefined
   private readonly index: ReplayIndex | undefined
   private readonly existing: Cassette | undefined
   private readonly harness: HarnessIdentity | undefined
@@ -97,8 +99,12 @@ export class Tape {
     this.mode = init.mode
     this.action = init.action
     this.environment = init.env
-    this.envSecrets = secretEnvValues(init.env)
+    this.secrets = new SecretScanner(secretEnvValues(init.env), options.allowSecrets ?? [])
     this.existing = init.existing
+    this.envSalt =
+      init.action === 'record'
+        ? (init.existing?.header.envSalt ?? createEnvSalt())
+        : init.existing?.header.envSalt
     this.harness = init.harness
     this.rerecordCommand =
       options.rerecordCommand ?? `${MODE_ENV}=update <your test command> (only this test)`
@@ -245,7 +251,7 @@ export class Tape {
       K,
       string | undefined
     >
-    const hashes = Object.fromEntries(sorted.map((k) => [k, hashEnvValue(this.environment[k])]))
+    const hashes = Object.fromEntries(sorted.map((k) => [k, hashEnvValue(this.environment[k], this.envSalt)]))
     const decision = this.begin('env', { keys: sorted })
     if (decision.action === 'record') decision.complete({ out: hashes }, 0)
     if (decision.action === 'replay') this.compareEnv(decision.record, hashes)
@@ -409,8 +415,7 @@ export class Tape {
   }
 
   private redact(input: unknown): unknown {
-    const scrubbed = redactSecrets(input, this.envSecrets, this.options.allowSecrets ?? [])
-    return applyRedactors(scrubbed, this.options.redactors ?? [])
+    return applyRedactors(this.secrets.redactJson(input), this.options.redactors ?? [])
   }
 
   private context() {
@@ -502,10 +507,10 @@ export class Tape {
       ...(this.harness ? { harness: this.harness } : {}),
       runtime: { node: process.version, platform: process.platform, agentTape: AGENT_TAPE_VERSION },
       ...(this.options.sdks ? { sdks: this.options.sdks } : {}),
-      ...(env ? { env } : {}),
+      ...(env ? { envSalt: this.envSalt, env } : {}),
     }
     const cassette: Cassette = { header, decisions: this.records }
-    scanCassette(cassette, this.cassettePath, this.envSecrets, this.options.allowSecrets ?? [])
+    scanCassette(cassette, this.cassettePath, this.secrets)
     if (this.existing && isSameRecording(this.existing, cassette)) return false
     await this.options.store.write(this.cassettePath, serializeCassette(cassette))
     return true

@@ -1,3 +1,5 @@
+import { redactUrl } from '@agent-tape/core'
+
 /**
  * Header policy. Request headers never reach a cassette except the few that change what a
  * provider does; response headers are kept only from an allowlist, so auth, cookies,
@@ -39,19 +41,7 @@ export function storableResponseHeaders(headers: Headers): Record<string, string
   headers.forEach((value, name) => {
     const lower = name.toLowerCase()
     if (RESPONSE_HEADERS.has(lower) || RESPONSE_HEADER_PREFIXES.some((p) => lower.startsWith(p)))
-      out[lower] = value
+      out[lower] = lower === 'location' ? redactUrl(value) : value
   })
   return out
 }
-
-/** Query parameters that carry credentials; they are dropped from keys and cassettes. */
-export const SECRET_QUERY_PARAMS = new Set([
-  'key',
-  'api_key',
-  'api-key',
-  'apikey',
-  'access_token',
-  'token',
-  'sig',
-  'signature',
-])

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { redactForm } from '@agent-tape/core'
 
 /**
  * A request body as decision input: JSON as data, text as text, and binary (audio, images,
@@ -32,7 +33,8 @@ export async function readRequestBody(request: Request, consume = false): Promis
         return { text }
       }
     }
-    return { text }
+    // Credentials in a form (`client_secret=…`, `password=…`) take no part in the key and are never stored.
+    return { text: /x-www-form-urlencoded/i.test(contentType) ? redactForm(text) : text }
   }
   const hashed = boundary
     ? replaceAll(bytes, Buffer.from(boundary[1] ?? boundary[2] ?? ''), Buffer.from('agent-tape-boundary'))

@@ -1,7 +1,8 @@
+import { isSecretParamName } from '@agent-tape/core'
 import type { ModelCodec } from './codecs/codec.js'
 import { findCodec } from './codecs/index.js'
 import type { RequestClass } from './endpoints.js'
-import { behaviourHeaders, SECRET_QUERY_PARAMS } from './headers.js'
+import { behaviourHeaders } from './headers.js'
 import { readRequestBody } from './request-body.js'
 
 /** A request turned into decision input: its boundary kind, the codec that owns it, and the canonical input. */
@@ -56,9 +57,7 @@ export async function toRequestDecision(
 }
 
 function canonicalQuery(url: URL): [string, string][] | undefined {
-  const pairs = [...url.searchParams.entries()].filter(
-    ([name]) => !SECRET_QUERY_PARAMS.has(name.toLowerCase()),
-  )
+  const pairs = [...url.searchParams.entries()].filter(([name]) => !isSecretParamName(name))
   if (pairs.length === 0) return undefined
   return pairs.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
 }

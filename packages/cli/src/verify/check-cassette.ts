@@ -2,13 +2,13 @@ import { readFile } from 'node:fs/promises'
 import {
   type Cassette,
   compareHarness,
-  describeDecision,
   type EnvSecret,
-  findSecrets,
+  findCassetteSecrets,
   type HarnessIdentity,
   type HarnessProvider,
   isCassetteCorruptError,
   parseCassette,
+  SecretScanner,
 } from '@agent-tape/core'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
@@ -64,19 +64,9 @@ function scanSecrets(
   envSecrets: readonly EnvSecret[],
   allow: readonly string[],
 ): string[] {
-  const found: string[] = []
-  for (const f of findSecrets(cassette.header, envSecrets, allow, 'header')) {
-    found.push(`secret in the header ${f.path}: ${f.label} (${f.preview})`)
-  }
-  for (const d of cassette.decisions) {
-    const body = d.err ? { in: d.in, err: d.err } : { in: d.in, out: d.out }
-    for (const f of findSecrets(body, envSecrets, allow)) {
-      found.push(
-        `secret in decision #${d.seq} (${describeDecision(d.kind, d.in)}, step ${d.step}) ${f.path}: ${f.label} (${f.preview})`,
-      )
-    }
-  }
-  return found
+  return findCassetteSecrets(cassette, new SecretScanner(envSecrets, allow)).map(
+    (f) => `secret in ${f.where} ${f.path}: ${f.label} (${f.preview})`,
+  )
 }
 
 async function checkHarness(cassette: Cassette, context: CheckContext): Promise<string | undefined> {

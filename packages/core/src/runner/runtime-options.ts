@@ -1,6 +1,6 @@
 import type { Normalizer } from '../normalize.js'
 import type { Redactor } from '../redaction.js'
-import type { SecretAllowList } from '../secrets.js'
+import type { SecretAllowList } from '../secrets/index.js'
 import type { UsageReader } from './token-usage.js'
 
 /** Options given in a setup file: rules that are functions, which a runner's config cannot carry. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { createMemoryStore } from './cassette-store.js'
-import { isSecretLeakError } from './errors.js'
-import { openTape } from './open-tape.js'
-import { findSecrets, redactSecrets, secretEnvValues } from './secrets.js'
+import { createMemoryStore } from '../cassette-store.js'
+import { isSecretLeakError } from '../errors.js'
+import { openTape } from '../open-tape.js'
+import { findSecrets, redactSecrets, secretEnvValues } from './index.js'
 
 // Built at run time so that no secret-shaped literal sits in the repository.
 const fake = (prefix: string, body: string, n: number) => prefix + body.repeat(n)
@@ -32,7 +32,7 @@ describe('secret scan', () => {
         path: 'a[1]',
         rule: 'env:STRIPE_SECRET',
         label: 'the value of $STRIPE_SECRET',
-        preview: 'rk_liv…7890',
+        preview: '18 chars',
       },
     ])
   })
@@ -76,9 +76,9 @@ describe('writing a cassette with a secret in it', () => {
     expect(isSecretLeakError(error)).toBe(true)
     expect(
       (error as Error).message,
-    ).toBe(`[agent-tape] Refusing to write cassette c.jsonl: decision #2 (tool "get_config", step 0) out.gateway.key contains the value of $PAYMENTS_API_KEY (pk_tes…6789), and cassettes are committed to version control. Keep secrets out of tool results and responses (or redact them in your tool), or, if the value is not a secret, add it to allowSecrets. Nothing was written.
+    ).toBe(`[agent-tape] Refusing to write cassette c.jsonl: decision #2 (tool "get_config", step 0) out.gateway.key contains the value of $PAYMENTS_API_KEY (18 chars), and cassettes are committed to version control. Keep secrets out of tool results and responses (or redact them in your tool), or, if the value is not a secret, add it to allowSecrets. Nothing was written.
 
-  decision #2 (tool "get_config", step 0) out.gateway.key: the value of $PAYMENTS_API_KEY (pk_tes…6789)`)
+  decision #2 (tool "get_config", step 0) out.gateway.key: the value of $PAYMENTS_API_KEY (18 chars)`)
     expect(store.files['c.jsonl']).toBe('previous cassette\n')
   })
 })

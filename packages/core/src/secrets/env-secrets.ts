@@ -1,0 +1,39 @@
+/** Names of environment variables whose values are treated as secrets. */
+export const SECRET_ENV_NAME =
+  /(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|PWD|CREDENTIALS?|AUTH|APIKEY|SIG|SIGNATURE)$|API_?KEY|SECRET|PASSWORD|TOKEN/i
+
+/**
+ * Variables with a secret-like name that hold no secret: the shell's working directories, and
+ * names that point at where a secret lives (`GOOGLE_APPLICATION_CREDENTIALS_FILE`, `SSH_KEY_PATH`).
+ */
+const NOT_SECRET_NAME =
+  /^(?:OLD)?PWD$|_(?:PATH|FILE|DIR|HOME|URL_PATH|ENDPOINT|HOST|PORT|ID|NAME|TYPE|MODE|COUNT|LIMIT|TTL|EXPIRY)$/i
+
+/** Values that switch a setting rather than hold a secret (`SKIP_AUTH=true`). */
+const FLAG_VALUE = /^(?:true|false|yes|no|on|off|0|1|enabled?|disabled?|none|null|undefined)$/i
+
+/** An absolute path (`GOOGLE_APPLICATION_CREDENTIALS=/secrets/key.json`) names a file, it is not the secret. */
+const PATH_VALUE = /^(?:\/|~\/|[A-Za-z]:[\\/]|\.\.?\/)/
+
+export interface EnvSecret {
+  name: string
+  value: string
+}
+
+/**
+ * The secret-like environment variables whose values must never be written or printed. There is
+ * no length floor: a 7-character password is as secret as a 40-character key. Values shorter
+ * than 8 characters are matched only as whole words (see the scanner), so they do not match by
+ * chance inside longer text.
+ */
+export function secretEnvValues(env: Record<string, string | undefined>): EnvSecret[] {
+  const found: EnvSecret[] = []
+  for (const [name, raw] of Object.entries(env)) {
+    const value = raw?.trim()
+    if (!value || !SECRET_ENV_NAME.test(name) || NOT_SECRET_NAME.test(name)) continue
+    if (FLAG_VALUE.test(value) || PATH_VALUE.test(value)) continue
+    found.push({ name, value })
+  }
+  // Longest first, so that a secret containing another is redacted whole.
+  return found.sort((a, b) => b.value.length - a.value.length)
+}

@@ -1,0 +1,104 @@
+/**
+ * Parameter names (query, form, header, cookie) that carry credentials, judged by the words of
+ * the name: `client_secret`, `X-Amz-Signature`, `refresh_token`, `apiKey`, `sig`. Pagination
+ * tokens (`page_token`, `nextToken`) are cursors, not credentials.
+ */
+const SECRET_WORDS = new Set([
+  'secret',
+  'password',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'token',
+  'auth',
+  'authorization',
+  'signature',
+  'sig',
+  'credential',
+  'credentials',
+  'apikey',
+  'key',
+  'jwt',
+  'session',
+  'sessionid',
+  'cookie',
+])
+const CURSOR_WORDS = new Set([
+  'page',
+  'next',
+  'continuation',
+  'cursor',
+  'sync',
+  'pagination',
+  'max',
+  'num',
+  'count',
+])
+
+function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+}
+
+export function isSecretParamName(name: string): boolean {
+  const words = wordsOf(name)
+  if (words.some((w) => CURSOR_WORDS.has(w))) return false
+  return words.some((w) => SECRET_WORDS.has(w))
+}
+
+export const REDACTED_VALUE = '[REDACTED]'
+
+/**
+ * A URL with its credentials (userinfo) and the values of secret-named query parameters
+ * replaced, for printing. A URL with none of them comes back exactly as given.
+ */
+export function redactUrl(url: string | URL): string {
+  const text = String(url)
+  let parsed: URL
+  try {
+    parsed = new URL(text)
+  } catch {
+    return text
+  }
+  let changed = false
+  if (parsed.username || parsed.password) {
+    // A user name alone (`https://<token>@host`) is as often a token as a name.
+    if (parsed.password) parsed.password = REDACTED_VALUE
+    else parsed.username = REDACTED_VALUE
+    changed = true
+  }
+  for (const name of new Set(parsed.searchParams.keys())) {
+    if (!isSecretParamName(name)) continue
+    parsed.searchParams.set(name, REDACTED_VALUE)
+    changed = true
+  }
+  return changed ? parsed.href : text
+}
+
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s"'<>`]+/gi
+
+/** Text with every URL in it passed through {@link redactUrl}. */
+export function redactUrlsIn(text: string): string {
+  return text.includes('://') ? text.replace(URL_IN_TEXT, (url) => redactUrl(url)) : text
+}
+
+/** An `application/x-www-form-urlencoded` body with the values of secret-named fields replaced. */
+export function redactForm(body: string): string {
+  return body
+    .split('&')
+    .map((pair) => {
+      const at = pair.indexOf('=')
+      if (at === -1) return pair
+      let name: string
+      try {
+        name = decodeURIComponent(pair.slice(0, at).replace(/\+/g, ' '))
+      } catch {
+        name = pair.slice(0, at)
+      }
+      return isSecretParamName(name) ? `${pair.slice(0, at)}=${encodeURIComponent(REDACTED_VALUE)}` : pair
+    })
+    .join('&')
+}

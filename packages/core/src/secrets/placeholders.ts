@@ -1,0 +1,41 @@
+/**
+ * Tests that tell a secret from text with the same shape: documentation placeholders
+ * (`YOUR_API_KEY_HERE`, `sk-xxxxxxxx`, `<token>`), code that names a secret without holding it
+ * (`process.env.API_KEY`), and words that happen to follow a key prefix (`sk-learn-compatible`).
+ */
+
+// Words count only between separators, so that a random key that happens to contain "your"
+// is still a key.
+const PLACEHOLDER_WORDS =
+  /(?:^|[\s_.:<{[(-])(?:your|example|placeholder|redacted|changeme|dummy|sample|insert|replace|here)(?:[\s_.:>}\])-]|$)/i
+const PLACEHOLDER_MARKS = /xxxx|XXXX|\*\*\*|\.\.\.|…|<|>|\{\{|\$\{|%[A-Z_]+%/
+
+/** A value written to stand for a secret rather than be one. */
+export function isPlaceholder(value: string): boolean {
+  if (PLACEHOLDER_WORDS.test(value) || PLACEHOLDER_MARKS.test(value)) return true
+  // Very low variety (`aaaaaaaa`, `00000000`, `abcabcabc`) is a filler, not a key.
+  return new Set(value).size <= 3
+}
+
+/** `process.env.API_KEY`, `config.apiKey`, `os.environ[...]`, `$API_KEY`: a reference, not a value. */
+export function isCodeReference(value: string): boolean {
+  if (/^\$|^(?:process\.env|import\.meta\.env|os\.environ|env)\b/.test(value)) return true
+  return /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value) && !/\d/.test(value)
+}
+
+/**
+ * Whether the body of a match looks machine-generated: it contains a digit and a letter, and a
+ * run of at least `minRun` letters and digits with no separator. Words joined by hyphens
+ * (`sk-learn-compatible-estimator`) have neither.
+ */
+export function looksRandom(value: string, minRun: number): boolean {
+  if (!/\d/.test(value) || !/[A-Za-z]/.test(value)) return false
+  let run = 0
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+    run = alnum ? run + 1 : 0
+    if (run >= minRun) return true
+  }
+  return false
+}

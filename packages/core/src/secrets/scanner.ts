@@ -1,0 +1,158 @@
+import { mapStrings } from '../json-walk.js'
+import type { EnvSecret } from './env-secrets.js'
+import { maskSecret } from './mask.js'
+import { reassembledTexts } from './reassemble.js'
+import { SECRET_RULES } from './rules.js'
+
+export type SecretAllowList = readonly (string | RegExp)[]
+
+/** One secret found in a text, by position. */
+export interface SecretMatch {
+  rule: string
+  label: string
+  start: number
+  end: number
+}
+
+export interface SecretFinding {
+  path: string
+  rule: string
+  label: string
+  /** At most the first 4 characters of the secret, safe to print. */
+  preview: string
+}
+
+interface EnvMatcher {
+  secret: EnvSecret
+  /** Short values match only as whole words; long ones anywhere. */
+  pattern: RegExp | undefined
+}
+
+const WORD_MATCH_BELOW = 8
+const BASE64 = /^[A-Za-z0-9+/]{16,}={0,2}$/
+
+/**
+ * Finds secrets in text: the shapes of {@link SECRET_RULES} and the values of secret-like
+ * environment variables, minus an allow list. Strings already found clean are remembered, so
+ * a conversation history sent again with every request is scanned once.
+ */
+export class SecretScanner {
+  private readonly env: EnvMatcher[]
+  private readonly allow: SecretAllowList
+  private readonly clean = new Set<string>()
+
+  constructor(envSecrets: readonly EnvSecret[] = [], allow: SecretAllowList = []) {
+    // A global RegExp remembers where it stopped; the allow list must answer the same every time.
+    this.allow = allow.map((e) =>
+      typeof e === 'string' ? e : new RegExp(e.source, e.flags.replace(/[gy]/g, '')),
+    )
+    this.env = envSecrets.map((secret) => ({
+      secret,
+      pattern:
+        secret.value.length < WORD_MATCH_BELOW
+          ? new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(secret.value)}(?![A-Za-z0-9])`, 'g')
+          : undefined,
+    }))
+  }
+
+  /** The secrets in `text`, in order, without overlaps. */
+  matches(text: string): SecretMatch[] {
+    if (this.clean.has(text)) return []
+    const found: SecretMatch[] = []
+    for (const rule of SECRET_RULES) {
+      for (const m of text.matchAll(rule.pattern)) {
+        const secret = rule.group ? m[rule.group] : m[0]
+        if (!secret || (rule.accept && !rule.accept(secret, m[0])) || this.isAllowed(secret)) continue
+        const start = m.index + (rule.group ? m[0].lastIndexOf(secret) : 0)
+        found.push({ rule: rule.id, label: rule.label, start, end: start + secret.length })
+      }
+    }
+    for (const { secret, pattern } of this.env) {
+      if (this.isAllowed(secret.value)) continue
+      const rule = `env:${secret.name}`
+      const label = `the value of $${secret.name}`
+      if (pattern) {
+        for (const m of text.matchAll(pattern))
+          found.push({ rule, label, start: m.index, end: m.index + m[0].length })
+        continue
+      }
+      for (let at = text.indexOf(secret.value); at !== -1; at = text.indexOf(secret.value, at + 1))
+        found.push({ rule, label, start: at, end: at + secret.value.length })
+    }
+    if (found.length === 0) {
+      this.clean.add(text)
+      return found
+    }
+    return withoutOverlaps(found)
+  }
+
+  /** `text` with every secret replaced by `[REDACTED:<rule>]`. */
+  redactText(text: string): string {
+    const found = this.matches(text)
+    if (found.length === 0) return text
+    let out = ''
+    let from = 0
+    for (const m of found) {
+      out += `${text.slice(from, m.start)}[REDACTED:${m.rule}]`
+      from = m.end
+    }
+    return out + text.slice(from)
+  }
+
+  /** A copy of a JSON value with the secrets in its strings redacted (the value itself when clean). */
+  redactJson(value: unknown): unknown {
+    return mapStrings(value, (text) => this.redactText(text))
+  }
+
+  /**
+   * Every secret a reader of this JSON value could see: in its strings, in strings that are
+   * base64 (a binary body), and in the text a streamed answer reassembles to, where no single
+   * event holds the whole secret.
+   */
+  findInJson(value: unknown, path = ''): SecretFinding[] {
+    const findings: SecretFinding[] = []
+    const report = (text: string, at: string) => {
+      for (const m of this.matches(text)) {
+        const preview = m.rule.startsWith('env:')
+          ? `${m.end - m.start} chars`
+          : maskSecret(text.slice(m.start, m.end))
+        findings.push({ path: at, rule: m.rule, label: m.label, preview })
+      }
+    }
+    mapStrings(
+      value,
+      (text, at) => {
+        report(text, at)
+        if (text.length >= 16 && BASE64.test(text) && text.length % 4 === 0) {
+          report(Buffer.from(text, 'base64').toString('latin1'), `${at} (base64-decoded)`)
+        }
+        return text
+      },
+      path,
+    )
+    for (const stream of reassembledTexts(value, path)) report(stream.text, stream.path)
+    return findings
+  }
+
+  private isAllowed(secret: string): boolean {
+    return this.allow.some((entry) => (typeof entry === 'string' ? entry === secret : entry.test(secret)))
+  }
+}
+
+function withoutOverlaps(found: SecretMatch[]): SecretMatch[] {
+  found.sort((a, b) => a.start - b.start || b.end - a.end)
+  const kept: SecretMatch[] = []
+  for (const m of found) {
+    const last = kept[kept.length - 1]
+    if (last && m.start < last.end) {
+      last.end = Math.max(last.end, m.end)
+      continue
+    }
+    kept.push({ ...m })
+  }
+  return kept
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
