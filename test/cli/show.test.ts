@@ -67,7 +67,7 @@ it('prints the timeline of a streamed OpenAI chat run: env read, tool call and a
   time       <n> ms recorded
 
 #1  step 0  env read [WEATHER_UNITS]  ${keys[0]}  <n> ms
-    WEATHER_UNITS set (sha256:b8b4e9cea77ef29a)
+    WEATHER_UNITS set (sha256:<hash>)
 
 #2  step 1  model request (gpt-4o)  ${keys[1]}  <n> ms
     request   openai-chat POST /v1/chat/completions · 2 messages · 1 tool

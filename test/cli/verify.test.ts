@@ -68,8 +68,8 @@ it('fails on the value of a secret-like environment variable found in a cassette
   const { code, stdout } = runBin(['verify', 'test'], root, { WEATHER_API_KEY: 'acct-7f3a9c2e41d8' })
   expect(code).toBe(1)
   expect(stdout).toBe(`ok    ${RESEARCH}  3 decisions
-FAIL  ${WEATHER}  secret in decision #3 (tool "get_weather", step 1) out.units: the value of $WEATHER_API_KEY (acct-7…41d8)
-      secret in decision #4 (model request (gpt-4o), step 2) in.body.messages[3].content: the value of $WEATHER_API_KEY (acct-7…41d8)
+FAIL  ${WEATHER}  secret in decision #3 (tool "get_weather", step 1) out.units: the value of $WEATHER_API_KEY (17 chars)
+      secret in decision #4 (model request (gpt-4o), step 2) in.body.messages[3].content: the value of $WEATHER_API_KEY (17 chars)
 
 2 cassettes checked: 1 ok, 1 with problems.
 `)

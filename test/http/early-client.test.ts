@@ -5,34 +5,38 @@ import OpenAI from 'openai'
 import { expect, it } from 'vitest'
 import { runTaped } from '../support/tape-run.js'
 
-// Created before the boundary is installed: the client keeps the fetch it saw at construction,
-// which the interception never sees (a client built at import time, before the test setup ran).
+// Captured before the boundary is installed: the client keeps the fetch it saw at construction,
+// which the fetch interception never sees (a client built at import time, before the test setup
+// ran). Its requests still reach Node's global dispatcher, where the boundary takes them.
 const earlyFetch = globalThis.fetch
 const boundary = installHttpBoundary()
 
-it('a request from a fetch captured before installation is stopped, explained and fails the test', async () => {
-  const provider = await startFakeProvider({ reply: [{ text: 'should never be reached' }] })
+it('a fetch captured before installation is recorded and replayed like any other', async () => {
+  const provider = await startFakeProvider({ reply: () => ({ text: 'Hello from the early client.' }) })
   boundary.addModelEndpoints(provider.url)
   const early = new OpenAI({
-    apiKey: 'sk-test-dummy',
+    apiKey: 'test-key',
     baseURL: provider.openaiBaseURL,
     fetch: earlyFetch,
     maxRetries: 0,
   })
-  const run = await runTaped(createMemoryStore(), 'early.jsonl', 'auto', async () => {
-    try {
-      await early.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
-      return 'answered'
-    } catch {
-      return 'swallowed'
-    }
-  })
+  const ask = async () => {
+    const completion = await early.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hi' }],
+    })
+    return completion.choices[0]?.message.content
+  }
+  const store = createMemoryStore()
+  const recording = await runTaped(store, 'early.jsonl', 'auto', ask)
+  expect(recording.error).toBeUndefined()
+  expect(recording.result).toBe('Hello from the early client.')
+  expect(recording.state).toMatchObject({ status: 'recorded', captured: 1, divergences: [] })
+  const connections = provider.connections
+  expect(connections).toBeGreaterThan(0)
+  const replay = await runTaped(store, 'early.jsonl', 'replay', ask)
   await provider.close()
-  expect(run.result).toBe('swallowed')
-  expect(provider.connections).toBe(0)
-  expect(run.state.status).toBe('recorded')
-  expect(run.state.divergences).toHaveLength(1)
-  expect(run.failure?.message).toBe(
-    `[agent-tape] POST ${provider.openaiBaseURL}/chat/completions bypassed agent-tape: it was sent with a fetch function captured before the tape boundary was installed (an SDK client created at import time, before the test setup ran), so it could be neither recorded nor replayed, and it was stopped before reaching the network. Create the client inside the test or lazily, make sure the agent-tape setup runs first, or pass fetch: (...args) => globalThis.fetch(...args) to the client.`,
-  )
+  expect(replay.result).toBe('Hello from the early client.')
+  expect(replay.state).toMatchObject({ status: 'clean', replayed: 1 })
+  expect(provider.connections).toBe(connections)
 })

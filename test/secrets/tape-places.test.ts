@@ -205,7 +205,10 @@ describe('secret-like environment variables', () => {
       const args = await recording(`env-args-${length}`, env)
       await args.tape.tool('login', { user: 'ada', secret: value, cwd: dir }, () => 'ok')
       await args.tape.finish()
-      const written = expectClean(args.file, sample)
+      const written = readFileSync(args.file, 'utf8')
+      // A short value is a secret only as a whole word; inside other text it is any letters.
+      expect(written).not.toMatch(new RegExp(`(?<![A-Za-z0-9])${value}(?![A-Za-z0-9])`))
+      if (length >= 16) expect(leakedFragments(written, sample)).toEqual([])
       expect(written).toContain('"secret":"[REDACTED:env:SERVICE_TOKEN]"')
       expect(written).toContain(dir)
     },

@@ -12,6 +12,7 @@ export type AgentTapeErrorCode =
   | 'ERR_TAPE_CONFIG'
   | 'ERR_TAPE_USAGE'
   | 'ERR_TAPE_UNATTRIBUTED'
+  | 'ERR_TAPE_NETWORK'
 
 /**
  * Base class of agent-tape's own errors. Errors thrown by user code (a tool that throws)

@@ -4,6 +4,8 @@ import type { Tape } from './tape.js'
 interface TapeContext {
   storage: AsyncLocalStorage<Tape>
   active: Set<Tape>
+  /** Called as each tape starts to run (see {@link onTapeRun}). */
+  runHooks?: Set<() => void>
 }
 
 // One context per process, even when both the ESM and the CJS build of this package are
@@ -22,6 +24,7 @@ const context: TapeContext = holder[KEY]
  * await runWithTape(tape, () => runTest())
  */
 export function runWithTape<T>(tape: Tape, fn: () => T): T {
+  if (context.runHooks) for (const hook of context.runHooks) hook()
   context.active.add(tape)
   let result: T
   try {
@@ -43,4 +46,20 @@ export function currentTape(): Tape | undefined {
 /** How many tapes are running right now, in this process. */
 export function activeTapeCount(): number {
   return context.active.size
+}
+
+/** The tapes running right now, in this process. */
+export function activeTapes(): Tape[] {
+  return [...context.active]
+}
+
+/**
+ * Registers `hook` to run as each tape starts (before its body), for boundaries that must check
+ * the process's state once per test, such as a network client replaced since the last test.
+ * Returns a function that unregisters it.
+ */
+export function onTapeRun(hook: () => void): () => void {
+  context.runHooks ??= new Set()
+  context.runHooks.add(hook)
+  return () => context.runHooks?.delete(hook)
 }

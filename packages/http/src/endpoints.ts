@@ -1,3 +1,5 @@
+import { type HostPattern, matchesHost } from './network/allow-hosts.js'
+
 /**
  * Which requests are model requests. Known provider hosts are model endpoints by default;
  * users add base URLs for OpenAI-compatible servers, gateways, Azure, or a server on loopback.
@@ -25,7 +27,11 @@ export const DEFAULT_MODEL_HOSTS: readonly string[] = [
 
 const AZURE_OPENAI = /\.openai\.azure\.com$/
 
-export type RequestClass = 'model' | 'loopback' | 'external'
+/**
+ * `model`: taped as a model request; `loopback`: a local server, passes through; `allowed`: a host
+ * in `allowHosts`, passes through; `external`: taped as other HTTP.
+ */
+export type RequestClass = 'model' | 'loopback' | 'allowed' | 'external'
 
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '')
@@ -51,11 +57,51 @@ function startsWithPath(url: URL, prefix: string): boolean {
   return trimmed === '' || url.pathname === trimmed || url.pathname.startsWith(`${trimmed}/`)
 }
 
-/** Classifies a request URL: a model endpoint, loopback traffic that passes through, or other HTTP. */
-export function classifyUrl(url: URL, extra: readonly EndpointPattern[]): RequestClass {
+/**
+ * Whether a connection to `host:port` could carry requests to one of `patterns` (a socket knows
+ * its host and port, not its path). Function patterns are asked about the origin's root.
+ */
+export function matchesEndpointHost(
+  host: string,
+  port: number | undefined,
+  patterns: readonly EndpointPattern[],
+): boolean {
+  if (patterns.length === 0) return false
+  const bare = host.replace(/^\[|\]$/g, '')
+  const origins = ['http', 'https'].map((scheme) => {
+    const name = bare.includes(':') ? `[${bare}]` : bare
+    return new URL(`${scheme}://${name}${port === undefined ? '' : `:${port}`}/`)
+  })
+  return patterns.some((pattern) => {
+    if (typeof pattern === 'string') {
+      const wildcard = /^(https?:\/\/[^/:]+):\*(?:\/.*)?$/.exec(pattern)
+      const base = new URL(wildcard ? `${wildcard[1]}/` : pattern)
+      const samePort =
+        wildcard !== null || origins.some((o) => o.port === base.port && o.protocol === base.protocol)
+      return base.hostname === origins[0]!.hostname && samePort
+    }
+    return origins.some((origin) => (pattern instanceof RegExp ? pattern.test(origin.href) : pattern(origin)))
+  })
+}
+
+/** Classifies a request URL: a model endpoint, traffic that passes through, or other HTTP. */
+export function classifyUrl(
+  url: URL,
+  extra: readonly EndpointPattern[],
+  allowHosts: readonly HostPattern[] = [],
+): RequestClass {
   if (extra.some((p) => matchesPattern(url, p))) return 'model'
   if (DEFAULT_MODEL_HOSTS.includes(url.hostname) || AZURE_OPENAI.test(url.hostname)) return 'model'
+  if (allowHosts.length > 0) {
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80))
+    if (matchesHost(url.hostname, port, allowHosts)) return 'allowed'
+  }
   return isLoopbackHost(url.hostname) ? 'loopback' : 'external'
+}
+
+/** Whether requests of this class pass through untaped. */
+export function passesThrough(requestClass: RequestClass): boolean {
+  return requestClass === 'loopback' || requestClass === 'allowed'
 }
 
 export function validateEndpointPattern(pattern: EndpointPattern): string | undefined {

@@ -3,11 +3,13 @@ import {
   activeTapeCount,
   currentTape,
   isReplayMiss,
+  redactUrl,
   type Tape,
   toRecordedError,
   toReplayedError,
 } from '@agent-tape/core'
-import { classifyUrl, type EndpointPattern } from './endpoints.js'
+import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js'
+import type { HostPattern } from './network/allow-hosts.js'
 import { teeForRecording } from './record-response.js'
 import { isRecordedResponse } from './recorded-response.js'
 import { buildReplayResponse, type ReplayTiming } from './replay-response.js'
@@ -16,6 +18,8 @@ import { toRequestDecision } from './request-input.js'
 export interface BoundaryConfig {
   modelEndpoints: readonly EndpointPattern[]
   timing: ReplayTiming
+  /** Hosts that pass through untaped in every mode (see {@link HostPattern}). */
+  allowHosts?: readonly HostPattern[]
 }
 
 /** What to do with an intercepted request. */
@@ -30,8 +34,8 @@ export type RequestOutcome =
  * attributed). Shared by the MSW predicate and the guard on `fetch` functions that skip the
  * interception, so both draw the line where {@link handleRequest} does.
  */
-export function claimsUrl(url: URL, modelEndpoints: readonly EndpointPattern[]): boolean {
-  if (classifyUrl(url, modelEndpoints) === 'loopback') return false
+export function claimsUrl(url: URL, config: Pick<BoundaryConfig, 'modelEndpoints' | 'allowHosts'>): boolean {
+  if (passesThrough(classifyUrl(url, config.modelEndpoints, config.allowHosts))) return false
   const tape = currentTape()
   return tape ? tape.action !== 'passthrough' : activeTapeCount() > 0
 }
@@ -41,7 +45,7 @@ export function claimsUrl(url: URL, modelEndpoints: readonly EndpointPattern[]):
  * MSW handler matches only what the tape owns and leaves the rest to `onUnhandledRequest`.
  */
 export function claimsRequest(request: Request, config: BoundaryConfig): boolean {
-  return claimsUrl(new URL(request.url), config.modelEndpoints)
+  return claimsUrl(new URL(request.url), config)
 }
 
 /**
@@ -56,13 +60,13 @@ export async function handleRequest(
   perform: (request: Request) => Promise<Response>,
 ): Promise<RequestOutcome> {
   const url = new URL(request.url)
-  const requestClass = classifyUrl(url, config.modelEndpoints)
+  const requestClass = classifyUrl(url, config.modelEndpoints, config.allowHosts)
   const tape = currentTape()
   if (!tape) {
-    if (requestClass === 'loopback' || activeTapeCount() === 0) return { type: 'passthrough' }
+    if (passesThrough(requestClass) || activeTapeCount() === 0) return { type: 'passthrough' }
     return { type: 'error', error: unattributed(request, activeTapeCount()) }
   }
-  if (requestClass === 'loopback' || tape.action === 'passthrough') return { type: 'passthrough' }
+  if (passesThrough(requestClass) || tape.action === 'passthrough') return { type: 'passthrough' }
   // A replayed request is answered from the tape and never sent, so its body needs no copy.
   const decision = await toRequestDecision(request, url, requestClass, tape.action === 'replay')
   let begun: ReturnType<Tape['begin']>
@@ -105,7 +109,7 @@ export async function handleRequest(
 
 function unattributed(request: Request, active: number): AgentTapeError {
   return new AgentTapeError('ERR_TAPE_UNATTRIBUTED', {
-    what: `Cannot attribute ${request.method} ${request.url} to a tape`,
+    what: `Cannot attribute ${request.method} ${redactUrl(request.url)} to a tape`,
     why: `${active} tape${active === 1 ? ' is' : 's are'} running, but this request was made outside the async context of any of them (from a timer or promise started outside the test, or from a shared client's background work), and guessing could record it into the wrong cassette`,
     fix: 'Make the request from inside the tape test (or from code it awaits), or run it inside runWithTape(tape, fn)',
   })

@@ -1,11 +1,14 @@
 import { syncBuiltinESMExports } from 'node:module'
-import { ConfigError } from '@agent-tape/core'
+import { ConfigError, onTapeRun } from '@agent-tape/core'
 import { BatchInterceptor } from '@mswjs/interceptors'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
-import { installBypassGuard, performingForTape } from './bypass-guard.js'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
-import { handleRequest } from './handle-request.js'
+import { type BoundaryConfig, handleRequest } from './handle-request.js'
+import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
+import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
+import { performingForTape } from './network/performing.js'
+import { installSocketGuard } from './network/socket-guard.js'
 import type { ReplayTiming } from './replay-response.js'
 
 export interface HttpBoundaryOptions {
@@ -13,51 +16,68 @@ export interface HttpBoundaryOptions {
   modelEndpoints?: readonly EndpointPattern[]
   /** How replayed streams are paced (default `instant`). */
   timing?: ReplayTiming
+  /**
+   * Hosts a tape test may reach for real in every mode (a local database, a search cluster):
+   * neither recorded nor blocked. Loopback hosts that are not model endpoints always are.
+   */
+  allowHosts?: readonly HostPattern[]
 }
 
 export interface HttpBoundary {
   /** Adds model endpoints at run time (a test server whose port is known only once it listens). */
   addModelEndpoints(...patterns: EndpointPattern[]): () => void
+  /** Adds hosts a tape test may reach for real (see `allowHosts`); returns a function that removes them. */
+  addAllowedHosts(...patterns: HostPattern[]): () => void
   /** Removes the interception; later requests go straight to the network. */
   dispose(): Promise<void>
 }
 
 interface Installed {
   boundary: HttpBoundary
-  config: { modelEndpoints: EndpointPattern[]; timing: ReplayTiming }
+  config: BoundaryConfig & { modelEndpoints: EndpointPattern[]; allowHosts: HostPattern[] }
 }
 
 const KEY = Symbol.for('agent-tape.http-boundary')
 const holder = globalThis as { [KEY]?: Installed }
 
 /**
- * Intercepts `fetch` and `node:http`/`https` in this process and routes each request to the tape
- * of the test that made it (found through the async context set by `runWithTape`). Idempotent:
- * a second call adds its endpoints to the installed boundary. Call it before SDK clients are
- * constructed (a test setup file): clients capture `fetch` when they are created.
+ * Intercepts `fetch`, `node:http`/`https` and undici's global dispatchers in this process and
+ * routes each request to the tape of the test that made it (found through the async context set
+ * by `runWithTape`). Any other connection a tape test opens (an undici `Client` or `Pool`,
+ * `http2`, a raw socket) is refused while the tape records or replays, unless it goes to
+ * loopback or to a host in `allowHosts`. Idempotent: a second call adds its endpoints and
+ * hosts to the installed boundary.
  *
  * @example
  * installHttpBoundary({ modelEndpoints: ['http://127.0.0.1:11434/v1'] })
  */
 export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoundary {
   const patterns = [...(options.modelEndpoints ?? [])]
+  const hosts = [...(options.allowHosts ?? [])]
   assertPatterns(patterns)
+  assertHostPatterns(hosts)
   assertTiming(options.timing)
   const existing = holder[KEY]
   if (existing) {
     existing.config.modelEndpoints.push(...patterns)
+    existing.config.allowHosts.push(...hosts)
     if (options.timing) existing.config.timing = options.timing
     return existing.boundary
   }
-  const config: Installed['config'] = { modelEndpoints: patterns, timing: options.timing ?? 'instant' }
+  const config: Installed['config'] = {
+    modelEndpoints: patterns,
+    allowHosts: hosts,
+    timing: options.timing ?? 'instant',
+  }
   // Captured before the interceptor patches it: the way to reach the network without recursion.
   const pureFetch = globalThis.fetch.bind(globalThis)
   const interceptor = new BatchInterceptor({
     name: 'agent-tape',
     interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()],
   })
+  const perform = (r: Request) => performingForTape(() => pureFetch(r))
   interceptor.on('request', async ({ request, controller }) => {
-    const outcome = await handleRequest(request, config, (r) => performingForTape(() => pureFetch(r)))
+    const outcome = await handleRequest(request, config, perform)
     if (outcome.type === 'respond') controller.respondWith(outcome.response)
     else if (outcome.type === 'error') controller.errorWith(outcome.error)
   })
@@ -65,20 +85,22 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
   // `import { request } from 'node:http'` reads a snapshot of the module's exports: refresh it so
   // named imports see the patched functions too.
   syncBuiltinESMExports()
-  const removeGuard = installBypassGuard(() => config.modelEndpoints)
+  const dispatchers = guardGlobalDispatchers(config, perform)
+  const stopRefreshing = onTapeRun(dispatchers.refresh)
+  const removeSocketGuard = installSocketGuard(config)
   const boundary: HttpBoundary = {
     addModelEndpoints(...added) {
       assertPatterns(added)
-      config.modelEndpoints.push(...added)
-      return () => {
-        for (const pattern of added) {
-          const at = config.modelEndpoints.indexOf(pattern)
-          if (at !== -1) config.modelEndpoints.splice(at, 1)
-        }
-      }
+      return addTo(config.modelEndpoints, added)
+    },
+    addAllowedHosts(...added) {
+      assertHostPatterns(added)
+      return addTo(config.allowHosts, added)
     },
     async dispose() {
-      removeGuard()
+      stopRefreshing()
+      dispatchers.dispose()
+      removeSocketGuard()
       interceptor.dispose()
       syncBuiltinESMExports()
       if (holder[KEY]?.boundary === boundary) delete holder[KEY]
@@ -86,6 +108,17 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
   }
   holder[KEY] = { boundary, config }
   return boundary
+}
+
+/** Adds `items` to `list` and returns a function that removes them again. */
+function addTo<T>(list: T[], items: readonly T[]): () => void {
+  list.push(...items)
+  return () => {
+    for (const item of items) {
+      const at = list.indexOf(item)
+      if (at !== -1) list.splice(at, 1)
+    }
+  }
 }
 
 function assertPatterns(patterns: readonly EndpointPattern[]): void {

@@ -27,8 +27,12 @@ export function runBin(args: readonly string[], cwd: string, env: Record<string,
 
 /** Masks what differs between two recordings of the same run: wall-clock times, dates and the Node version. */
 export function maskRun(text: string): string {
-  return text
-    .replace(/\b\d+ ms\b/g, '<n> ms')
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>')
-    .replace(/node v\d+\.\d+\.\d+ \(\w+\)/g, 'node <version>')
+  return (
+    text
+      .replace(/\b\d+ ms\b/g, '<n> ms')
+      .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>')
+      .replace(/node v\d+\.\d+\.\d+ \(\w+\)/g, 'node <version>')
+      // Env hashes are salted per cassette, so they differ on every recording.
+      .replace(/sha256:[0-9a-f]{16}\b/g, 'sha256:<hash>')
+  )
 }

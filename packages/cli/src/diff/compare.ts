@@ -28,10 +28,16 @@ export interface CassetteDiff {
   counts: Record<EntryStatus, number>
 }
 
-/** Compares two recordings of the same test, decision by decision. */
+/**
+ * Compares two recordings of the same test, decision by decision. Env hashes are salted per
+ * cassette: two cassettes with different salts can say whether a variable was set, not whether
+ * its value changed, so only that is compared.
+ */
 export function diffCassettes(fileA: string, a: Cassette, fileB: string, b: Cassette): CassetteDiff {
-  const left = a.decisions.map((d) => ({ record: d, summary: summarizeDecision(d) }))
-  const right = b.decisions.map((d) => ({ record: d, summary: summarizeDecision(d) }))
+  const sameSalt = a.header.envSalt === b.header.envSalt
+  const view = (c: Cassette) => (sameSalt ? c : withEnvPresenceOnly(c))
+  const left = view(a).decisions.map((d) => ({ record: d, summary: summarizeDecision(d) }))
+  const right = view(b).decisions.map((d) => ({ record: d, summary: summarizeDecision(d) }))
   const entries: DiffEntry[] = []
   for (const pair of alignDecisions(
     left.map((x) => x.summary),
@@ -45,7 +51,20 @@ export function diffCassettes(fileA: string, a: Cassette, fileB: string, b: Cass
   }
   const counts: Record<EntryStatus, number> = { unchanged: 0, changed: 0, added: 0, removed: 0 }
   for (const e of entries) counts[e.status]++
-  return { a: fileA, b: fileB, header: diffJson(headerView(a), headerView(b)), entries, counts }
+  return { a: fileA, b: fileB, header: diffJson(headerView(view(a)), headerView(view(b))), entries, counts }
+}
+
+function withEnvPresenceOnly(c: Cassette): Cassette {
+  const presence = (values: unknown) =>
+    values && typeof values === 'object'
+      ? Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === null ? null : 'set']))
+      : values
+  return {
+    header: c.header.env
+      ? { ...c.header, env: presence(c.header.env) as Record<string, string | null> }
+      : c.header,
+    decisions: c.decisions.map((d) => (d.kind === 'env' && d.out ? { ...d, out: presence(d.out) } : d)),
+  }
 }
 
 function headerView({ header }: Cassette) {

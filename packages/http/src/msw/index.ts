@@ -1,11 +1,16 @@
 import { bypass, type HttpHandler, http } from 'msw'
 import type { EndpointPattern } from '../endpoints.js'
 import { type BoundaryConfig, claimsRequest, handleRequest } from '../handle-request.js'
+import type { HostPattern } from '../network/allow-hosts.js'
+import { performingForTape } from '../network/performing.js'
+import { installSocketGuard } from '../network/socket-guard.js'
 import type { ReplayTiming } from '../replay-response.js'
 
 export interface TapeHandlerOptions {
   modelEndpoints?: readonly EndpointPattern[]
   timing?: ReplayTiming
+  /** Hosts a tape test may reach for real in every mode (see `installHttpBoundary`). */
+  allowHosts?: readonly HostPattern[]
 }
 
 /**
@@ -22,13 +27,17 @@ export interface TapeHandlerOptions {
 export function tapeHandlers(options: TapeHandlerOptions = {}): HttpHandler[] {
   const config: BoundaryConfig = {
     modelEndpoints: [...(options.modelEndpoints ?? [])],
+    allowHosts: [...(options.allowHosts ?? [])],
     timing: options.timing ?? 'instant',
   }
+  // MSW sees only the clients it intercepts; the guard refuses, while a tape runs, every other
+  // connection that would leave the process.
+  installSocketGuard({ modelEndpoints: config.modelEndpoints, allowHosts: config.allowHosts ?? [] })
   return [
     http.all(
       ({ request }) => claimsRequest(request, config),
       async ({ request }) => {
-        const outcome = await handleRequest(request, config, (r) => fetch(bypass(r)))
+        const outcome = await handleRequest(request, config, (r) => performingForTape(() => fetch(bypass(r))))
         if (outcome.type === 'respond') return outcome.response
         if (outcome.type === 'error') return Response.error()
         return undefined

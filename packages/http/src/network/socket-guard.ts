@@ -1,0 +1,113 @@
+import net from 'node:net'
+import { AgentTapeError, activeTapes, currentTape, redactUrl, type Tape } from '@agent-tape/core'
+import { type EndpointPattern, isLoopbackHost, matchesEndpointHost } from '../endpoints.js'
+import { type HostPattern, matchesHost } from './allow-hosts.js'
+import { captureStack, describeClient } from './client-path.js'
+import { isPerformingForTape } from './performing.js'
+
+export interface SocketGuardConfig {
+  modelEndpoints: readonly EndpointPattern[]
+  allowHosts: readonly HostPattern[]
+}
+
+interface Target {
+  host: string
+  port: number | undefined
+  /** A Unix socket or named pipe: local by construction. */
+  path: string | undefined
+}
+
+type Connect = (this: net.Socket, ...args: unknown[]) => net.Socket
+
+const KEY = Symbol.for('agent-tape.socket-guard')
+const holder = globalThis as { [KEY]?: { original: Connect; configs: Set<SocketGuardConfig> } }
+
+/**
+ * The last line of "nothing leaves in replay": a check on every TCP and TLS connection the
+ * process opens (`net.Socket#connect`, which every client reaches: fetch, undici's clients and
+ * pools, node:http and https with any agent, http2, axios, got, raw sockets). While a tape
+ * records or replays, a connection that no boundary captured is refused and fails the tape,
+ * naming the client and host, unless it goes to loopback (and not to a model endpoint) or to a
+ * host in `allowHosts`. Outside tapes, and in `live` mode, it lets everything through.
+ */
+export function installSocketGuard(config: SocketGuardConfig): () => void {
+  let installed = holder[KEY]
+  if (!installed) {
+    const original = net.Socket.prototype.connect as unknown as Connect
+    const configs = new Set<SocketGuardConfig>()
+    installed = { original, configs }
+    const state = installed
+    net.Socket.prototype.connect = function guardedConnect(this: net.Socket, ...args: unknown[]) {
+      const refusal = judge(targetOf(args), state.configs)
+      if (!refusal)
+        return state.original.apply(this, args)
+        // Failed asynchronously, as a refused connection fails: every client then reports the error.
+        // Until then the socket reads as connecting, so that no client (http2) takes it for open.
+      ;(this as { connecting: boolean }).connecting = true
+      process.nextTick(() => this.destroy(refusal))
+      return this
+    } as typeof net.Socket.prototype.connect
+    holder[KEY] = installed
+  }
+  const state = installed
+  state.configs.add(config)
+  return () => {
+    state.configs.delete(config)
+    if (state.configs.size === 0 && holder[KEY] === state) {
+      net.Socket.prototype.connect = state.original as unknown as typeof net.Socket.prototype.connect
+      delete holder[KEY]
+    }
+  }
+}
+
+function targetOf(args: unknown[]): Target {
+  // net.connect() and friends pass one normalized [options, callback] array; direct calls pass
+  // (options, cb), (port, host, cb) or (path, cb).
+  const first = Array.isArray(args[0]) ? args[0][0] : args[0]
+  if (typeof first === 'object' && first !== null) {
+    const o = first as { host?: string; hostname?: string; port?: number | string; path?: string }
+    if (o.path) return { host: '', port: undefined, path: o.path }
+    return { host: o.host ?? o.hostname ?? 'localhost', port: toPort(o.port), path: undefined }
+  }
+  if (typeof first === 'string' && !/^\d+$/.test(first)) return { host: '', port: undefined, path: first }
+  const host = typeof args[1] === 'string' ? args[1] : 'localhost'
+  return { host, port: toPort(first as number | string | undefined), path: undefined }
+}
+
+function toPort(port: number | string | undefined): number | undefined {
+  if (port === undefined || port === '') return undefined
+  const n = Number(port)
+  return Number.isInteger(n) ? n : undefined
+}
+
+function judge(target: Target, configs: ReadonlySet<SocketGuardConfig>): AgentTapeError | undefined {
+  if (target.path !== undefined || isPerformingForTape()) return undefined
+  const current = currentTape()
+  const owners = (current ? [current] : activeTapes()).filter((t) => t.action !== 'passthrough')
+  if (owners.length === 0) return undefined
+  const endpoints = [...configs].flatMap((c) => c.modelEndpoints)
+  const allowed = [...configs].flatMap((c) => c.allowHosts)
+  if (matchesHost(target.host, target.port, allowed)) return undefined
+  if (isLoopbackHost(target.host) && !matchesEndpointHost(target.host, target.port, endpoints))
+    return undefined
+  const error = refusal(target, describeClient(captureStack()), current, owners)
+  for (const tape of owners) tape.reportDivergence(error)
+  return error
+}
+
+function refusal(target: Target, client: string, current: Tape | undefined, owners: Tape[]): AgentTapeError {
+  const where = target.port === undefined ? target.host : `${target.host}:${target.port}`
+  const replaying = owners.every((t) => t.action === 'replay')
+  const who = current
+    ? `tape "${current.id}" is ${replaying ? 'replaying, and a replay never reaches the network' : 'recording'}`
+    : `${owners.length} tape${owners.length === 1 ? ' is' : 's are'} running and this connection was opened outside all of them`
+  const handled = "agent-tape answers fetch, undici's global dispatcher and node:http/https, not this client"
+  const why = replaying
+    ? `${who}; ${handled}, so the connection was refused before it opened`
+    : `${who}; ${handled}, so the request would be missing from the cassette and fail when replayed. The connection was refused before it opened`
+  return new AgentTapeError('ERR_TAPE_NETWORK', {
+    what: `Blocked a connection to ${redactUrl(where)} from ${client}`,
+    why,
+    fix: `Send the request with fetch or node:http(s) (what SDKs use by default), or, if ${target.host} is a local service the test may reach for real (a database, a test server), add it to allowHosts`,
+  })
+}
