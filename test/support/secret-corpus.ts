@@ -64,18 +64,27 @@ function inContext(id: string, context: string, body: (g: Gen) => string): (g: G
   }
 }
 
+/** A key block whose body starts as real ones do (a DER sequence, or the OpenSSH magic). */
 function pem(label: string, g: Gen): string {
-  const lines = Array.from({ length: 6 }, () => g.base64(64))
+  const start = label.startsWith('OPENSSH')
+    ? 'b3BlbnNzaC1rZXktdjEAAAAA'
+    : label.startsWith('EC')
+      ? 'MHcCAQEE'
+      : 'MIIEvQIB'
+  const lines = Array.from({ length: 6 }, (_, i) =>
+    i === 0 ? start + g.base64(64 - start.length) : g.base64(64),
+  )
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n${g.base64(20)}==\n-----END ${label}-----\n`
 }
 
 const PEM_PREFIX = (label: string) => `-----BEGIN ${label}-----\n`.length
 
 const SHAPES: ((g: Gen) => SecretSample)[] = [
-  token('openai-legacy-key', 'sk-', (g) => g.alnum(48)),
-  token('openai-project-key', 'sk-proj-', (g) => g.dashed(40) + g.alnum(116)),
-  token('openai-service-account-key', 'sk-svcacct-', (g) => g.alnum(74)),
-  token('openai-admin-key', 'sk-admin-', (g) => g.alnum(60)),
+  // OpenAI keys carry "T3BlbkFJ" (base64 of "OpenAI") in the middle.
+  token('openai-legacy-key', 'sk-', (g) => `${g.alnum(20)}T3BlbkFJ${g.alnum(20)}`),
+  token('openai-project-key', 'sk-proj-', (g) => `${g.dashed(74)}T3BlbkFJ${g.dashed(74)}`),
+  token('openai-service-account-key', 'sk-svcacct-', (g) => `${g.dashed(58)}T3BlbkFJ${g.dashed(58)}`),
+  token('openai-admin-key', 'sk-admin-', (g) => `${g.dashed(74)}T3BlbkFJ${g.dashed(74)}`),
   token('anthropic-key', 'sk-ant-api03-', (g) => `${g.alnum(20)}${g.dashed(73)}AA`),
   token('anthropic-admin-key', 'sk-ant-admin01-', (g) => `${g.alnum(30)}${g.dashed(63)}AA`),
   token('openrouter-key', 'sk-or-v1-', (g) => g.hex(64)),
@@ -138,7 +147,24 @@ const SHAPES: ((g: Gen) => SecretSample)[] = [
   token('shopify-token', 'shpat_', (g) => g.hex(32)),
   token('square-token', 'sq0atp-', (g) => g.dashed(22)),
   token('linear-key', 'lin_api_', (g) => g.alnum(40)),
-  token('notion-token', 'ntn_', (g) => g.alnum(46)),
+  token('notion-token', 'ntn_', (g) => `${g.digits(11)}${g.alnum(35)}`),
+  token('figma-token', 'figd_', (g) => g.dashed(48)),
+  token('vault-service-token', 'hvs.', (g) => g.dashed(100)),
+  token('vault-batch-token', 'hvb.', (g) => g.dashed(150)),
+  token('vercel-token', 'vcp_', (g) => g.alnum(24)),
+  token('cloudflare-token', 'cfut_', (g) => `${g.alnum(40)}${g.hex(8)}`),
+  token('tailscale-key', 'tskey-auth-', (g) => `${g.alnum(12)}-${g.alnum(30)}`),
+  (g) => {
+    let payload = JSON.stringify({
+      email: `${g.lowerDigits(12)}@1passwordserviceaccounts.lcl`,
+      secretKey: g.upperDigits(30),
+      srpX: g.hex(64),
+    })
+    // Sized so that its base64 ends in "fQ==", the encoded closing brace.
+    while (payload.length % 3 !== 1) payload = `${payload.slice(0, -1)} }`
+    const secret = `ops_${Buffer.from(payload).toString('base64')}`
+    return { id: 'onepassword-service-token', secret, text: secret, prefix: 4 }
+  },
   token('atlassian-token', 'ATATT3', (g) => g.dashed(180)),
   token('postman-key', 'PMAK-', (g) => `${g.hex(24)}-${g.hex(34)}`),
   token('newrelic-key', 'NRAK-', (g) => g.upperDigits(27)),
@@ -155,6 +181,8 @@ const SHAPES: ((g: Gen) => SecretSample)[] = [
   ),
   inContext('postgres-url-password', 'postgres://app:$@db.internal:5432/app', (g) => g.alnum(20)),
   inContext('mongodb-url-password', 'mongodb+srv://admin:$@cluster0.example.net/db', (g) => g.alnum(24)),
+  inContext('mysql-url-password', 'mysql://app_user:$@mysql.internal:3306/shop', (g) => g.alnum(20)),
+  inContext('https-url-password', 'https://deploy:$@registry.example.com/packages', (g) => g.alnum(20)),
   inContext('redis-url-password', 'redis://:$@cache.internal:6379/0', (g) => g.alnum(32)),
   inContext('password-assignment', 'password=$', (g) => `${g.lowerDigits(10)}7q`),
   inContext('client-secret-in-json-text', '{"client_id":"web","client_secret":"$"}', (g) => g.alnum(40)),

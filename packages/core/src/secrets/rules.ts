@@ -150,6 +150,28 @@ export const SECRET_RULES: readonly SecretRule[] = [
     pattern: /\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/g,
   },
   { id: 'pulumi-token', label: 'a Pulumi token', pattern: /\bpul-[0-9a-f]{40}\b/g },
+  { id: 'vault-token', label: 'a HashiCorp Vault token', pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{90,300}/g },
+  {
+    id: 'vercel-token',
+    label: 'a Vercel token',
+    pattern: /\bvc[pikar]_[A-Za-z0-9]{20,60}\b/g,
+    accept: random(8),
+  },
+  {
+    id: 'cloudflare-token',
+    label: 'a Cloudflare API token',
+    pattern: /\b(?:cfk|cfut|cfat)_[A-Za-z0-9]{40}[0-9a-f]{8}\b/g,
+  },
+  {
+    id: 'tailscale-key',
+    label: 'a Tailscale key',
+    pattern: /\btskey-[a-z]{2,20}-[0-9A-Za-z_]{8,40}-[0-9A-Za-z_]{16,60}/g,
+  },
+  {
+    id: 'onepassword-token',
+    label: 'a 1Password service account token',
+    pattern: /\bops_ey[A-Za-z0-9+/=]{100,}/g,
+  },
   {
     id: 'doppler-token',
     label: 'a Doppler token',
@@ -195,6 +217,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { id: 'mailchimp-key', label: 'a Mailchimp API key', pattern: /\b[0-9a-f]{32}-us\d{1,2}\b/g },
   { id: 'shopify-token', label: 'a Shopify token', pattern: /\bshp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}\b/g },
   { id: 'square-token', label: 'a Square token', pattern: /\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}/g },
+  { id: 'figma-token', label: 'a Figma token', pattern: /\bfigd_[A-Za-z0-9_-]{40,200}/g },
   { id: 'linear-key', label: 'a Linear API key', pattern: /\blin_api_[A-Za-z0-9]{40}\b/g },
   {
     id: 'notion-token',
