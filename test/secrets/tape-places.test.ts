@@ -1,49 +1,16 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { createMemoryStore, isReplayMiss, isSecretLeakError, openTape, type Tape } from '@agent-tape/core'
-import { createFileStore } from '@agent-tape/core/node'
 import { describe, expect, it } from 'vitest'
+import { createSecretChecks, PREVIOUS } from '../support/secret-checks.js'
 import {
+  LOOK_ALIKES,
   leakedFragments,
   SECRET_CORPUS,
   type SecretSample,
   shownBeyondPreview,
 } from '../support/secret-corpus.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'agent-tape-secret-places-'))
-const store = createFileStore(dir)
-const PREVIOUS = `${JSON.stringify({ agentTape: 1, keyScheme: 1, test: 'previous', recordedAt: '2026-01-01T00:00:00.000Z' })}\n`
-
-/** Opens a tape over a cassette file that already holds a previous recording. */
-async function recording(
-  name: string,
-  env: Record<string, string> = {},
-): Promise<{ tape: Tape; file: string }> {
-  const file = join(dir, `${name}.jsonl`)
-  writeFileSync(file, PREVIOUS)
-  const tape = await openTape({ id: name, cassettePath: `${name}.jsonl`, store, mode: 'update', env })
-  return { tape, file }
-}
-
-/** The write was refused: the message names decision and field, shows no more than 4 characters, and the file is as it was. */
-async function expectRefused(tape: Tape, file: string, sample: SecretSample, where: string): Promise<void> {
-  const error = await tape.finish().then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(isSecretLeakError(error), `${sample.id} at ${where}: the write was not refused`).toBe(true)
-  const message = (error as Error).message
-  expect(message).toContain(where)
-  expect(shownBeyondPreview(message, sample)).toEqual([])
-  expect(readFileSync(file, 'utf8')).toBe(PREVIOUS)
-}
-
-function expectClean(file: string, sample: SecretSample): string {
-  const text = readFileSync(file, 'utf8')
-  expect(leakedFragments(text, sample)).toEqual([])
-  return text
-}
+const { dir, store, recording, expectRefused, expectClean } = createSecretChecks('secret-places')
 
 describe.each(SECRET_CORPUS.map((s) => [s.id, s] as const))('%s', (id, sample) => {
   it('is redacted from tool arguments, and a replay miss on them does not print it', async () => {
@@ -225,5 +192,24 @@ describe('secret-like environment variables', () => {
     const hashes = files.map((text) => /"REGION":"(sha256:[0-9a-f]{16})"/.exec(text)?.[1])
     expect(hashes[0]).toMatch(/^sha256:/)
     expect(hashes[0]).not.toBe(hashes[1])
+  })
+})
+
+describe('look-alikes record normally', () => {
+  it.each(LOOK_ALIKES.map((l) => [l.id, l.text] as const))('%s', async (_, text) => {
+    // A coding agent's working directory is in PWD and in its tool results; it is no secret.
+    const env = {
+      PWD: dir,
+      OLDPWD: '/tmp',
+      HOME: '/root',
+      GOOGLE_APPLICATION_CREDENTIALS: '/secrets/sa.json',
+    }
+    const { tape, file } = await recording('look-alike', env)
+    await tape.tool('read_file', { path: `${dir}/notes.md`, note: text }, () => ({ content: text, cwd: dir }))
+    const state = await tape.finish()
+    expect(state.written).toBe(true)
+    const written = readFileSync(file, 'utf8')
+    expect(written).not.toContain('[REDACTED')
+    expect(written).toContain(JSON.stringify(text).slice(1, -1))
   })
 })

@@ -1,6 +1,13 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
-import { type Cassette, DEFAULT_CASSETTE_DIR, parseCassette, toPosix } from '@agent-tape/core'
+import {
+  type Cassette,
+  DEFAULT_CASSETTE_DIR,
+  parseCassette,
+  SecretScanner,
+  secretEnvValues,
+  toPosix,
+} from '@agent-tape/core'
 import { TEMP_PREFIX } from '@agent-tape/core/node'
 import { usageError } from './args.js'
 
@@ -14,17 +21,25 @@ export function displayPath(path: string, cwd: string): string {
 }
 
 /**
- * Reads and validates one cassette named on the command line. A missing file or a folder is a
- * usage error; a damaged file throws core's `CassetteCorruptError`, which names file and line.
+ * Reads and validates one cassette named on the command line, to be shown: with every secret
+ * it holds (in a string, or split across a stream's events) redacted, whatever wrote it. A
+ * missing file or a folder is a usage error; a damaged file throws core's
+ * `CassetteCorruptError`, which names file and line.
  */
-export async function loadCassette(command: string, path: string, cwd: string): Promise<Cassette> {
+export async function loadCassette(
+  command: string,
+  path: string,
+  io: { cwd: string; env: Record<string, string | undefined> },
+): Promise<Cassette> {
+  const { cwd } = io
   const file = join(cwd, path)
   const info = await stat(file).catch(() => undefined)
   if (!info) throw usageError(command, `${path} does not exist`, 'Pass the path of a .jsonl cassette')
   if (info.isDirectory()) {
     throw usageError(command, `${path} is a folder, not a cassette`, 'Pass the path of a .jsonl cassette')
   }
-  return parseCassette(await readFile(file, 'utf8'), displayPath(file, cwd))
+  const cassette = parseCassette(await readFile(file, 'utf8'), displayPath(file, cwd))
+  return new SecretScanner(secretEnvValues(io.env)).redactForReading(cassette) as Cassette
 }
 
 export interface FoundFiles {

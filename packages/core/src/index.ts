@@ -91,7 +91,7 @@ export {
   isSecretParamName,
   maskSecret,
   REDACTED_VALUE,
-  redactForm,
+  readForm,
   redactSecrets,
   redactUrl,
   redactUrlsIn,

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto'
-import { redactForm } from '@agent-tape/core'
+import { readForm } from '@agent-tape/core'
 
 /**
- * A request body as decision input: JSON as data, text as text, and binary (audio, images,
+ * A request body as decision input: JSON as data, a form as its decoded fields, text as text, and binary (audio, images,
  * multipart uploads) as a sha256 of its bytes. A multipart body's random boundary is replaced
  * before hashing, so the same upload keys the same way on every run.
  */
 export type RequestBody =
   | { json: unknown }
+  | { form: [string, string][] }
   | { text: string }
   | { sha256: string; bytes: number; contentType: string }
   | undefined
@@ -33,8 +34,8 @@ export async function readRequestBody(request: Request, consume = false): Promis
         return { text }
       }
     }
-    // Credentials in a form (`client_secret=…`, `password=…`) take no part in the key and are never stored.
-    return { text: /x-www-form-urlencoded/i.test(contentType) ? redactForm(text) : text }
+    // A form is keyed on its decoded fields; credentials (`client_secret=…`) take no part in the key.
+    return /x-www-form-urlencoded/i.test(contentType) ? { form: readForm(text) } : { text }
   }
   const hashed = boundary
     ? replaceAll(bytes, Buffer.from(boundary[1] ?? boundary[2] ?? ''), Buffer.from('agent-tape-boundary'))

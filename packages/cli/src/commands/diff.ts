@@ -27,8 +27,8 @@ export const diffCommand: Command = {
   },
   async run({ values, positionals }, io) {
     const [pathA, pathB] = positionals as [string, string]
-    const a = await loadCassette('agent-tape diff', pathA, io.cwd)
-    const b = await loadCassette('agent-tape diff', pathB, io.cwd)
+    const a = await loadCassette('agent-tape diff', pathA, io)
+    const b = await loadCassette('agent-tape diff', pathB, io)
     const diff = diffCassettes(pathA, a, pathB, b)
     if (values.json) io.stdout(`${JSON.stringify(diff, null, 2)}\n`)
     else io.stdout(renderDiff(diff, { style: io.style, maxChanges: values.full ? Infinity : 12 }))

@@ -27,7 +27,7 @@ export const showCommand: Command = {
   },
   async run({ values, positionals }, io) {
     const path = positionals[0]!
-    const summary = summarizeCassette(path, await loadCassette('agent-tape show', path, io.cwd))
+    const summary = summarizeCassette(path, await loadCassette('agent-tape show', path, io))
     if (values.json) io.stdout(`${JSON.stringify(summary, null, 2)}\n`)
     else io.stdout(renderTimeline(summary, { style: io.style, maxPreview: values.full ? Infinity : 120 }))
     return 0

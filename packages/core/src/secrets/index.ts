@@ -4,7 +4,7 @@ import { type SecretAllowList, type SecretFinding, SecretScanner } from './scann
 export type { EnvSecret } from './env-secrets.js'
 export { SECRET_ENV_NAME, secretEnvValues } from './env-secrets.js'
 export { maskSecret } from './mask.js'
-export { isSecretParamName, REDACTED_VALUE, redactForm, redactUrl, redactUrlsIn } from './params.js'
+export { isSecretParamName, REDACTED_VALUE, readForm, redactUrl, redactUrlsIn } from './params.js'
 export type { SecretRule } from './rules.js'
 export { SECRET_RULES } from './rules.js'
 export type { SecretAllowList, SecretFinding, SecretMatch } from './scanner.js'

@@ -49,7 +49,8 @@ export function isSecretParamName(name: string): boolean {
   return words.some((w) => SECRET_WORDS.has(w))
 }
 
-export const REDACTED_VALUE = '[REDACTED]'
+/** What a credential parameter's value becomes: a plain word, the same percent-encoded or not. */
+export const REDACTED_VALUE = 'REDACTED'
 
 /**
  * A URL with its credentials (userinfo) and the values of secret-named query parameters
@@ -85,20 +86,13 @@ export function redactUrlsIn(text: string): string {
   return text.includes('://') ? text.replace(URL_IN_TEXT, (url) => redactUrl(url)) : text
 }
 
-/** An `application/x-www-form-urlencoded` body with the values of secret-named fields replaced. */
-export function redactForm(body: string): string {
-  return body
-    .split('&')
-    .map((pair) => {
-      const at = pair.indexOf('=')
-      if (at === -1) return pair
-      let name: string
-      try {
-        name = decodeURIComponent(pair.slice(0, at).replace(/\+/g, ' '))
-      } catch {
-        name = pair.slice(0, at)
-      }
-      return isSecretParamName(name) ? `${pair.slice(0, at)}=${encodeURIComponent(REDACTED_VALUE)}` : pair
-    })
-    .join('&')
+/**
+ * An `application/x-www-form-urlencoded` body as decoded name/value pairs, with the values of
+ * secret-named fields replaced. Decoded, so that the secret scan sees what the fields hold.
+ */
+export function readForm(body: string): [string, string][] {
+  return [...new URLSearchParams(body)].map(([name, value]) => [
+    name,
+    isSecretParamName(name) ? REDACTED_VALUE : value,
+  ])
 }

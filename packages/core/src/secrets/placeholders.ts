@@ -12,7 +12,9 @@ const PLACEHOLDER_MARKS = /xxxx|XXXX|\*\*\*|\.\.\.|…|<|>|\{\{|\$\{|%[A-Z_]+%/
 
 /** A value written to stand for a secret rather than be one. */
 export function isPlaceholder(value: string): boolean {
-  if (PLACEHOLDER_WORDS.test(value) || PLACEHOLDER_MARKS.test(value)) return true
+  // `%5BREDACTED%5D` is `[REDACTED]` in a URL.
+  const text = value.includes('%') ? value.replace(/%[0-9A-Fa-f]{2}/g, ' ') : value
+  if (PLACEHOLDER_WORDS.test(text) || PLACEHOLDER_MARKS.test(text)) return true
   // Very low variety (`aaaaaaaa`, `00000000`, `abcabcabc`) is a filler, not a key.
   return new Set(value).size <= 3
 }

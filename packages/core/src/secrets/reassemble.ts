@@ -6,9 +6,17 @@ export interface ReassembledText {
   text: string
 }
 
+type Step = string | number
+
+interface Piece {
+  text: string
+  /** Where the piece sits in the events array: event index, then keys. */
+  at: Step[]
+}
+
 interface Group {
-  pieces: string[]
-  events: number
+  shape: string
+  pieces: Piece[]
 }
 
 /**
@@ -22,22 +30,61 @@ interface Group {
 export function reassembledTexts(value: unknown, path = ''): ReassembledText[] {
   const out: ReassembledText[] = []
   visitStreams(value, path, (events, at) => {
-    const groups = new Map<string, Group>()
-    for (const event of events) {
-      if (typeof event !== 'object' || event === null) continue
-      const { json, data } = event as { json?: unknown; data?: unknown }
-      if (typeof data === 'string') add(groups, '.data', data)
-      if (json !== undefined) collect(json, '', groups)
-    }
-    for (const [shape, group] of groups) {
-      if (group.events < 2 || group.pieces.every((p) => p === group.pieces[0])) continue
+    for (const group of streamGroups(events)) {
       out.push({
-        path: `${at}.sse[*]${shape} (reassembled from ${group.events} events)`,
-        text: group.pieces.join(''),
+        path: `${at}.sse[*]${group.shape} (reassembled from ${group.pieces.length} events)`,
+        text: group.pieces.map((p) => p.text).join(''),
       })
     }
   })
   return out
+}
+
+/**
+ * A copy of `value` whose streams have every secret found in their reassembled text cut out
+ * of the pieces that carry it, with the marker `mark(rule)` left where the secret began, so a
+ * reader joining the pieces sees the marker in its place.
+ */
+export function redactStreams(
+  value: unknown,
+  find: (text: string) => { start: number; end: number; rule: string }[],
+): unknown {
+  return mapStreams(value, (events) => {
+    let copy: unknown[] | undefined
+    for (const group of streamGroups(events)) {
+      const matches = find(group.pieces.map((p) => p.text).join(''))
+      if (matches.length === 0) continue
+      copy ??= structuredClone(events)
+      let offset = 0
+      for (const piece of group.pieces) {
+        const start = offset
+        const end = offset + piece.text.length
+        offset = end
+        let text = ''
+        for (let i = start; i < end; i++) {
+          const match = matches.find((m) => i >= m.start && i < m.end)
+          if (!match) text += piece.text[i - start]
+          else if (i === match.start) text += `[REDACTED:${match.rule}]`
+        }
+        if (text !== piece.text) setAt(copy, piece.at, text)
+      }
+    }
+    return copy ?? events
+  })
+}
+
+function streamGroups(events: unknown[]): Group[] {
+  const groups = new Map<string, Group>()
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]
+    if (typeof event !== 'object' || event === null) continue
+    const { json, data } = event as { json?: unknown; data?: unknown }
+    if (typeof data === 'string') add(groups, '.data', { text: data, at: [i, 'data'] })
+    if (json !== undefined) collect(json, '', [i, 'json'], groups)
+  }
+  return [...groups.values()].filter(
+    (g) => g.pieces.length > 1 && g.pieces.some((p) => p.text !== g.pieces[0]!.text),
+  )
 }
 
 function visitStreams(value: unknown, path: string, fn: (events: unknown[], path: string) => void): void {
@@ -53,21 +100,43 @@ function visitStreams(value: unknown, path: string, fn: (events: unknown[], path
   }
 }
 
-function add(groups: Map<string, Group>, shape: string, piece: string): void {
-  const group = groups.get(shape)
-  if (group) {
-    group.pieces.push(piece)
-    group.events++
-  } else groups.set(shape, { pieces: [piece], events: 1 })
+function mapStreams(value: unknown, fn: (events: unknown[]) => unknown[]): unknown {
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined
+    for (let i = 0; i < value.length; i++) {
+      const next = mapStreams(value[i], fn)
+      if (next === value[i]) continue
+      copy ??= value.slice()
+      copy[i] = next
+    }
+    return copy ?? value
+  }
+  if (typeof value !== 'object' || value === null) return value
+  const record = value as Record<string, unknown>
+  let copy: Record<string, unknown> | undefined
+  for (const key of Object.keys(record)) {
+    const child = record[key]
+    const next = key === 'sse' && Array.isArray(child) ? fn(child) : mapStreams(child, fn)
+    if (next === child) continue
+    copy ??= { ...record }
+    copy[key] = next
+  }
+  return copy ?? value
 }
 
-function collect(value: unknown, shape: string, groups: Map<string, Group>): void {
+function add(groups: Map<string, Group>, shape: string, piece: Piece): void {
+  const group = groups.get(shape)
+  if (group) group.pieces.push(piece)
+  else groups.set(shape, { shape, pieces: [piece] })
+}
+
+function collect(value: unknown, shape: string, at: Step[], groups: Map<string, Group>): void {
   if (typeof value === 'string') {
-    add(groups, shape, value)
+    add(groups, shape, { text: value, at })
     return
   }
   if (Array.isArray(value)) {
-    for (const item of value) collect(item, `${shape}[]`, groups)
+    for (let i = 0; i < value.length; i++) collect(value[i], `${shape}[]`, [...at, i], groups)
     return
   }
   if (typeof value !== 'object' || value === null) return
@@ -76,5 +145,11 @@ function collect(value: unknown, shape: string, groups: Map<string, Group>): voi
   for (const [key, v] of Object.entries(record)) {
     if (typeof v === 'number' && (key === 'index' || key.endsWith('_index'))) scope += `{${key}=${v}}`
   }
-  for (const [key, v] of Object.entries(record)) collect(v, `${scope}.${key}`, groups)
+  for (const [key, v] of Object.entries(record)) collect(v, `${scope}.${key}`, [...at, key], groups)
+}
+
+function setAt(root: unknown, at: Step[], text: string): void {
+  let node = root as Record<Step, unknown>
+  for (const step of at.slice(0, -1)) node = node[step] as Record<Step, unknown>
+  node[at[at.length - 1]!] = text
 }

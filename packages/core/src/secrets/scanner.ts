@@ -1,7 +1,7 @@
 import { mapStrings } from '../json-walk.js'
 import type { EnvSecret } from './env-secrets.js'
 import { maskSecret } from './mask.js'
-import { reassembledTexts } from './reassemble.js'
+import { reassembledTexts, redactStreams } from './reassemble.js'
 import { SECRET_RULES } from './rules.js'
 
 export type SecretAllowList = readonly (string | RegExp)[]
@@ -105,6 +105,16 @@ export class SecretScanner {
   }
 
   /**
+   * A copy of a JSON value as it may be shown: secrets redacted in its strings and in the text
+   * its streams reassemble to (the marker stands where the secret began). For printing a
+   * cassette that was written without the scan, or by an older version.
+   */
+  redactForReading(value: unknown): unknown {
+    // Streams first: a piece redacted on its own would hide the rest of the secret from the join.
+    return this.redactJson(redactStreams(value, (text) => this.matches(text)))
+  }
+
+  /**
    * Every secret a reader of this JSON value could see: in its strings, in strings that are
    * base64 (a binary body), and in the text a streamed answer reassembles to, where no single
    * event holds the whole secret.
@@ -126,6 +136,8 @@ export class SecretScanner {
         if (text.length >= 16 && BASE64.test(text) && text.length % 4 === 0) {
           report(Buffer.from(text, 'base64').toString('latin1'), `${at} (base64-decoded)`)
         }
+        const decoded = percentDecoded(text)
+        if (decoded !== undefined) report(decoded, `${at} (URL-decoded)`)
         return text
       },
       path,
@@ -151,6 +163,18 @@ function withoutOverlaps(found: SecretMatch[]): SecretMatch[] {
     kept.push({ ...m })
   }
   return kept
+}
+
+/** The text with its %XX escapes (and form `+` spaces) decoded, when it has any. */
+function percentDecoded(text: string): string | undefined {
+  if (!/%[0-9A-Fa-f]{2}/.test(text)) return undefined
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '))
+  } catch {
+    return text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    )
+  }
 }
 
 function escapeRegExp(text: string): string {
