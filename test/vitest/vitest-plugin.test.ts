@@ -331,3 +331,65 @@ it('runs only the it.tape.only tape, and lists only it without calling the other
   expect(run.output).not.toContain('Obsolete')
   expect(project.snapshot('test')).toEqual(before)
 })
+
+const DATABASE_TEST = [
+  "import net from 'node:net'",
+  "import { expect, it } from '@agent-tape/vitest'",
+  '',
+  '// db.internal stands for a database on another host; it resolves to a loopback server.',
+  "it.tape('database', async () => {",
+  '  const reply = await new Promise((resolve, reject) => {',
+  '    const socket = net.connect({',
+  "      host: 'db.internal',",
+  '      port: Number(process.env.DB_PORT),',
+  "      lookup: (_h, o, done) => (o.all ? done(null, [{ address: '127.0.0.1', family: 4 }]) : done(null, '127.0.0.1', 4)),",
+  '    })',
+  "    socket.on('data', (data) => resolve(String(data)))",
+  "    socket.on('error', reject)",
+  '  })',
+  "  expect(reply).toBe('pong')",
+  '})',
+  '',
+].join('\n')
+
+it('refuses a connection no boundary records while a tape runs, and lets allowHosts through', async () => {
+  const net = await import('node:net')
+  const server = net.createServer((socket) => socket.end('pong'))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  let connections = 0
+  server.on('connection', () => connections++)
+  const port = (server.address() as { port: number }).port
+  try {
+    const project = copy()
+    project.write('test/database.test.ts', DATABASE_TEST)
+    const refused = await project.vitest('run test/database.test.ts', { ...env(), DB_PORT: String(port) })
+    expect(refused.code).toBe(1)
+    expect(refused.output).toContain(
+      `[agent-tape] Blocked a connection to db.internal:${port} from a raw TCP socket (net.connect): tape "test/database.test.ts > database" is recording; agent-tape answers fetch, undici's global dispatcher and node:http/https, not this client`,
+    )
+    expect(connections).toBe(0)
+    project.write(
+      'vitest.config.ts',
+      [
+        "import { agentTape } from '@agent-tape/vitest/plugin'",
+        "import { defineConfig } from 'vitest/config'",
+        '',
+        'export default defineConfig({',
+        "  plugins: [agentTape({ modelEndpoints: [process.env.FAKE_PROVIDER_URL + '/v1'], allowHosts: ['db.internal'] })],",
+        '})',
+        '',
+      ].join('\n'),
+    )
+    const allowed = await project.vitest('run test/database.test.ts', { ...env(), DB_PORT: String(port) })
+    expect(allowed.code, allowed.output).toBe(0)
+    const replayed = await project.vitest('run test/database.test.ts', {
+      ...env(),
+      DB_PORT: String(port),
+      CI: 'true',
+    })
+    expect(replayed.code, replayed.output).toBe(0)
+    expect(connections).toBe(2)
+  } finally {
+    server.close()
+  }
+})

@@ -30,6 +30,12 @@ export interface AgentTapeJestOptions {
   mode?: TapeMode
   /** Base URLs of model endpoints beyond the known provider hosts (a local or test server). */
   modelEndpoints?: readonly string[]
+  /**
+   * Hosts a tape test may reach for real in every mode, neither recorded nor blocked (a local
+   * database): `'db.internal'`, `'db.internal:5432'`, `'*.internal'`. Any other connection that
+   * agent-tape cannot record or replay is refused while a tape runs.
+   */
+  allowHosts?: readonly string[]
   /** Paths of the agent loop ("harness") whose git tree is written in each cassette. */
   harness?: readonly string[]
   /** Fail replays recorded under a different harness tree, instead of warning (default false). */
@@ -59,6 +65,7 @@ export interface ResolvedJestOptions {
   cassetteDir: string
   mode?: TapeMode
   modelEndpoints: string[]
+  allowHosts: string[]
   harness?: { paths: string[]; strict: boolean }
   failOnUnused: boolean
   redactors: Redactor[]
@@ -81,6 +88,11 @@ export function resolveOptions(raw: unknown): ResolvedJestOptions {
     modelEndpoints: (options.modelEndpoints ?? []).map((url, i) => {
       if (typeof url !== 'string') throw invalid(`modelEndpoints[${i}]`, 'a base URL string')
       return url
+    }),
+    allowHosts: (options.allowHosts ?? []).map((host, i) => {
+      if (typeof host !== 'string')
+        throw invalid(`allowHosts[${i}]`, 'a host name string, such as "db.internal:5432"')
+      return host
     }),
     ...(options.harness
       ? { harness: { paths: [...options.harness], strict: options.strictHarness === true } }

@@ -23,6 +23,7 @@ if (!bridge) {
 }
 const boundary = installHttpBoundary({
   modelEndpoints: bridge.options.modelEndpoints,
+  allowHosts: bridge.options.allowHosts ?? [],
   timing: bridge.options.timing,
 })
 // Jest loads a new sandbox per test file but shares Node's `http` module within a worker:

@@ -22,6 +22,12 @@ export interface AgentTapeOptions {
   mode?: TapeMode
   /** Base URLs of model endpoints beyond the known provider hosts (a local or test server). */
   modelEndpoints?: readonly (string | RegExp)[]
+  /**
+   * Hosts a tape test may reach for real in every mode, neither recorded nor blocked (a local
+   * database): `'db.internal'`, `'db.internal:5432'`, `'*.internal'`, or a RegExp on `host:port`.
+   * Any other connection that agent-tape cannot record or replay is refused while a tape runs.
+   */
+  allowHosts?: readonly (string | RegExp)[]
   /** Paths of the agent loop ("harness") whose git tree is written in each cassette. */
   harness?: readonly string[]
   /** Fail replays recorded under a different harness tree, instead of warning (default false). */
@@ -48,6 +54,7 @@ export interface ProvidedTapeConfig {
   cassetteDir: string
   mode?: TapeMode
   modelEndpoints: SerializedPattern[]
+  allowHosts: SerializedPattern[]
   harness?: { paths: string[]; strict: boolean }
   failOnUnused: boolean
   redactors: { name: string; pattern: SerializedRegExp; replacement?: string }[]

@@ -33,6 +33,7 @@ export function agentTape(options: AgentTapeOptions = {}): Plugin {
     cassetteDir: options.cassetteDir ?? DEFAULT_CASSETTE_DIR,
     ...(options.mode ? { mode: options.mode } : {}),
     modelEndpoints: (options.modelEndpoints ?? []).map(serializePattern),
+    allowHosts: (options.allowHosts ?? []).map(serializePattern),
     ...(options.harness
       ? { harness: { paths: [...options.harness], strict: options.strictHarness === true } }
       : {}),

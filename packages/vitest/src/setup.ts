@@ -9,7 +9,11 @@ import { toPattern } from './options.js'
 
 const config = inject('agentTape')
 if (config) {
-  installHttpBoundary({ modelEndpoints: config.modelEndpoints.map(toPattern), timing: config.timing })
+  installHttpBoundary({
+    modelEndpoints: config.modelEndpoints.map(toPattern),
+    allowHosts: (config.allowHosts ?? []).map(toPattern),
+    timing: config.timing,
+  })
 }
 expect.extend(tapeMatchers)
 
