@@ -7,6 +7,7 @@
  *   --quick              fewer rounds and requests (a smoke run; RESULTS.md is not written)
  *   --baseline <dir>     also measure an older build (see baseline.mjs) as "agent-tape before this change"
  *   --only <a,b>         run only these scenarios: per-request, streaming, agent-run, load, suite
+ *                        (agent-run also measures the secret scan on its cassette)
  *   --profile            add the CPU profile of agent-tape's 200 KB replay path to a quick run
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -19,6 +20,7 @@ import { renderResults } from './lib/report.mjs'
 import { agentRun, RUN_NAME } from './scenarios/agent-run.mjs'
 import { cassetteLoad } from './scenarios/cassette-load.mjs'
 import { perRequest, profileLarge } from './scenarios/per-request.mjs'
+import { secretScan } from './scenarios/secret-scan.mjs'
 import { streaming } from './scenarios/streaming.mjs'
 import { suite } from './scenarios/suite.mjs'
 
@@ -79,6 +81,12 @@ try {
         contenders[c].files(RUN_NAME).reduce((sum, f) => sum + statSync(f).size, 0),
       ]),
     )
+    log('   the secret scan at write time')
+    results.secretScan = await secretScan({
+      dir,
+      runCassette: contenders['agent-tape'].files(RUN_NAME)[0],
+      config,
+    })
   }
   if (wants('load')) {
     log('4/6 cassette load')

@@ -20,6 +20,7 @@ export function renderResults(r) {
   if (r.load) out.push(...loadSection(r), '')
   if (r.sizes) out.push(...sizeSection(r), '')
   if (r.suite) out.push(...suiteSection(r), '')
+  if (r.secretScan) out.push(...secretScanSection(r), '')
   out.push(...machineSection(r))
   const markdown = `${out
     .join('\n')
@@ -227,6 +228,23 @@ function sizeSection(r) {
   out.push('| recording | bytes | vs Polly HAR |', '| --- | ---: | ---: |')
   for (const c of ['agent-tape', 'polly', 'nock']) {
     out.push(`| ${LABELS[c]} | ${formatBytes(s[c])} | ${formatRatio(s[c] / s.polly)} |`)
+  }
+  return out
+}
+
+function secretScanSection(r) {
+  const out = [
+    '## 7. The secret scan at write time',
+    '',
+    'Before a recording is written, every string, the text each streamed answer reassembles to and every base64 body is scanned for secrets. Replay never scans. Measured cold (a new scanner, nothing cached; while recording, inputs already scanned at each request are cached), next to the write itself (serialize, write a temporary file, fsync, rename).',
+    '',
+    '| cassette | bytes | scan | write | scan / write |',
+    '| --- | ---: | ---: | ---: | ---: |',
+  ]
+  for (const c of r.secretScan) {
+    out.push(
+      `| ${c.name} | ${formatBytes(c.bytes)} | ${formatTime(c.scan)} | ${formatTime(c.write)} | ${formatRatio(c.ratio)} |`,
+    )
   }
   return out
 }

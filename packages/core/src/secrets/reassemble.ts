@@ -10,8 +10,8 @@ type Step = string | number
 
 interface Piece {
   text: string
-  /** Where the piece sits in the events array: event index, then keys. */
-  at: Step[]
+  /** Where the piece sits in the events array (event index, then keys), when asked for. */
+  at?: Step[]
 }
 
 interface Group {
@@ -30,7 +30,7 @@ interface Group {
 export function reassembledTexts(value: unknown, path = ''): ReassembledText[] {
   const out: ReassembledText[] = []
   visitStreams(value, path, (events, at) => {
-    for (const group of streamGroups(events)) {
+    for (const group of streamGroups(events, false)) {
       out.push({
         path: `${at}.sse[*]${group.shape} (reassembled from ${group.pieces.length} events)`,
         text: group.pieces.map((p) => p.text).join(''),
@@ -51,7 +51,7 @@ export function redactStreams(
 ): unknown {
   return mapStreams(value, (events) => {
     let copy: unknown[] | undefined
-    for (const group of streamGroups(events)) {
+    for (const group of streamGroups(events, true)) {
       const matches = find(group.pieces.map((p) => p.text).join(''))
       if (matches.length === 0) continue
       copy ??= structuredClone(events)
@@ -66,21 +66,22 @@ export function redactStreams(
           if (!match) text += piece.text[i - start]
           else if (i === match.start) text += `[REDACTED:${match.rule}]`
         }
-        if (text !== piece.text) setAt(copy, piece.at, text)
+        if (text !== piece.text) setAt(copy, piece.at!, text)
       }
     }
     return copy ?? events
   })
 }
 
-function streamGroups(events: unknown[]): Group[] {
+function streamGroups(events: unknown[], withPlaces: boolean): Group[] {
   const groups = new Map<string, Group>()
   for (let i = 0; i < events.length; i++) {
     const event = events[i]
     if (typeof event !== 'object' || event === null) continue
     const { json, data } = event as { json?: unknown; data?: unknown }
-    if (typeof data === 'string') add(groups, '.data', { text: data, at: [i, 'data'] })
-    if (json !== undefined) collect(json, '', [i, 'json'], groups)
+    if (typeof data === 'string')
+      add(groups, '.data', { text: data, ...(withPlaces ? { at: [i, 'data'] } : {}) })
+    if (json !== undefined) collect(json, '', withPlaces ? [i, 'json'] : undefined, groups)
   }
   return [...groups.values()].filter(
     (g) => g.pieces.length > 1 && g.pieces.some((p) => p.text !== g.pieces[0]!.text),
@@ -130,13 +131,13 @@ function add(groups: Map<string, Group>, shape: string, piece: Piece): void {
   else groups.set(shape, { shape, pieces: [piece] })
 }
 
-function collect(value: unknown, shape: string, at: Step[], groups: Map<string, Group>): void {
+function collect(value: unknown, shape: string, at: Step[] | undefined, groups: Map<string, Group>): void {
   if (typeof value === 'string') {
-    add(groups, shape, { text: value, at })
+    add(groups, shape, at ? { text: value, at } : { text: value })
     return
   }
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) collect(value[i], `${shape}[]`, [...at, i], groups)
+    for (let i = 0; i < value.length; i++) collect(value[i], `${shape}[]`, at && [...at, i], groups)
     return
   }
   if (typeof value !== 'object' || value === null) return
@@ -145,7 +146,7 @@ function collect(value: unknown, shape: string, at: Step[], groups: Map<string, 
   for (const [key, v] of Object.entries(record)) {
     if (typeof v === 'number' && (key === 'index' || key.endsWith('_index'))) scope += `{${key}=${v}}`
   }
-  for (const [key, v] of Object.entries(record)) collect(v, `${scope}.${key}`, [...at, key], groups)
+  for (const [key, v] of Object.entries(record)) collect(v, `${scope}.${key}`, at && [...at, key], groups)
 }
 
 function setAt(root: unknown, at: Step[], text: string): void {

@@ -7,6 +7,12 @@ export interface SecretRule {
   /** A global RegExp. With `group`, only that capture group is the secret (the rest is context). */
   pattern: RegExp
   group?: number
+  /**
+   * Text that every match contains (a string, found case-sensitively, or a RegExp): the rule
+   * runs only on texts that have it. For patterns that start with a character class, which the
+   * regular expression engine would otherwise try at every position of a long text.
+   */
+  hint?: string | RegExp
   /** Rejects a match that has the shape but is not a secret (a placeholder, an English word). */
   accept?: (secret: string, match: string) => boolean
 }
@@ -33,12 +39,14 @@ export const SECRET_RULES: readonly SecretRule[] = [
   // Private key blocks are one finding from BEGIN to END (or to the end of the text, when cut).
   {
     id: 'private-key',
+    hint: 'PRIVATE KEY',
     label: 'a private key',
     pattern:
       /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$(?![\s\S]))/g,
   },
   {
     id: 'putty-key',
+    hint: 'PuTTY-User-Key-File-',
     label: 'a PuTTY private key',
     pattern: /PuTTY-User-Key-File-\d:[\s\S]*?(?:Private-MAC: ?[0-9a-f]+|$(?![\s\S]))/g,
   },
@@ -113,6 +121,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'aws-secret-key',
+    hint: /secret|AKIA|ASIA/i,
     label: 'an AWS secret access key',
     pattern:
       /(?:secret_?access_?key|secretaccesskey|aws_?secret(?:_?key)?|(?:AKIA|ASIA)[0-9A-Z]{16})["'\s]{0,3}[\s:=,;|>]{1,3}["'\s]{0,3}([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
@@ -121,12 +130,14 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'aws-session-token',
+    hint: /token/i,
     label: 'an AWS session token',
     pattern: /(?:session_?token|security_?token)["'\s]{0,3}[:=]["'\s]{0,3}([A-Za-z0-9/+=]{100,})/gi,
     group: 1,
   },
   {
     id: 'azure-key',
+    hint: 'Key=',
     label: 'an Azure storage or service bus key',
     pattern: /(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,}={0,2})/g,
     group: 1,
@@ -146,6 +157,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'terraform-token',
+    hint: '.atlasv1.',
     label: 'a Terraform Cloud token',
     pattern: /\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/g,
   },
@@ -204,7 +216,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
     label: 'a Discord webhook URL',
     pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]{60,}/g,
   },
-  { id: 'telegram-token', label: 'a Telegram bot token', pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g },
+  {
+    id: 'telegram-token',
+    hint: ':AA',
+    label: 'a Telegram bot token',
+    pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g,
+  },
   { id: 'stripe-key', label: 'a Stripe secret key', pattern: /\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}/g },
   { id: 'stripe-webhook-secret', label: 'a Stripe webhook secret', pattern: /\bwhsec_[A-Za-z0-9+/]{24,}/g },
   {
@@ -214,7 +231,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   { id: 'twilio-key', label: 'a Twilio API key', pattern: /\bSK[0-9a-fA-F]{32}\b/g, accept: random(8) },
   { id: 'mailgun-key', label: 'a Mailgun API key', pattern: /\bkey-[0-9a-f]{32}\b/g, accept: random(8) },
-  { id: 'mailchimp-key', label: 'a Mailchimp API key', pattern: /\b[0-9a-f]{32}-us\d{1,2}\b/g },
+  { id: 'mailchimp-key', hint: '-us', label: 'a Mailchimp API key', pattern: /\b[0-9a-f]{32}-us\d{1,2}\b/g },
   { id: 'shopify-token', label: 'a Shopify token', pattern: /\bshp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}\b/g },
   { id: 'square-token', label: 'a Square token', pattern: /\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}/g },
   { id: 'figma-token', label: 'a Figma token', pattern: /\bfigd_[A-Za-z0-9_-]{40,200}/g },
@@ -241,6 +258,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'bearer-token',
+    hint: /bearer/i,
     label: 'a bearer token',
     pattern: /\bBearer\s+([A-Za-z0-9._~+/-]{16,}=*)/gi,
     group: 1,
@@ -248,6 +266,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'basic-auth',
+    hint: 'Basic',
     label: 'an HTTP Basic credential',
     pattern: /\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g,
     group: 1,
@@ -255,6 +274,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'url-password',
+    hint: '://',
     label: 'a password in a URL',
     pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/?#@"'<>]{0,128}:([^\s:@/?#"'<>]{1,256})@/g,
     group: 1,
@@ -262,6 +282,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'secret-assignment',
+    hint: /pass|secret|key|token/i,
     label: 'a value assigned to a secret-named setting',
     pattern:
       /\b(?:[A-Za-z0-9]+[_-])*(?:password|passwd|passphrase|secret|api_?key|access_?token|auth_?token|refresh_?token|client_?secret|private_?key|token)["']?\s{0,3}[:=]\s{0,3}["']?([^\s"'`,;&<>{}()[\]]{6,})/gi,

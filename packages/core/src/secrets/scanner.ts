@@ -1,3 +1,4 @@
+import { joinPath } from '../json-diff.js'
 import { mapStrings } from '../json-walk.js'
 import type { EnvSecret } from './env-secrets.js'
 import { maskSecret } from './mask.js'
@@ -60,6 +61,7 @@ export class SecretScanner {
     if (this.clean.has(text)) return []
     const found: SecretMatch[] = []
     for (const rule of SECRET_RULES) {
+      if (rule.hint !== undefined && !hasHint(text, rule.hint)) continue
       for (const m of text.matchAll(rule.pattern)) {
         const secret = rule.group ? m[rule.group] : m[0]
         if (!secret || (rule.accept && !rule.accept(secret, m[0])) || this.isAllowed(secret)) continue
@@ -121,34 +123,63 @@ export class SecretScanner {
    */
   findInJson(value: unknown, path = ''): SecretFinding[] {
     const findings: SecretFinding[] = []
-    const report = (text: string, at: string) => {
+    const report = (text: string, at: () => string) => {
       for (const m of this.matches(text)) {
         const preview = m.rule.startsWith('env:')
           ? `${m.end - m.start} chars`
           : maskSecret(text.slice(m.start, m.end))
-        findings.push({ path: at, rule: m.rule, label: m.label, preview })
+        findings.push({ path: at(), rule: m.rule, label: m.label, preview })
       }
     }
-    mapStrings(
-      value,
-      (text, at) => {
-        report(text, at)
-        if (text.length >= 16 && BASE64.test(text) && text.length % 4 === 0) {
-          report(Buffer.from(text, 'base64').toString('latin1'), `${at} (base64-decoded)`)
-        }
-        const decoded = percentDecoded(text)
-        if (decoded !== undefined) report(decoded, `${at} (URL-decoded)`)
-        return text
-      },
-      path,
-    )
-    for (const stream of reassembledTexts(value, path)) report(stream.text, stream.path)
+    walkStrings(value, path, (text, at) => {
+      report(text, at)
+      if (text.length >= 16 && text.length % 4 === 0 && BASE64.test(text)) {
+        report(Buffer.from(text, 'base64').toString('latin1'), () => `${at()} (base64-decoded)`)
+      }
+      const decoded = percentDecoded(text)
+      if (decoded !== undefined) report(decoded, () => `${at()} (URL-decoded)`)
+    })
+    for (const stream of reassembledTexts(value, path)) report(stream.text, () => stream.path)
     return findings
   }
 
   private isAllowed(secret: string): boolean {
     return this.allow.some((entry) => (typeof entry === 'string' ? entry === secret : entry.test(secret)))
   }
+}
+
+/**
+ * Calls `fn` for every string of a JSON value, with its path built only when asked for: a
+ * cassette has hundreds of thousands of strings and almost none of them is ever reported.
+ */
+function walkStrings(value: unknown, root: string, fn: (text: string, at: () => string) => void): void {
+  const steps: (string | number)[] = []
+  const at = () =>
+    steps.reduce<string>(
+      (path, step) => (typeof step === 'number' ? `${path}[${step}]` : joinPath(path, step)),
+      root,
+    ) || '(root)'
+  const visit = (node: unknown) => {
+    if (typeof node === 'string') fn(node, at)
+    else if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        steps.push(i)
+        visit(node[i])
+        steps.pop()
+      }
+    } else if (typeof node === 'object' && node !== null) {
+      for (const key of Object.keys(node)) {
+        steps.push(key)
+        visit((node as Record<string, unknown>)[key])
+        steps.pop()
+      }
+    }
+  }
+  visit(value)
+}
+
+function hasHint(text: string, hint: string | RegExp): boolean {
+  return typeof hint === 'string' ? text.includes(hint) : hint.test(text)
 }
 
 function withoutOverlaps(found: SecretMatch[]): SecretMatch[] {
