@@ -5,7 +5,7 @@ import { expect, it } from 'vitest'
 import { SECRET_CORPUS } from '../support/secret-corpus.js'
 
 /**
- * agent-tape keeps its own rule table (docs/decisions/0006). This test keeps it in step with
+ * agent-tape keeps its own rule table (docs/decisions/0007-secret-rules.md). This test keeps it in step with
  * secretlint's recommended preset, the JavaScript ecosystem's maintained scanner: every rule of
  * the preset is listed here with corpus samples of its shape, secretlint must flag each sample
  * (so the sample really has that shape) and agent-tape must too. A rule added upstream fails the
