@@ -1,0 +1,50 @@
+import { expect, it } from 'vitest'
+import { reassembledTexts, redactStreams } from './reassemble.js'
+
+const chatToolDelta = (index: number, args: string) => ({
+  json: { choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args } }] } }] },
+})
+
+it('joins each stream of pieces on its own: per choice, per tool call, per content block', () => {
+  const out = {
+    body: {
+      sse: [
+        chatToolDelta(0, '{"city":'),
+        chatToolDelta(1, '{"q":'),
+        chatToolDelta(0, '"Paris"}'),
+        chatToolDelta(1, '"rain"}'),
+        { json: { type: 'content_block_delta', index: 2, delta: { text: 'Hel' } } },
+        { json: { type: 'content_block_delta', index: 2, delta: { text: 'lo' } } },
+        { data: 'plain ' },
+        { data: 'text' },
+      ],
+    },
+  }
+  const texts = Object.fromEntries(reassembledTexts(out, 'out').map((t) => [t.path, t.text]))
+  expect(texts).toEqual({
+    'out.body.sse[*].choices[]{index=0}.delta.tool_calls[]{index=0}.function.arguments (reassembled from 2 events)':
+      '{"city":"Paris"}',
+    'out.body.sse[*].choices[]{index=0}.delta.tool_calls[]{index=1}.function.arguments (reassembled from 2 events)':
+      '{"q":"rain"}',
+    'out.body.sse[*]{index=2}.delta.text (reassembled from 2 events)': 'Hello',
+    'out.body.sse[*].data (reassembled from 2 events)': 'plain text',
+  })
+})
+
+it('does not join a field that repeats the same value in every event (an id)', () => {
+  const sse = [{ json: { id: 'msg_1', delta: 'a' } }, { json: { id: 'msg_1', delta: 'b' } }]
+  expect(reassembledTexts({ sse }).map((t) => t.text)).toEqual(['ab'])
+})
+
+it('cuts a secret found in the joined text out of every piece, leaving the marker where it began', () => {
+  const sse = ['Key: ab', 'cdef', 'gh done'].map((content) => ({ json: { delta: { content } } }))
+  const find = (text: string) => {
+    const start = text.indexOf('abcdefgh')
+    return start === -1 ? [] : [{ start, end: start + 8, rule: 'test' }]
+  }
+  const redacted = redactStreams({ out: { sse } }, find) as { out: { sse: typeof sse } }
+  expect(redacted.out.sse.map((e) => e.json.delta.content)).toEqual(['Key: [REDACTED:test]', '', ' done'])
+  expect(sse[0]!.json.delta.content).toBe('Key: ab')
+  const clean = { out: { sse } }
+  expect(redactStreams(clean, () => [])).toBe(clean)
+})
