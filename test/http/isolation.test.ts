@@ -54,7 +54,9 @@ it('a model request made outside every running tape fails loudly instead of gues
     return gate
   })
   await isRunning
-  const orphan = await fetch(`${provider.openaiBaseURL}/chat/completions`, {
+  // A credential in the query is not printed.
+  const key = `AIza${'Sy0rphanK3y'.repeat(4).slice(0, 35)}`
+  const orphan = await fetch(`${provider.openaiBaseURL}/chat/completions?key=${key}&alt=sse`, {
     method: 'POST',
     body: '{}',
   }).catch((e: Error) => e)
@@ -62,7 +64,7 @@ it('a model request made outside every running tape fails loudly instead of gues
   await running
   expect(orphan).toMatchObject({ name: 'AgentTapeError', code: 'ERR_TAPE_UNATTRIBUTED' })
   expect((orphan as Error).message).toBe(
-    `[agent-tape] Cannot attribute POST ${provider.openaiBaseURL}/chat/completions to a tape: 1 tape is running, but this request was made outside the async context of any of them (from a timer or promise started outside the test, or from a shared client's background work), and guessing could record it into the wrong cassette. Make the request from inside the tape test (or from code it awaits), or run it inside runWithTape(tape, fn).`,
+    `[agent-tape] Cannot attribute POST ${provider.openaiBaseURL}/chat/completions?key=REDACTED&alt=sse to a tape: 1 tape is running, but this request was made outside the async context of any of them (from a timer or promise started outside the test, or from a shared client's background work), and guessing could record it into the wrong cassette. Make the request from inside the tape test (or from code it awaits), or run it inside runWithTape(tape, fn).`,
   )
 })
 

@@ -22,11 +22,15 @@ it('on Node 22, openai 7 with undici 8 fetch records, replays with no connection
   })
   expect(out.request).toMatchObject({ status: 'clean', replayed: 1 })
   expect(out.request.result).toContain('through ')
-  for (const name of ['Client', 'Pool', 'Agent']) {
-    expect(out.refused[name].status, name).toBe('diverged')
-    expect(out.refused[name].failure, name).toContain('from the undici package')
-    expect(out.refused[name].failure, name).toContain('is replaying, and a replay never reaches the network')
+  expect(out.newHost.status).toBe('diverged')
+  expect(out.newHost.failure).toMatch(/^\[agent-tape\] Replay miss at step 0, .*GET \/v1\/other/)
+  expect(Object.keys(out.refused)).toHaveLength(6)
+  for (const [name, run] of Object.entries(out.refused) as [string, { status: string; failure: string }][]) {
+    expect(run.status, name).toBe('diverged')
+    expect(run.failure, name).toContain('from the undici package')
+    expect(run.failure, name).toContain('is replaying, and a replay never reaches the network')
   }
-  // Not one connection reached the provider after the recording.
+  // Not one connection reached either server after the recording.
   expect(out.afterReplay).toBe(out.afterRecord)
+  expect(out.freshConnections).toBe(0)
 }, 360_000)
