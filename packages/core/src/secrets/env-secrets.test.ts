@@ -26,6 +26,10 @@ it('leaves out working directories, variables that name a file, and switches', (
     SKIP_AUTH: 'true',
     TOKEN_TTL: '3600',
     GITHUB_TOKEN: '',
+    OPENAI_API_KEY: 'sk-test-dummy',
+    ANTHROPIC_API_KEY: 'test',
+    PRIMARY_KEY: 'id',
+    NEXT_AUTH: 'basic',
   }
   expect(secretEnvValues(env)).toEqual([])
 })

@@ -12,6 +12,41 @@ const NOT_SECRET_NAME =
 /** Values that switch a setting rather than hold a secret (`SKIP_AUTH=true`). */
 const FLAG_VALUE = /^(?:true|false|yes|no|on|off|0|1|enabled?|disabled?|none|null|undefined)$/i
 
+/** Stand-ins that test setups put in a key variable (`OPENAI_API_KEY=sk-test-dummy`). */
+const DUMMY_WORDS = new Set([
+  'sk',
+  'test',
+  'testing',
+  'fake',
+  'dummy',
+  'mock',
+  'placeholder',
+  'changeme',
+  'example',
+  'sample',
+  'local',
+  'dev',
+  'key',
+  'token',
+  'secret',
+  'api',
+  'none',
+  'not',
+  'set',
+  'unused',
+  'x',
+  'xx',
+  'xxx',
+  'xxxx',
+])
+
+function isDummy(value: string): boolean {
+  return value
+    .toLowerCase()
+    .split(/[-_.:\s]+/)
+    .every((word) => word === '' || DUMMY_WORDS.has(word))
+}
+
 /** An absolute path (`GOOGLE_APPLICATION_CREDENTIALS=/secrets/key.json`) names a file, it is not the secret. */
 const PATH_VALUE = /^(?:\/|~\/|[A-Za-z]:[\\/]|\.\.?\/)/
 
@@ -24,14 +59,17 @@ export interface EnvSecret {
  * The secret-like environment variables whose values must never be written or printed. There is
  * no length floor: a 7-character password is as secret as a 40-character key. Values shorter
  * than 8 characters are matched only as whole words (see the scanner), so they do not match by
- * chance inside longer text.
+ * chance inside longer text; dummy values and short lowercase words are left out.
  */
 export function secretEnvValues(env: Record<string, string | undefined>): EnvSecret[] {
   const found: EnvSecret[] = []
   for (const [name, raw] of Object.entries(env)) {
     const value = raw?.trim()
     if (!value || !SECRET_ENV_NAME.test(name) || NOT_SECRET_NAME.test(name)) continue
-    if (FLAG_VALUE.test(value) || PATH_VALUE.test(value)) continue
+    if (FLAG_VALUE.test(value) || PATH_VALUE.test(value) || isDummy(value)) continue
+    // A short plain word (`PRIMARY_KEY=id`, `AUTH=basic`) would match ordinary text everywhere;
+    // a short secret has a digit, a capital or a symbol in it (`hunter7`, `Pa$$`).
+    if (value.length < 8 && /^[a-z]+$/.test(value)) continue
     found.push({ name, value })
   }
   // Longest first, so that a secret containing another is redacted whole.
