@@ -5,6 +5,7 @@ import { HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { startCountingServer } from '../support/counting-server.js'
 import { runWeatherAgent, weatherScript } from '../support/openai-agent.js'
 import { runTaped } from '../support/tape-run.js'
 
@@ -17,9 +18,10 @@ const server = setupServer()
 
 beforeAll(async () => {
   provider = await startFakeProvider({ reply: (req) => weatherScript(req.body as never) })
+  // The tape's handlers first: they take model requests only, so the team's mock still answers.
   server.use(
-    http.get('https://accounts.internal.example/api/me', () => HttpResponse.json({ id: 'u_1', plan: 'pro' })),
     ...tapeHandlers({ modelEndpoints: [provider.url] }),
+    http.get('https://accounts.internal.example/api/me', () => HttpResponse.json({ id: 'u_1', plan: 'pro' })),
   )
   server.listen({ onUnhandledRequest: 'error' })
   client = new OpenAI({ apiKey: 'sk-test-dummy', baseURL: provider.openaiBaseURL })
@@ -59,4 +61,25 @@ it('leaves onUnhandledRequest: "error" in charge of requests nobody handles', as
     'InternalError: [MSW] Cannot bypass a request when using the "error" strategy for the "onUnhandledRequest" option.',
   )
   expect(result.state.captured).toBe(0)
+})
+
+it('records a host listed in hosts as other HTTP, and replays it with no connection', async () => {
+  const api = await startCountingServer('inventory')
+  const listed = setupServer(...tapeHandlers({ hosts: [`127.0.0.1:${api.port}`] }))
+  server.close()
+  listed.listen({ onUnhandledRequest: 'error' })
+  try {
+    const stock = async () => (await fetch(`${api.origin}/stock/42`)).json()
+    const recording = await runTaped(store, 'hosts.jsonl', 'auto', stock)
+    expect(recording.result).toEqual({ server: 'inventory', path: '/stock/42' })
+    expect(recording.state).toMatchObject({ status: 'recorded', captured: 1 })
+    const replay = await runTaped(store, 'hosts.jsonl', 'replay', stock)
+    expect(replay.result).toEqual(recording.result)
+    expect(replay.state).toMatchObject({ status: 'clean', replayed: 1 })
+    expect(api.connections).toBe(1)
+  } finally {
+    listed.close()
+    server.listen({ onUnhandledRequest: 'error' })
+    await api.close()
+  }
 })

@@ -393,3 +393,62 @@ it('refuses a connection no boundary records while a tape runs, and lets allowHo
     server.close()
   }
 })
+
+const MSW_CONFIG = [
+  "import { agentTape } from '@agent-tape/vitest/plugin'",
+  "import { defineConfig } from 'vitest/config'",
+  '',
+  'export default defineConfig({',
+  "  plugins: [agentTape({ interception: 'msw', modelEndpoints: [process.env.FAKE_PROVIDER_URL + '/v1'] })],",
+  "  test: { setupFiles: ['./test/msw-setup.ts'] },",
+  '})',
+  '',
+].join('\n')
+
+const MSW_SETUP = [
+  "import { tapeHandlers } from '@agent-tape/http/msw'",
+  "import { HttpResponse, http } from 'msw'",
+  "import { setupServer } from 'msw/node'",
+  "import { afterAll } from 'vitest'",
+  '',
+  '// The team mocks its own API; the tape handlers come first, and take only model requests.',
+  'const server = setupServer(',
+  '  ...tapeHandlers(),',
+  "  http.get('https://accounts.internal.example/api/me', () => HttpResponse.json({ id: 'u_1', plan: 'pro' })),",
+  ')',
+  "server.listen({ onUnhandledRequest: 'error' })",
+  'afterAll(() => server.close())',
+  '',
+].join('\n')
+
+const MSW_TEST = [
+  "import { expect, it } from '@agent-tape/vitest'",
+  "import { ask } from '../src/agent.js'",
+  '',
+  "it.tape('team api and model', async () => {",
+  "  const me = await (await fetch('https://accounts.internal.example/api/me')).json()",
+  "  expect(me).toEqual({ id: 'u_1', plan: 'pro' })",
+  "  expect(await ask('Weather in Oslo?')).toBe('echo: Weather in Oslo?')",
+  '})',
+  '',
+].join('\n')
+
+it("uses the team's MSW server as the interception: its mocks answer, the model is taped, and replay opens no connection", async () => {
+  const project = copy()
+  project.write('vitest.config.ts', MSW_CONFIG)
+  project.write('test/msw-setup.ts', MSW_SETUP)
+  project.write('test/team.test.ts', MSW_TEST)
+  const before = provider.connections
+  const record = await project.vitest('run test/team.test.ts', env())
+  expect(record.code, record.output).toBe(0)
+  expect(provider.connections).toBeGreaterThan(before)
+  const cassette = project.read('test/__cassettes__/team.test.ts/team api and model.jsonl')
+  // The team's mocked API is its own business: only the model request is on the tape.
+  expect(cassette.trim().split('\n')).toHaveLength(2)
+  expect(cassette).not.toContain('accounts.internal.example')
+  const connections = provider.connections
+  const replay = await project.vitest('run test/team.test.ts', { ...env(), CI: 'true' })
+  expect(replay.code, replay.output).toBe(0)
+  expect(replay.output).toContain('1 tape: 1 replayed cleanly, 0 recorded, 0 diverged')
+  expect(provider.connections).toBe(connections)
+})

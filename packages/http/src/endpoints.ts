@@ -89,12 +89,14 @@ export function classifyUrl(
   url: URL,
   extra: readonly EndpointPattern[],
   allowHosts: readonly HostPattern[] = [],
+  tapeHosts: readonly HostPattern[] = [],
 ): RequestClass {
   if (extra.some((p) => matchesPattern(url, p))) return 'model'
   if (DEFAULT_MODEL_HOSTS.includes(url.hostname) || AZURE_OPENAI.test(url.hostname)) return 'model'
-  if (allowHosts.length > 0) {
+  if (allowHosts.length > 0 || tapeHosts.length > 0) {
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80))
     if (matchesHost(url.hostname, port, allowHosts)) return 'allowed'
+    if (matchesHost(url.hostname, port, tapeHosts)) return 'external'
   }
   return isLoopbackHost(url.hostname) ? 'loopback' : 'external'
 }

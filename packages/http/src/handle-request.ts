@@ -20,6 +20,8 @@ export interface BoundaryConfig {
   timing: ReplayTiming
   /** Hosts that pass through untaped in every mode (see {@link HostPattern}). */
   allowHosts?: readonly HostPattern[]
+  /** Hosts whose requests are taped as other HTTP even on loopback (`tapeHandlers({ hosts })`). */
+  tapeHosts?: readonly HostPattern[]
 }
 
 /** What to do with an intercepted request. */
@@ -34,8 +36,12 @@ export type RequestOutcome =
  * attributed). Shared by the MSW predicate and the guard on `fetch` functions that skip the
  * interception, so both draw the line where {@link handleRequest} does.
  */
-export function claimsUrl(url: URL, config: Pick<BoundaryConfig, 'modelEndpoints' | 'allowHosts'>): boolean {
-  if (passesThrough(classifyUrl(url, config.modelEndpoints, config.allowHosts))) return false
+export function claimsUrl(
+  url: URL,
+  config: Pick<BoundaryConfig, 'modelEndpoints' | 'allowHosts' | 'tapeHosts'>,
+): boolean {
+  if (passesThrough(classifyUrl(url, config.modelEndpoints, config.allowHosts, config.tapeHosts)))
+    return false
   const tape = currentTape()
   return tape ? tape.action !== 'passthrough' : activeTapeCount() > 0
 }
@@ -60,7 +66,7 @@ export async function handleRequest(
   perform: (request: Request) => Promise<Response>,
 ): Promise<RequestOutcome> {
   const url = new URL(request.url)
-  const requestClass = classifyUrl(url, config.modelEndpoints, config.allowHosts)
+  const requestClass = classifyUrl(url, config.modelEndpoints, config.allowHosts, config.tapeHosts)
   const tape = currentTape()
   if (!tape) {
     if (passesThrough(requestClass) || activeTapeCount() === 0) return { type: 'passthrough' }

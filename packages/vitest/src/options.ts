@@ -28,6 +28,11 @@ export interface AgentTapeOptions {
    * Any other connection that agent-tape cannot record or replay is refused while a tape runs.
    */
   allowHosts?: readonly (string | RegExp)[]
+  /**
+   * What intercepts requests: agent-tape's own interception (default), or `'msw'`, the MSW server
+   * your setup file starts, with `tapeHandlers()` from `@agent-tape/http/msw` among its handlers.
+   */
+  interception?: 'agent-tape' | 'msw'
   /** Paths of the agent loop ("harness") whose git tree is written in each cassette. */
   harness?: readonly string[]
   /** Fail replays recorded under a different harness tree, instead of warning (default false). */
@@ -55,6 +60,7 @@ export interface ProvidedTapeConfig {
   mode?: TapeMode
   modelEndpoints: SerializedPattern[]
   allowHosts: SerializedPattern[]
+  interception: 'agent-tape' | 'msw'
   harness?: { paths: string[]; strict: boolean }
   failOnUnused: boolean
   redactors: { name: string; pattern: SerializedRegExp; replacement?: string }[]

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import {
+  ConfigError,
   DEFAULT_CASSETTE_DIR,
   detectExec,
   MODE_ENV,
@@ -34,6 +35,7 @@ export function agentTape(options: AgentTapeOptions = {}): Plugin {
     ...(options.mode ? { mode: options.mode } : {}),
     modelEndpoints: (options.modelEndpoints ?? []).map(serializePattern),
     allowHosts: (options.allowHosts ?? []).map(serializePattern),
+    interception: assertInterception(options.interception),
     ...(options.harness
       ? { harness: { paths: [...options.harness], strict: options.strictHarness === true } }
       : {}),
@@ -87,3 +89,13 @@ export function agentTape(options: AgentTapeOptions = {}): Plugin {
 }
 
 export type { AgentTapeOptions, ProvidedTapeConfig, ReplayTiming } from './options.js'
+
+function assertInterception(value: unknown): 'agent-tape' | 'msw' {
+  if (value === undefined || value === 'agent-tape') return 'agent-tape'
+  if (value === 'msw') return 'msw'
+  throw new ConfigError({
+    what: `Invalid interception ${JSON.stringify(value)} in the agentTape() options`,
+    why: 'it is "agent-tape" (the default: agent-tape intercepts requests itself) or "msw" (your MSW server does, with tapeHandlers() among its handlers)',
+    fix: "Write interception: 'msw', or leave it out",
+  })
+}

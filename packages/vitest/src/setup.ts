@@ -2,18 +2,21 @@
 // test file is imported: SDK clients capture `fetch` when they are constructed, so the HTTP
 // boundary must be installed first.
 import { runWithTape, type Tape } from '@agent-tape/core'
-import { installHttpBoundary } from '@agent-tape/http'
+import { installHttpBoundary, useMswInterception } from '@agent-tape/http'
 import { aroundEach, expect, inject } from 'vitest'
 import { tapeMatchers } from './matchers.js'
 import { toPattern } from './options.js'
 
 const config = inject('agentTape')
 if (config) {
-  installHttpBoundary({
+  const http = {
     modelEndpoints: config.modelEndpoints.map(toPattern),
     allowHosts: (config.allowHosts ?? []).map(toPattern),
     timing: config.timing,
-  })
+  }
+  // With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
+  if (config.interception === 'msw') useMswInterception(http)
+  else installHttpBoundary(http)
 }
 expect.extend(tapeMatchers)
 

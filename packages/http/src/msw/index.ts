@@ -1,47 +1,81 @@
+import { activeTapeCount, currentTape } from '@agent-tape/core'
 import { bypass, type HttpHandler, http } from 'msw'
-import type { EndpointPattern } from '../endpoints.js'
-import { type BoundaryConfig, claimsRequest, handleRequest } from '../handle-request.js'
-import type { HostPattern } from '../network/allow-hosts.js'
+import { classifyUrl, type EndpointPattern } from '../endpoints.js'
+import { type BoundaryConfig, handleRequest } from '../handle-request.js'
+import { runnerMswConfig } from '../msw-interception.js'
+import { assertHostPatterns, type HostPattern, matchesHost } from '../network/allow-hosts.js'
 import { performingForTape } from '../network/performing.js'
 import { installSocketGuard } from '../network/socket-guard.js'
 import type { ReplayTiming } from '../replay-response.js'
 
 export interface TapeHandlerOptions {
+  /** Base URLs of model endpoints beyond the known provider hosts (added to the runner's). */
   modelEndpoints?: readonly EndpointPattern[]
+  /**
+   * Other hosts whose requests the tape records and replays as `http` decisions (an API your
+   * agent calls that you do not mock). Requests to any other host are left to your handlers.
+   */
+  hosts?: readonly HostPattern[]
+  /** How replayed streams are paced (default: the runner's, else `instant`). */
   timing?: ReplayTiming
-  /** Hosts a tape test may reach for real in every mode (see `installHttpBoundary`). */
+  /** Hosts a tape test may reach for real in every mode (added to the runner's). */
   allowHosts?: readonly HostPattern[]
 }
 
 /**
- * Request handlers for teams that already run an MSW server for their own API mocks: add them
- * to that server instead of calling `installHttpBoundary` (one interceptor, not two). Requests
- * the tape does not own (loopback, no tape running, live mode) do not match, so they go to your
- * handlers and to your `onUnhandledRequest` policy. Requests it records are performed with
- * MSW's `bypass`. Needs msw 2.15 or a later 2.x.
+ * Request handlers for teams that already run an MSW server: add them to that server, in any
+ * position, instead of a second interceptor. While a tape records or replays, they take model
+ * requests (the known provider hosts and `modelEndpoints`) and the `hosts` you list; every other
+ * request goes to your handlers and to your `onUnhandledRequest` policy, whatever the order.
+ * Requests it records are performed with MSW's `bypass`. With a runner set to
+ * `interception: 'msw'`, the runner's options apply too. Needs msw 2.15 or later, or msw 3.
  *
  * @example
- * const server = setupServer(...tapeHandlers(), ...myApiHandlers)
+ * const server = setupServer(...myApiHandlers, ...tapeHandlers())
  * server.listen({ onUnhandledRequest: 'error' })
  */
 export function tapeHandlers(options: TapeHandlerOptions = {}): HttpHandler[] {
-  const config: BoundaryConfig = {
-    modelEndpoints: [...(options.modelEndpoints ?? [])],
-    allowHosts: [...(options.allowHosts ?? [])],
-    timing: options.timing ?? 'instant',
+  const hosts = [...(options.hosts ?? [])]
+  assertHostPatterns(hosts)
+  assertHostPatterns(options.allowHosts ?? [])
+  // Read on every request: the runner's setup may run after the file that builds the server.
+  const config = (): BoundaryConfig => {
+    const runner = runnerMswConfig()
+    return {
+      modelEndpoints: [...(runner?.modelEndpoints ?? []), ...(options.modelEndpoints ?? [])],
+      allowHosts: [...(runner?.allowHosts ?? []), ...(options.allowHosts ?? [])],
+      timing: options.timing ?? runner?.timing ?? 'instant',
+      tapeHosts: hosts,
+    }
   }
-  // MSW sees only the clients it intercepts; the guard refuses, while a tape runs, every other
-  // connection that would leave the process.
-  installSocketGuard({ modelEndpoints: config.modelEndpoints, allowHosts: config.allowHosts ?? [] })
+  if (!runnerMswConfig()) {
+    // Without a runner, nothing else guards the connections MSW lets through.
+    installSocketGuard({
+      modelEndpoints: options.modelEndpoints ?? [],
+      allowHosts: options.allowHosts ?? [],
+      interception: 'msw',
+    })
+  }
   return [
     http.all(
-      ({ request }) => claimsRequest(request, config),
+      ({ request }) => claims(new URL(request.url), config()),
       async ({ request }) => {
-        const outcome = await handleRequest(request, config, (r) => performingForTape(() => fetch(bypass(r))))
+        const perform = (r: Request) => performingForTape(() => fetch(bypass(r)))
+        const outcome = await handleRequest(request, config(), perform)
         if (outcome.type === 'respond') return outcome.response
         if (outcome.type === 'error') return Response.error()
         return undefined
       },
     ),
   ]
+}
+
+/** Model requests and the listed hosts, while a tape records or replays (or cannot be told). */
+function claims(url: URL, config: BoundaryConfig): boolean {
+  const requestClass = classifyUrl(url, config.modelEndpoints, config.allowHosts)
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80))
+  const listed = requestClass !== 'allowed' && matchesHost(url.hostname, port, config.tapeHosts ?? [])
+  if (requestClass !== 'model' && !listed) return false
+  const tape = currentTape()
+  return tape ? tape.action !== 'passthrough' : activeTapeCount() > 0
 }

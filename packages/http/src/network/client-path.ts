@@ -3,6 +3,7 @@
  * so that a blocked connection says which code path to change.
  */
 const CLIENTS: [RegExp, string][] = [
+  [/[\\/]@mswjs[\\/]interceptors[\\/]|[\\/]msw[\\/]lib[\\/]/, 'a request MSW let through'],
   [/node_modules[\\/](?:\.pnpm[\\/][^\\/]+[\\/]node_modules[\\/])?axios[\\/]/, 'axios (through node:http)'],
   [/node_modules[\\/](?:\.pnpm[\\/][^\\/]+[\\/]node_modules[\\/])?got[\\/]/, 'got (through node:http)'],
   [

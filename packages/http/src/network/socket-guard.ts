@@ -8,6 +8,8 @@ import { isPerformingForTape } from './performing.js'
 export interface SocketGuardConfig {
   modelEndpoints: readonly EndpointPattern[]
   allowHosts: readonly HostPattern[]
+  /** Whose interception the requests went through: agent-tape's own, or the team's MSW server. */
+  interception?: 'boundary' | 'msw'
 }
 
 interface Target {
@@ -90,24 +92,35 @@ function judge(target: Target, configs: ReadonlySet<SocketGuardConfig>): AgentTa
   if (matchesHost(target.host, target.port, allowed)) return undefined
   if (isLoopbackHost(target.host) && !matchesEndpointHost(target.host, target.port, endpoints))
     return undefined
-  const error = refusal(target, describeClient(captureStack()), current, owners)
+  const viaMsw = [...configs].some((c) => c.interception === 'msw')
+  const error = refusal(target, describeClient(captureStack()), current, owners, viaMsw)
   for (const tape of owners) tape.reportDivergence(error)
   return error
 }
 
-function refusal(target: Target, client: string, current: Tape | undefined, owners: Tape[]): AgentTapeError {
+function refusal(
+  target: Target,
+  client: string,
+  current: Tape | undefined,
+  owners: Tape[],
+  viaMsw: boolean,
+): AgentTapeError {
   const where = target.port === undefined ? target.host : `${target.host}:${target.port}`
   const replaying = owners.every((t) => t.action === 'replay')
   const who = current
     ? `tape "${current.id}" is ${replaying ? 'replaying, and a replay never reaches the network' : 'recording'}`
     : `${owners.length} tape${owners.length === 1 ? ' is' : 's are'} running and this connection was opened outside all of them`
-  const handled = "agent-tape answers fetch, undici's global dispatcher and node:http/https, not this client"
+  const handled = viaMsw
+    ? 'no MSW handler answered this request, and tapeHandlers() takes only model requests and the hosts listed in its `hosts` option'
+    : "agent-tape answers fetch, undici's global dispatcher and node:http/https, not this client"
   const why = replaying
     ? `${who}; ${handled}, so the connection was refused before it opened`
     : `${who}; ${handled}, so the request would be missing from the cassette and fail when replayed. The connection was refused before it opened`
   return new AgentTapeError('ERR_TAPE_NETWORK', {
     what: `Blocked a connection to ${redactUrl(where)} from ${client}`,
     why,
-    fix: `Send the request with fetch or node:http(s) (what SDKs use by default), or, if ${target.host} is a local service the test may reach for real (a database, a test server), add it to allowHosts`,
+    fix: viaMsw
+      ? `Mock ${target.host} with an MSW handler, let the tape record it with tapeHandlers({ hosts: ['${target.host}'] }), or, if it is a local service the test may reach for real, add it to allowHosts`
+      : `Send the request with fetch or node:http(s) (what SDKs use by default), or, if ${target.host} is a local service the test may reach for real (a database, a test server), add it to allowHosts`,
   })
 }

@@ -1,0 +1,38 @@
+import type { EndpointPattern } from './endpoints.js'
+import type { HostPattern } from './network/allow-hosts.js'
+import { installSocketGuard } from './network/socket-guard.js'
+import type { ReplayTiming } from './replay-response.js'
+
+/** What a runner set up for `tapeHandlers()` when the team's MSW server is the interception. */
+export interface MswInterceptionConfig {
+  modelEndpoints: EndpointPattern[]
+  allowHosts: HostPattern[]
+  timing?: ReplayTiming
+}
+
+const KEY = Symbol.for('agent-tape.msw-interception')
+const holder = globalThis as { [KEY]?: MswInterceptionConfig }
+
+/**
+ * Sets the runner up for `interception: 'msw'`: no interceptor of agent-tape's own is installed
+ * (the team's MSW server, with `tapeHandlers()` among its handlers, is the interception), the
+ * runner's options reach `tapeHandlers()` whenever it is called, and the guard that refuses
+ * connections no boundary records while a tape runs is installed. Returns its removal.
+ */
+export function useMswInterception(config: MswInterceptionConfig): () => void {
+  holder[KEY] ??= { modelEndpoints: [], allowHosts: [] }
+  const current = holder[KEY]
+  current.modelEndpoints.push(...config.modelEndpoints)
+  current.allowHosts.push(...config.allowHosts)
+  if (config.timing) current.timing = config.timing
+  const removeGuard = installSocketGuard({ ...current, interception: 'msw' })
+  return () => {
+    removeGuard()
+    if (holder[KEY] === current) delete holder[KEY]
+  }
+}
+
+/** The options a runner set for `tapeHandlers()`, if it runs with `interception: 'msw'`. */
+export function runnerMswConfig(): MswInterceptionConfig | undefined {
+  return holder[KEY]
+}
