@@ -49,6 +49,11 @@ it('takes a newcomer from an empty project to a replaying Jest test with the doc
   expect(summary).toBeDefined()
   expect(second.output).toContain(summary)
 
+  // A CI job has no API key: the client built at import time still constructs, and nothing leaves.
+  const keyless = await project.run(commands.run, { CI: 'true' })
+  expect(keyless.code, keyless.output).toBe(0)
+  expect(provider.connections).toBe(connections)
+
   for (const command of [commands.all, commands.one, commands.script]) {
     const update = await project.run(command, env)
     expect(update.code, update.output).toBe(0)

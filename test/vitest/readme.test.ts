@@ -47,6 +47,13 @@ it('takes a newcomer from an empty project to a replaying test with the document
   expect(summary).toBeDefined()
   expect(second.output).toContain(summary)
 
+  // A CI job has no API key: the client the quickstart builds at import time still constructs,
+  // and the replay reaches no provider.
+  const keyless = await project.run(commands.run, { CI: 'true' })
+  expect(keyless.code, keyless.output).toBe(0)
+  expect(keyless.output).toContain('1 tape: 1 replayed cleanly, 0 recorded, 0 diverged')
+  expect(provider.connections).toBe(connections)
+
   const update = await project.run(commands.one, env)
   expect(update.code, update.output).toBe(0)
   expect(update.output).toContain('agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged')

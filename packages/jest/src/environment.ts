@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { detectExec, MODE_ENV, resolveMode, toPosix, UPDATE_FLAG } from '@agent-tape/core'
+import { provideReplayKeys } from '@agent-tape/http'
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
 import type { Circus } from '@jest/types'
 import { TestEnvironment } from 'jest-environment-node'
@@ -30,7 +31,9 @@ export default class AgentTapeEnvironment extends TestEnvironment {
     env.CI = globalConfig.ci ? 'true' : ''
     if (updateRequested(globalConfig)) env[MODE_ENV] = 'update'
     // Refuses `update` in CI here, once per file, before any test runs.
-    resolveMode({ mode: options.mode, env, allowRecordingInCI: options.allowRecordingInCI })
+    const { mode } = resolveMode({ mode: options.mode, env, allowRecordingInCI: options.allowRecordingInCI })
+    // A run that only replays needs no API key: SDK clients built at import time get a placeholder.
+    if (mode === 'replay') provideReplayKeys(this.global.process.env)
     this.testPath = context.testPath
     this.bridge = {
       options,

@@ -1,8 +1,8 @@
 // Loaded by the agentTape() plugin as a Vitest setup file, in every test worker, before each
 // test file is imported: SDK clients capture `fetch` when they are constructed, so the HTTP
 // boundary must be installed first.
-import { runWithTape, type Tape } from '@agent-tape/core'
-import { installHttpBoundary, useMswInterception } from '@agent-tape/http'
+import { resolveMode, runWithTape, type Tape } from '@agent-tape/core'
+import { installHttpBoundary, provideReplayKeys, useMswInterception } from '@agent-tape/http'
 import { aroundEach, expect, inject } from 'vitest'
 import { tapeMatchers } from './matchers.js'
 import { toPattern } from './options.js'
@@ -17,6 +17,9 @@ if (config) {
   // With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
   if (config.interception === 'msw') useMswInterception(http)
   else installHttpBoundary(http)
+  // A run that only replays needs no API key: SDK clients built at import time get a placeholder.
+  // (A mode that cannot be resolved is reported by each tape, with its test.)
+  if (replaysOnly(config)) provideReplayKeys()
 }
 expect.extend(tapeMatchers)
 
@@ -26,3 +29,14 @@ aroundEach(async (runTest, { tape }: { tape?: Tape }) => {
   if (tape) await runWithTape(tape, runTest)
   else await runTest()
 })
+
+function replaysOnly(options: { mode?: string; allowRecordingInCI: boolean }): boolean {
+  try {
+    return (
+      resolveMode({ mode: options.mode, env: process.env, allowRecordingInCI: options.allowRecordingInCI })
+        .mode === 'replay'
+    )
+  } catch {
+    return false
+  }
+}
