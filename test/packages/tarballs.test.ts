@@ -1,45 +1,22 @@
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join, posix, resolve } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { join, posix } from 'node:path'
 import { checkPackage, createPackageFromTarballData } from '@arethetypeswrong/core'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { type PackedPackage, PUBLISHED, type Published, packPackages } from '../support/pack.js'
 
-// The packages as npm would publish them: packed by pnpm (which resolves workspace: and catalog:
-// versions), then checked as a user's install would see them.
-const ROOT = resolve(import.meta.dirname, '../..')
-const PACKAGES = ['core', 'http', 'vitest', 'jest', 'cli']
-const out = mkdtempSync(join(tmpdir(), 'agent-tape-tarballs-'))
-const packed: Record<
-  string,
-  { tarball: string; dir: string; files: string[]; manifest: Record<string, unknown> }
-> = {}
+// The packages as npm would publish them, checked as a user's install would see them.
+const PACKAGES = [...PUBLISHED]
+let packed: Record<Published, PackedPackage>
 
 beforeAll(() => {
-  for (const name of PACKAGES) {
-    const before = new Set(readdirSync(out))
-    execFileSync('npx', ['-y', 'pnpm@12.4.2', 'pack', '--pack-destination', out], {
-      cwd: join(ROOT, 'packages', name),
-      stdio: 'pipe',
-    })
-    const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz') && !before.has(f))!)
-    const dir = join(out, name)
-    mkdirSync(dir)
-    execFileSync('tar', ['-xzf', tarball, '-C', dir])
-    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .map((f) => f.replace(/^package\//, ''))
-    const manifest = JSON.parse(readFileSync(join(dir, 'package', 'package.json'), 'utf8'))
-    packed[name] = { tarball, dir: join(dir, 'package'), files, manifest }
-  }
+  packed = packPackages()
 }, 120_000)
 
 describe.each(PACKAGES)('%s', (name) => {
   it('ships its README, the LICENSE, its build and the sources its maps point at, and no tests', () => {
-    const { files } = packed[name]!
+    const { files } = packed[name]
     expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'package.json']))
     expect(files.some((f) => /^dist\/(esm\/)?index\.js$/.test(f))).toBe(true)
     expect(files.filter((f) => /\.test(-d)?\.ts$|tsconfig|\.tsbuildinfo$/.test(f))).toEqual([])
@@ -47,7 +24,7 @@ describe.each(PACKAGES)('%s', (name) => {
   })
 
   it('has every source map resolve to a file in the tarball', () => {
-    const { dir, files } = packed[name]!
+    const { dir, files } = packed[name]
     const missing: string[] = []
     for (const map of files.filter((f) => f.endsWith('.map'))) {
       const { sources } = JSON.parse(readFileSync(join(dir, map), 'utf8')) as { sources: string[] }
@@ -60,7 +37,7 @@ describe.each(PACKAGES)('%s', (name) => {
   })
 
   it('publishes a manifest with no workspace leftovers, and with the metadata a user looks for', () => {
-    const { manifest } = packed[name]!
+    const { manifest } = packed[name]
     const text = JSON.stringify(manifest)
     expect(text).not.toMatch(/workspace:|catalog:|\.\.\//)
     expect(manifest.scripts).toBeUndefined()
@@ -70,13 +47,13 @@ describe.each(PACKAGES)('%s', (name) => {
   })
 
   it('passes publint with no warning', async () => {
-    const { dir } = packed[name]!
+    const { dir } = packed[name]
     const { messages, pkg } = await publint({ pkgDir: dir, pack: false, level: 'warning' })
     expect(messages.map((m) => formatMessage(m, pkg))).toEqual([])
   })
 
   it('resolves its types for ESM and CommonJS consumers (are the types wrong?)', async () => {
-    const { tarball } = packed[name]!
+    const { tarball } = packed[name]
     const result = await checkPackage(createPackageFromTarballData(new Uint8Array(readFileSync(tarball))), {
       // Jest reads the preset as configuration; no code imports it.
       excludeEntrypoints: ['./jest-preset'],
@@ -91,7 +68,12 @@ describe.each(PACKAGES)('%s', (name) => {
   })
 })
 
-it('packs nothing but the five published packages', () => {
-  expect(Object.keys(packed).sort()).toEqual([...PACKAGES].sort())
-  expect(dirname(packed.core!.tarball)).toBe(out)
+it('packs the five published packages under their npm names', () => {
+  expect(PACKAGES.map((p) => packed[p].name)).toEqual([
+    '@agent-tape/core',
+    '@agent-tape/http',
+    '@agent-tape/vitest',
+    '@agent-tape/jest',
+    'agent-tape',
+  ])
 })

@@ -22,6 +22,12 @@ export interface BoundaryConfig {
   allowHosts?: readonly HostPattern[]
   /** Hosts whose requests are taped as other HTTP even on loopback (`tapeHandlers({ hosts })`). */
   tapeHosts?: readonly HostPattern[]
+  /**
+   * While recording, hand the caller the live body as it arrives (default). `false` reads the
+   * whole answer first: MSW 2 stalls on a mocked body that the caller cancels while MSW's own
+   * copy of it is unread, which a live stream from the network makes likely.
+   */
+  streamWhileRecording?: boolean
 }
 
 /** What to do with an intercepted request. */
@@ -110,7 +116,14 @@ export async function handleRequest(
     (out) => begun.complete({ out }, performance.now() - started),
     (error: unknown) => begun.complete({ err: toRecordedError(error) }, performance.now() - started),
   )
-  return { type: 'respond', response: teed.response }
+  if (config.streamWhileRecording !== false) return { type: 'respond', response: teed.response }
+  // The whole answer first, then the caller gets it as a replay would give it.
+  void teed.response.body?.cancel()
+  try {
+    return { type: 'respond', response: buildReplayResponse(await teed.recorded, 'instant') }
+  } catch (error) {
+    return { type: 'error', error: error as Error }
+  }
 }
 
 function unattributed(request: Request, active: number): AgentTapeError {

@@ -46,6 +46,7 @@ export function tapeHandlers(options: TapeHandlerOptions = {}): HttpHandler[] {
       allowHosts: [...(runner?.allowHosts ?? []), ...(options.allowHosts ?? [])],
       timing: options.timing ?? runner?.timing ?? 'instant',
       tapeHosts: hosts,
+      streamWhileRecording: false,
     }
   }
   if (!runnerMswConfig()) {
