@@ -81,5 +81,11 @@ async function capture(
   }
   if (outcome.type === 'respond') await deliverResponse(handler, outcome.response)
   else if (outcome.type === 'error') deliverError(handler, outcome.error)
-  else inner.dispatch({ ...options, ...(body ? { body } : {}) }, handler)
+  else {
+    try {
+      inner.dispatch({ ...options, ...(body ? { body } : {}) }, handler)
+    } catch (error) {
+      deliverError(handler, error instanceof Error ? error : new Error(String(error)))
+    }
+  }
 }
