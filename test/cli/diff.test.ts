@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs'
+import { copyFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
@@ -119,4 +119,20 @@ it('needs exactly two cassettes', () => {
     stderr:
       '[agent-tape] Invalid arguments for agent-tape diff: expected <a> <b>, got 1 argument. Run agent-tape diff --help for usage.\n',
   })
+})
+
+it('takes absolute paths, as the README review recipe passes them (git show … > /tmp/before.jsonl)', () => {
+  const outside = mkdtempSync(join(tmpdir(), 'agent-tape-cli-outside-'))
+  const before = join(outside, 'before.jsonl')
+  copyFileSync(join(root, 'before.jsonl'), before)
+  const diff = runBin(['diff', before, 'again.jsonl'], root)
+  expect(diff.stderr).toBe('')
+  expect(diff.code).toBe(0)
+  expect(diff.stdout.split('\n').slice(0, 2)).toEqual([`--- ${before}`, '+++ again.jsonl'])
+  const show = runBin(['show', before], root)
+  expect(show.code).toBe(0)
+  expect(show.stdout.split('\n')[0]).toBe(before)
+  const verify = runBin(['verify', before], root)
+  expect(verify.code).toBe(0)
+  expect(verify.stdout).toContain(`ok    ${before}`)
 })

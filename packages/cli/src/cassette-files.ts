@@ -1,5 +1,5 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises'
-import { join, relative, sep } from 'node:path'
+import { join, relative, resolve, sep } from 'node:path'
 import {
   type Cassette,
   DEFAULT_CASSETTE_DIR,
@@ -32,7 +32,7 @@ export async function loadCassette(
   io: { cwd: string; env: Record<string, string | undefined> },
 ): Promise<Cassette> {
   const { cwd } = io
-  const file = join(cwd, path)
+  const file = resolve(cwd, path)
   const info = await stat(file).catch(() => undefined)
   if (!info) throw usageError(command, `${path} does not exist`, 'Pass the path of a .jsonl cassette')
   if (info.isDirectory()) {
@@ -61,7 +61,7 @@ export async function findCassettes(
 ): Promise<FoundFiles> {
   const found: FoundFiles = { cassettes: [], leftovers: [] }
   for (const path of paths) {
-    const full = join(cwd, path)
+    const full = resolve(cwd, path)
     const info = await stat(full).catch(() => undefined)
     if (!info) throw usageError(command, `${path} does not exist`)
     if (info.isDirectory()) await walk(full, false, found)

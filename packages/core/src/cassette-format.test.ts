@@ -37,7 +37,6 @@ describe('parseCassette', () => {
     ],
     ['invalid-json-line.jsonl', 2, /^the line is not valid JSON \(.+\)$/],
     ['duplicate-header.jsonl', 3, 'the line is a second header (a cassette has exactly one, on line 1)'],
-    ['missing-header.jsonl', 1, 'the first line is not a cassette header (it has no "agentTape" field)'],
     ['seq-gap.jsonl', 3, 'expected decision seq 2, found 3 (lines were removed or reordered)'],
     ['bad-key.jsonl', 2, '"key" is "llm:XYZ", not a key like "llm:0123456789abcdef"'],
     ['blank-line.jsonl', 3, 'the line is blank (cassettes have no blank lines)'],
@@ -54,6 +53,23 @@ describe('parseCassette', () => {
     const reason = error.message.slice(prefix.length, -suffix.length)
     if (typeof why === 'string') expect(reason).toBe(why)
     else expect(reason).toMatch(why)
+  })
+
+  it('says a file that is not a cassette is not one, instead of advising a re-record', () => {
+    const fix =
+      'Pass the path of a .jsonl cassette (they are in the __cassettes__ folders beside the tests); if this file is a cassette whose header was lost, restore it from version control (git checkout -- package.json).'
+    expect(() => parseCassette('{\n  "name": "my-app",\n  "version": "1.0.0"\n}\n', 'package.json')).toThrow(
+      `[agent-tape] Cannot load cassette package.json (line 1): it is not a cassette: it is a JSON document, and a cassette is JSON Lines. ${fix}`,
+    )
+    expect(loadError('missing-header.jsonl').message).toBe(
+      `[agent-tape] Cannot load cassette missing-header.jsonl (line 1): it is not a cassette: its first line is not a cassette header (it has no "agentTape" field). ${fix.replace('package.json', 'missing-header.jsonl')}`,
+    )
+  })
+
+  it('reads a cassette that starts with a UTF-8 byte-order mark, as some Windows editors write', () => {
+    const cassette = parseCassette(`\uFEFF${read('valid.jsonl')}`, 'valid.jsonl')
+    expect(cassette.decisions).toHaveLength(2)
+    expect(serializeCassette(cassette)).toBe(read('valid.jsonl'))
   })
 
   it('an unknown (newer) format version says to upgrade', () => {

@@ -115,8 +115,28 @@ function corrupt(file: string, line: number, why: string, fix = RECOVER): Casset
   )
 }
 
+function notACassette(file: string, why: string): CassetteCorruptError {
+  return corrupt(
+    file,
+    1,
+    `it is not a cassette: ${why}`,
+    'Pass the path of a .jsonl cassette (they are in the __cassettes__ folders beside the tests); if this file is a cassette whose header was lost, restore it from version control (git checkout -- <file>)',
+  )
+}
+
+function isJsonDocument(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Parses and validates a cassette. Nothing in it is evaluated; every problem names file and line. */
-export function parseCassette(text: string, file: string): Cassette {
+export function parseCassette(source: string, file: string): Cassette {
+  // Some Windows editors begin a UTF-8 file with a byte-order mark; it is not part of the JSON.
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source
   if (text.trim() === '') throw corrupt(file, 1, 'the file is empty (a cassette starts with a header line)')
   const rawLines = text.split('\n')
   const endsCleanly = text.endsWith('\n')
@@ -131,6 +151,8 @@ export function parseCassette(text: string, file: string): Cassette {
     try {
       value = JSON.parse(raw)
     } catch (error) {
+      if (lineNo === 1 && isJsonDocument(text))
+        throw notACassette(file, 'it is a JSON document, and a cassette is JSON Lines')
       const last = i === rawLines.length - 1 && !endsCleanly
       throw corrupt(
         file,
@@ -149,7 +171,7 @@ export function parseCassette(text: string, file: string): Cassette {
       continue
     }
     if (!header)
-      throw corrupt(file, 1, 'the first line is not a cassette header (it has no "agentTape" field)')
+      throw notACassette(file, 'its first line is not a cassette header (it has no "agentTape" field)')
     decisions.push(validateDecision(value, file, lineNo, decisions.length + 1))
   }
   if (!header) throw corrupt(file, 1, 'the file has no header line')

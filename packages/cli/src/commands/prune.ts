@@ -1,5 +1,5 @@
 import { readdir, rm, rmdir, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { HELP_OPTION, usageError } from '../args.js'
 import { displayPath } from '../cassette-files.js'
 import type { Command } from '../command.js'
@@ -29,7 +29,7 @@ export const pruneCommand: Command = {
   async run({ values, positionals }, io) {
     const dirs: string[] = []
     for (const path of positionals.length > 0 ? positionals : ['.']) {
-      const full = join(io.cwd, path)
+      const full = resolve(io.cwd, path)
       const info = await stat(full).catch(() => undefined)
       if (!info?.isDirectory())
         throw usageError(

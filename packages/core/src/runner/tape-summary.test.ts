@@ -75,3 +75,18 @@ it('renders the Markdown summary as a table', () => {
     ].join('\n'),
   )
 })
+
+it('says nothing of tokens saved when nothing was replayed (a run that only recorded)', () => {
+  const text = renderSummaryText({ entries: entries.slice(1, 2), obsolete: [] })
+  expect(text).toBe(
+    [
+      'agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged',
+      '',
+      '  tape                           mode  result    replayed  recorded  missed  unused',
+      '  test/agent.test.ts > new-case  auto  recorded         -         5       -       -',
+      '',
+      '  decisions: 0 replayed, 5 recorded, 0 missed, 0 unused',
+    ].join('\n'),
+  )
+  expect(renderSummaryMarkdown({ entries: entries.slice(1, 2), obsolete: [] })).not.toContain('tokens')
+})

@@ -109,9 +109,13 @@ function decisionsLine(t: SummaryTotals): string {
   return `decisions: ${d.replayed} replayed, ${d.recorded} recorded, ${d.missed} missed, ${d.unused} unused`
 }
 
-function tokensLine(t: SummaryTotals): string {
+/** The tokens the replays saved; nothing when no model answer was replayed (a run that only recorded). */
+function tokensLine(t: SummaryTotals): string[] {
   const n = t.tokens.input + t.tokens.output
-  return `tokens replayed instead of spent: ${formatInt(n)} (${formatInt(t.tokens.input)} in, ${formatInt(t.tokens.output)} out)`
+  if (n === 0) return []
+  return [
+    `tokens replayed instead of spent: ${formatInt(n)} (${formatInt(t.tokens.input)} in, ${formatInt(t.tokens.output)} out)`,
+  ]
 }
 
 /** The plain-text summary a reporter prints at the end of a run. */
@@ -127,7 +131,7 @@ export function renderSummaryText(summary: TapeRunSummary): string {
     }
     lines.push('')
   }
-  lines.push(`  ${decisionsLine(t)}`, `  ${tokensLine(t)}`)
+  lines.push(`  ${decisionsLine(t)}`, ...tokensLine(t).map((line) => `  ${line}`))
   lines.push(...obsoleteLines(summary, (path) => `    ${path}`))
   return lines.join('\n')
 }
@@ -145,7 +149,7 @@ export function renderSummaryMarkdown(summary: TapeRunSummary): string {
     }
     lines.push('')
   }
-  lines.push(`${decisionsLine(t)}  `, tokensLine(t))
+  lines.push(`${decisionsLine(t)}  `, ...tokensLine(t))
   lines.push(...obsoleteLines(summary, (path) => `- \`${path}\``))
   return `${lines.join('\n')}\n`
 }
