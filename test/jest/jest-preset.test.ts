@@ -172,7 +172,7 @@ it('in CI, a missing cassette fails its test without writing anything, and the u
     expect(project.snapshot()).toEqual(before)
   }
   const refused =
-    '[agent-tape] Refusing to re-record cassettes in CI: mode "update" was requested (from AGENT_TAPE_MODE) while CI is set, and CI runs must only replay. Re-record locally and commit the cassettes, or set AGENT_TAPE_ALLOW_CI_RECORDING=1 for a job that is meant to record.'
+    '[agent-tape] Refusing to re-record cassettes in CI: mode "update" was requested (by --update-cassettes) while CI is set, and CI runs must only replay. Re-record locally and commit the cassettes, or set AGENT_TAPE_ALLOW_CI_RECORDING=1 for a job that is meant to record.'
   const wrapper = await project.run('npx agent-tape-jest --update-cassettes', { ...env(), CI: 'true' })
   expect(wrapper.code).toBe(1)
   expect(wrapper.output).toContain(refused)

@@ -142,7 +142,7 @@ it('in CI, a missing cassette fails its test without writing anything, and the u
   const update = await project.vitest('run -- --update-cassettes', { ...env(), CI: 'true' })
   expect(update.code).toBe(1)
   expect(update.output).toContain(
-    '[agent-tape] Refusing to re-record cassettes in CI: mode "update" was requested (from AGENT_TAPE_MODE) while CI is set, and CI runs must only replay. Re-record locally and commit the cassettes, or set AGENT_TAPE_ALLOW_CI_RECORDING=1 for a job that is meant to record.',
+    '[agent-tape] Refusing to re-record cassettes in CI: mode "update" was requested (by --update-cassettes) while CI is set, and CI runs must only replay. Re-record locally and commit the cassettes, or set AGENT_TAPE_ALLOW_CI_RECORDING=1 for a job that is meant to record.',
   )
   expect(project.snapshot()).toEqual(before)
 })

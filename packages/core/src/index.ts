@@ -41,7 +41,9 @@ export {
   assertMode,
   isTruthyEnv,
   MODE_ENV,
+  MODE_FROM_ENV,
   resolveMode,
+  setModeFromFlag,
   TAPE_MODES,
 } from './modes.js'
 export type { Normalizer } from './normalize.js'

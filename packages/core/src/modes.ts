@@ -66,7 +66,7 @@ export function resolveMode(options: ResolveModeOptions = {}): ResolvedMode {
   if (!allowRecording && resolved.mode === 'update') {
     throw new ConfigError({
       what: 'Refusing to re-record cassettes in CI',
-      why: `mode "update" was requested (from ${describeSource(resolved.source)}) while CI is set, and CI runs must only replay`,
+      why: `mode "update" was requested (by ${describeSource(resolved.source, env)}) while CI is set, and CI runs must only replay`,
       fix: `Re-record locally and commit the cassettes, or set ${ALLOW_CI_RECORDING_ENV}=1 for a job that is meant to record`,
     })
   }
@@ -74,8 +74,20 @@ export function resolveMode(options: ResolveModeOptions = {}): ResolvedMode {
   return resolved
 }
 
-function describeSource(source: ResolvedMode['source']): string {
-  if (source === 'env') return MODE_ENV
+/**
+ * Set beside `AGENT_TAPE_MODE` by a runner that sets the mode from its own command line
+ * (`--update-cassettes`), so that messages name what the user actually typed.
+ */
+export const MODE_FROM_ENV = 'AGENT_TAPE_MODE_FROM'
+
+/** Sets the mode as a runner's command-line switch asks, remembering the switch for messages. */
+export function setModeFromFlag(env: Record<string, string | undefined>, mode: TapeMode, flag: string): void {
+  env[MODE_ENV] = mode
+  env[MODE_FROM_ENV] = flag
+}
+
+function describeSource(source: ResolvedMode['source'], env: Record<string, string | undefined>): string {
+  if (source === 'env') return env[MODE_FROM_ENV] || MODE_ENV
   if (source === 'option') return 'the "mode" option'
   return source
 }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { formatMessage, MODE_ENV, PRUNE_FLAG, resolveMode, UPDATE_FLAG } from '@agent-tape/core'
+import { formatMessage, PRUNE_FLAG, resolveMode, setModeFromFlag, UPDATE_FLAG } from '@agent-tape/core'
 import { PRUNE_ENV } from './bridge.js'
 
 /**
@@ -10,7 +10,7 @@ import { PRUNE_ENV } from './bridge.js'
  */
 export function main(argv: readonly string[] = process.argv.slice(2)): void {
   const args = takeSwitches(argv)
-  if (args.update) process.env[MODE_ENV] = 'update'
+  if (args.update) setModeFromFlag(process.env, 'update', UPDATE_FLAG)
   if (args.prune) process.env[PRUNE_ENV] = '1'
   try {
     // Refuse recording in CI once, before Jest starts (`--ci` counts as CI, as it does for Jest).

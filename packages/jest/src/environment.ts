@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { detectExec, MODE_ENV, resolveMode, toPosix, UPDATE_FLAG } from '@agent-tape/core'
+import { detectExec, resolveMode, setModeFromFlag, toPosix, UPDATE_FLAG } from '@agent-tape/core'
 import { provideReplayKeys } from '@agent-tape/http'
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
 import type { Circus } from '@jest/types'
@@ -29,7 +29,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
     const env: Record<string, string | undefined> = { ...process.env }
     // Jest's own CI verdict (`--ci`, or CI detected): it writes no snapshots then, and we record nothing.
     env.CI = globalConfig.ci ? 'true' : ''
-    if (updateRequested(globalConfig)) env[MODE_ENV] = 'update'
+    if (updateRequested(globalConfig)) setModeFromFlag(env, 'update', UPDATE_FLAG)
     // Refuses `update` in CI here, once per file, before any test runs.
     const { mode } = resolveMode({ mode: options.mode, env, allowRecordingInCI: options.allowRecordingInCI })
     // A run that only replays needs no API key: SDK clients built at import time get a placeholder.

@@ -3,9 +3,9 @@ import {
   ConfigError,
   DEFAULT_CASSETTE_DIR,
   detectExec,
-  MODE_ENV,
   PRUNE_FLAG,
   resolveMode,
+  setModeFromFlag,
   UPDATE_FLAG,
 } from '@agent-tape/core'
 import type { Plugin } from 'vitest/config'
@@ -60,7 +60,7 @@ export function agentTape(options: AgentTapeOptions = {}): Plugin {
     config: () => ({ test: { setupFiles: [SETUP_FILE] } }),
     configureVitest({ vitest, project }) {
       // Vitest rejects unknown flags before `--`; what follows `--` reaches process.argv untouched.
-      if (process.argv.includes(UPDATE_FLAG)) process.env[MODE_ENV] = 'update'
+      if (process.argv.includes(UPDATE_FLAG)) setModeFromFlag(process.env, 'update', UPDATE_FLAG)
       // Fails the run once, here, when CI asks to record (rather than in every test).
       resolveMode({
         mode: options.mode,
