@@ -25,6 +25,16 @@ describe('cassettePathFor', () => {
     expect(() => assertTapeName('a/b', 'test/a.test.ts')).toThrowError(
       '[agent-tape] Invalid tape name "a/b" in test/a.test.ts: the name becomes the cassette file name, so it is 1 to 120 letters, digits, spaces, ".", "-", "_" or "@", starting and ending with a letter, digit, "-", "_" or "@". Name the tape after the scenario, e.g. it.tape("issue-412", ...).',
     )
-    for (const good of ['issue-412', 'refund v2.1', 'café', '@edge_case-1']) assertTapeName(good, 'f')
+    for (const good of ['issue-412', 'refund v2.1', 'café', '@edge_case-1', 'console', 'auxiliary', 'com10'])
+      assertTapeName(good, 'f')
+  })
+
+  it('rejects the device names Windows reserves, in any case and with any extension', () => {
+    for (const bad of ['CON', 'con', 'aux', 'Nul', 'com1', 'LPT9', 'prn.v2', 'aux.refund']) {
+      expect(() => assertTapeName(bad, 'test/a.test.ts')).toThrow(/Windows reserves CON, PRN, AUX, NUL/)
+    }
+    expect(() => assertTapeName('aux', 'test/a.test.ts')).toThrowError(
+      '[agent-tape] Invalid tape name "aux" in test/a.test.ts: the name becomes the cassette file name, and Windows reserves CON, PRN, AUX, NUL, COM1 to COM9 and LPT1 to LPT9 (in any case) as device names, so the cassette could not be checked out there. Name the tape after the scenario, e.g. it.tape("aux-case", ...).',
+    )
   })
 })

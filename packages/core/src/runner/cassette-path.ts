@@ -7,8 +7,18 @@ export const DEFAULT_CASSETTE_DIR = '__cassettes__'
 // character a shell or a test-name pattern treats specially beyond what the command quotes.
 const NAME = /^[\p{L}\p{N}_@-](?:[\p{L}\p{N} ._@-]{0,118}[\p{L}\p{N}_@-])?$/u
 
+// Windows reserves these as device names, whatever their case and extension (`CON.jsonl`).
+const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[1-9]|lpt[1-9])(?:\.|$)/i
+
 /** Throws a {@link ConfigError} unless `name` can name a cassette file on every platform. */
 export function assertTapeName(name: unknown, testFile: string): asserts name is string {
+  if (typeof name === 'string' && WINDOWS_DEVICE.test(name)) {
+    throw new ConfigError({
+      what: `Invalid tape name ${JSON.stringify(name)} in ${testFile}`,
+      why: 'the name becomes the cassette file name, and Windows reserves CON, PRN, AUX, NUL, COM1 to COM9 and LPT1 to LPT9 (in any case) as device names, so the cassette could not be checked out there',
+      fix: `Name the tape after the scenario, e.g. it.tape("${name}-case", ...)`,
+    })
+  }
   if (typeof name === 'string' && NAME.test(name) && !name.includes('..')) return
   throw new ConfigError({
     what: `Invalid tape name ${JSON.stringify(name)} in ${testFile}`,

@@ -12,3 +12,15 @@ it('rejects a second tape with the same name in one file, naming both tests', ()
   )
   expect(registry.names('test/a.test.ts')).toEqual(['issue-412'])
 })
+
+it('rejects two tape names in one file that differ only in case, as macOS and Windows cannot tell them apart', () => {
+  const registry = new TapeNameRegistry()
+  registry.claim('test/a.test.ts', 'Refund', { testName: 'Refund', line: 3 })
+  registry.claim('test/b.test.ts', 'refund', { testName: 'refund' })
+  expect(() =>
+    registry.claim('test/a.test.ts', 'refund', { testName: 'billing > refund', line: 8 }),
+  ).toThrowError(
+    '[agent-tape] Tape names "Refund" and "refund" in test/a.test.ts differ only in case: the tests "Refund" (line 3) and "billing > refund" (line 8) would share one cassette on macOS and Windows, whose file systems ignore case. Give each tape in a file a name that differs in more than case.',
+  )
+  expect(registry.names('test/a.test.ts')).toEqual(['Refund'])
+})

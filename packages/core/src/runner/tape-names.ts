@@ -27,6 +27,16 @@ export class TapeNameRegistry {
         fix: 'Give each tape in a file its own name',
       })
     }
+    // macOS and Windows file systems ignore case: "Refund" and "refund" are one file there.
+    const folded = name.toLowerCase()
+    const twin = [...names.entries()].find(([other]) => other.toLowerCase() === folded)
+    if (twin) {
+      throw new ConfigError({
+        what: `Tape names ${JSON.stringify(twin[0])} and ${JSON.stringify(name)} in ${testFile} differ only in case`,
+        why: `the tests "${twin[1].testName}"${at(twin[1])} and "${claim.testName}"${at(claim)} would share one cassette on macOS and Windows, whose file systems ignore case`,
+        fix: 'Give each tape in a file a name that differs in more than case',
+      })
+    }
     names.set(name, claim)
   }
 
