@@ -61,5 +61,23 @@ const { createFileStore } = require(${JSON.stringify(require.resolve('@agent-tap
     expect(readFileSync(cassette, 'utf8')).toBe(previous)
     expect(parseCassette(readFileSync(cassette, 'utf8'), cassette).decisions[0]?.out).toBe('old')
     expect(existsSync(cassette)).toBe(true)
+    // The next write to the folder removes what the killed write left behind.
+    await createFileStore(dir).write('other.jsonl', 'x\n')
+    expect(tempFiles()).toEqual([])
+  })
+
+  it('leaves the temporary file of a write still running in another process alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-tape-'))
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'])
+    try {
+      const running = `${TEMP_PREFIX}a.jsonl-${sleeper.pid}-0123abcd`
+      const dead = `${TEMP_PREFIX}b.jsonl-${2 ** 22 + 12345}-89abcdef`
+      writeFileSync(join(dir, running), 'partial')
+      writeFileSync(join(dir, dead), 'partial')
+      await createFileStore(dir).write('c.jsonl', 'x\n')
+      expect(readdirSync(dir).sort()).toEqual([running, 'c.jsonl'].sort())
+    } finally {
+      sleeper.kill()
+    }
   })
 })

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { CassetteStore } from '../cassette-store.js'
 
@@ -34,6 +34,7 @@ export function createFileStore(root = process.cwd()): CassetteStore {
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
   const dir = dirname(file)
   await mkdir(dir, { recursive: true })
+  await removeStaleTemps(dir)
   const temp = join(dir, `${TEMP_PREFIX}${basename(file)}-${process.pid}-${randomBytes(4).toString('hex')}`)
   const handle = await open(temp, 'w')
   try {
@@ -50,5 +51,38 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
   } catch (error) {
     await rm(temp, { force: true })
     throw error
+  }
+}
+
+const STALE_AFTER_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Removes the temporary files that writes killed mid-way left in `dir` (up to a cassette's size
+ * each): those of a process that is gone, or older than a day. A write in progress in another
+ * process of this machine is left alone. Best effort: a file that cannot be removed stays.
+ */
+async function removeStaleTemps(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[])
+  for (const name of names) {
+    if (!name.startsWith(TEMP_PREFIX)) continue
+    const pid = Number(/-(\d+)-[0-9a-f]{8}$/.exec(name)?.[1])
+    const path = join(dir, name)
+    const old = await stat(path).then(
+      (s) => Date.now() - s.mtimeMs > STALE_AFTER_MS,
+      () => false,
+    )
+    if (old || (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid))) {
+      await rm(path, { force: true }).catch(() => {})
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists, it belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
