@@ -1,4 +1,10 @@
-import { AGENT_TAPE_VERSION, formatMessage, isAgentTapeError, maskForPrinting } from '@agent-tape/core'
+import {
+  AGENT_TAPE_VERSION,
+  formatMessage,
+  isAgentTapeError,
+  isStackOverflow,
+  maskForPrinting,
+} from '@agent-tape/core'
 import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'
 import { diffCommand } from './commands/diff.js'
@@ -78,6 +84,14 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<numbe
     // names file, line and the fix.
     if (isAgentTapeError(error)) {
       io.stderr(`${error.message}\n`)
+      return EXIT.usage
+    }
+    if (isStackOverflow(error)) {
+      const what = `agent-tape ${command.spec.name} cannot read its input`
+      const why = `a decision in it is nested deeper than agent-tape can walk (the JavaScript stack overflowed: ${error.message})`
+      io.stderr(
+        `${formatMessage({ what, why, fix: 'Restore the cassette from version control, or re-record its test' })}\n`,
+      )
       return EXIT.usage
     }
     throw error

@@ -99,3 +99,17 @@ export function isSecretLeakError(error: unknown): error is SecretLeakError {
 export function isConfigError(error: unknown): error is ConfigError {
   return hasShape(error, 'ConfigError', 'ERR_TAPE_CONFIG')
 }
+
+/** Whether `error` is the engine's stack overflow (a walk over data nested too deeply). */
+export function isStackOverflow(error: unknown): error is RangeError {
+  return error instanceof RangeError && /call stack/i.test(error.message)
+}
+
+/** The error for a decision input nested deeper than a walk over it can go. */
+export function deepInputError(kind: string, overflow: RangeError): AgentTapeError {
+  return new AgentTapeError('ERR_TAPE_USAGE', {
+    what: `Cannot key a decision of kind "${kind}"`,
+    why: `its input is nested deeper than agent-tape can walk (the JavaScript stack overflowed: ${overflow.message}); inputs nested a few thousand levels deep are handled, a structure this deep is most likely a cycle unrolled by a serializer or a bug in the code that built it`,
+    fix: 'Flatten the input (or pass a summary of it to the boundary), then run the test again',
+  })
+}

@@ -23,10 +23,12 @@ export {
   AgentTapeError,
   CassetteCorruptError,
   ConfigError,
+  deepInputError,
   isAgentTapeError,
   isCassetteCorruptError,
   isConfigError,
   isSecretLeakError,
+  isStackOverflow,
   SecretLeakError,
 } from './errors.js'
 export type { MessageParts } from './format-message.js'

@@ -10,7 +10,7 @@ import {
 import { describeDecision } from './describe-decision.js'
 import { createDivergence, type DivergenceError, explainMiss, ReplayMiss } from './divergence.js'
 import { createEnvSalt, describeEnvChange, envSummary, hashEnvValue } from './env-hash.js'
-import { AgentTapeError, ConfigError } from './errors.js'
+import { AgentTapeError, ConfigError, deepInputError, isStackOverflow } from './errors.js'
 import { compareHarness, type HarnessIdentity } from './harness.js'
 import { asJsonData, toJsonData } from './json-walk.js'
 import { KeyHasher } from './key-hasher.js'
@@ -154,9 +154,14 @@ export class Tape {
     if (kind === 'llm') this.steps.set(lane, (this.steps.get(lane) ?? 0) + 1)
     const step = this.steps.get(lane) ?? 0
     const position = lane === '' ? { step } : { step, lane }
-    const normalized = this.normalize(kind, this.toInputData(input))
-    const key = this.keys.key(kind, normalized, position)
-    const label = describeDecision(kind, normalized)
+    const { normalized, key, label } = this.walkable(kind, () => {
+      const normalized = this.normalize(kind, this.toInputData(input))
+      return {
+        normalized,
+        key: this.keys.key(kind, normalized, position),
+        label: describeDecision(kind, normalized),
+      }
+    })
     const decisionIndex = ++this.made
     if (this.action === 'passthrough') {
       this.runDecisions.push({ seq: decisionIndex, key, kind, ...position, label, status: 'passthrough' })
@@ -176,7 +181,7 @@ export class Tape {
       kind,
       ...position,
       ms: 0,
-      in: this.redact(normalized),
+      in: this.walkable(kind, () => this.redact(normalized)),
     }
     this.records.push(record)
     this.runDecisions.push({ seq: record.seq, key, kind, ...position, label, status: 'recorded' })
@@ -379,6 +384,21 @@ export class Tape {
     if (this.action === 'passthrough') return 'passthrough'
     if (this.action === 'record') return 'recorded'
     return this.divergences.length > 0 ? 'diverged' : 'clean'
+  }
+
+  /**
+   * Runs `fn`, which walks a decision's input, turning the engine's stack overflow on an input
+   * nested thousands of levels deep into an error that says so, and fails the run with it.
+   */
+  private walkable<T>(kind: string, fn: () => T): T {
+    try {
+      return fn()
+    } catch (error) {
+      if (!isStackOverflow(error)) throw error
+      const refused = deepInputError(kind, error)
+      this.divergences.push(refused as DivergenceError)
+      throw refused
+    }
   }
 
   private currentLane(): string {

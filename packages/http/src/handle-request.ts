@@ -2,7 +2,9 @@ import {
   AgentTapeError,
   activeTapeCount,
   currentTape,
+  deepInputError,
   isReplayMiss,
+  isStackOverflow,
   redactUrl,
   type Tape,
   toRecordedError,
@@ -80,7 +82,15 @@ export async function handleRequest(
   }
   if (passesThrough(requestClass) || tape.action === 'passthrough') return { type: 'passthrough' }
   // A replayed request is answered from the tape and never sent, so its body needs no copy.
-  const decision = await toRequestDecision(request, url, requestClass, tape.action === 'replay')
+  let decision: Awaited<ReturnType<typeof toRequestDecision>>
+  try {
+    decision = await toRequestDecision(request, url, requestClass, tape.action === 'replay')
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error
+    const refused = deepInputError(requestClass === 'model' ? 'llm' : 'http', error)
+    tape.reportDivergence(refused)
+    return { type: 'error', error: refused }
+  }
   let begun: ReturnType<Tape['begin']>
   try {
     begun = tape.begin(decision.kind, decision.input)
