@@ -83,3 +83,9 @@ it('records a host listed in hosts as other HTTP, and replays it with no connect
     await api.close()
   }
 })
+
+it('refuses a misspelt handler option instead of leaving the host untaped', () => {
+  expect(() => tapeHandlers({ host: ['api.internal'] } as never)).toThrow(
+    'Unknown option "host" (did you mean "hosts"?) in the tapeHandlers() options',
+  )
+})

@@ -31,6 +31,7 @@ export {
   isStackOverflow,
   SecretLeakError,
 } from './errors.js'
+export { assertKnownOptions } from './known-options.js'
 export type { MessageParts } from './format-message.js'
 export { formatMessage, formatReason, MESSAGE_PREFIX, maskForPrinting } from './format-message.js'
 export type { HarnessComparison, HarnessIdentity, HarnessProvider } from './harness.js'

@@ -1,4 +1,5 @@
 import {
+  assertKnownOptions,
   assertMode,
   ConfigError,
   DEFAULT_CASSETTE_DIR,
@@ -36,6 +37,12 @@ export interface AgentTapeJestOptions {
    * agent-tape cannot record or replay is refused while a tape runs.
    */
   allowHosts?: readonly string[]
+  /**
+   * What intercepts requests: agent-tape's own interception (default), or `'msw'`, the MSW server
+   * your setup file starts, with `tapeHandlers()` from `@agent-tape/http/msw` among its handlers.
+   * Jest loads msw only with Node's VM modules enabled (see the package README).
+   */
+  interception?: 'agent-tape' | 'msw'
   /** Paths of the agent loop ("harness") whose git tree is written in each cassette. */
   harness?: readonly string[]
   /** Fail replays recorded under a different harness tree, instead of warning (default false). */
@@ -66,6 +73,7 @@ export interface ResolvedJestOptions {
   mode?: TapeMode
   modelEndpoints: string[]
   allowHosts: string[]
+  interception: 'agent-tape' | 'msw'
   harness?: { paths: string[]; strict: boolean }
   failOnUnused: boolean
   redactors: Redactor[]
@@ -80,6 +88,7 @@ export function resolveOptions(raw: unknown): ResolvedJestOptions {
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw invalid('testEnvironmentOptions.agentTape', `an object, got ${JSON.stringify(raw)}`)
   }
+  assertKnownOptions(options, OPTION_NAMES, 'testEnvironmentOptions.agentTape of the Jest config')
   return {
     cassetteDir: options.cassetteDir ?? DEFAULT_CASSETTE_DIR,
     ...(options.mode === undefined
@@ -94,6 +103,7 @@ export function resolveOptions(raw: unknown): ResolvedJestOptions {
         throw invalid(`allowHosts[${i}]`, 'a host name string, such as "db.internal:5432"')
       return host
     }),
+    interception: assertInterception(options.interception),
     ...(options.harness
       ? { harness: { paths: [...options.harness], strict: options.strictHarness === true } }
       : {}),
@@ -115,6 +125,33 @@ export function resolveOptions(raw: unknown): ResolvedJestOptions {
   }
 }
 
+/** Every option name, checked against the type: a name added to one must be added to the other. */
+const OPTION_NAMES = Object.keys({
+  cassetteDir: true,
+  mode: true,
+  modelEndpoints: true,
+  allowHosts: true,
+  interception: true,
+  harness: true,
+  strictHarness: true,
+  failOnUnused: true,
+  redactors: true,
+  normalizers: true,
+  allowSecrets: true,
+  timing: true,
+  allowRecordingInCI: true,
+} satisfies Record<keyof AgentTapeJestOptions, true>)
+
+function assertInterception(value: unknown): 'agent-tape' | 'msw' {
+  if (value === undefined || value === 'agent-tape') return 'agent-tape'
+  if (value === 'msw') return 'msw'
+  throw invalid(
+    'interception',
+    '"agent-tape" (the default) or "msw" (your MSW server intercepts, with tapeHandlers() in it)',
+    "Write interception: 'msw', or leave it out",
+  )
+}
+
 function compile(pattern: unknown, flags: string | undefined, where: string): RegExp {
   if (pattern instanceof RegExp) return flags === undefined ? pattern : new RegExp(pattern.source, flags)
   if (typeof pattern === 'string') return new RegExp(pattern, flags ?? 'g')
@@ -124,10 +161,13 @@ function compile(pattern: unknown, flags: string | undefined, where: string): Re
   )
 }
 
-function invalid(where: string, expected: string): ConfigError {
+const PATTERN_FIX =
+  'Write patterns as strings (e.g. { name: "email", pattern: "[\\\\w.+-]+@[\\\\w.-]+" }), or register RegExp and function rules with configureTape() in a setup file'
+
+function invalid(where: string, expected: string, fix = PATTERN_FIX): ConfigError {
   return new ConfigError({
     what: `Invalid agent-tape option ${where} in the Jest config`,
     why: `it must be ${expected}`,
-    fix: 'Write patterns as strings (e.g. { name: "email", pattern: "[\\\\w.+-]+@[\\\\w.-]+" }), or register RegExp and function rules with configureTape() in a setup file',
+    fix,
   })
 }

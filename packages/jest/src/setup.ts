@@ -2,7 +2,7 @@
 // test file: SDK clients capture `fetch` when they are constructed, so the HTTP boundary must
 // be installed first.
 import { ConfigError } from '@agent-tape/core'
-import { installHttpBoundary } from '@agent-tape/http'
+import { installHttpBoundary, useMswInterception } from '@agent-tape/http'
 import { BRIDGE_KEY, type TapeBridge } from './bridge.js'
 import { tapeMatchers } from './matchers.js'
 import { createTapeApi } from './tape-api.js'
@@ -21,14 +21,17 @@ if (!bridge) {
     fix: "Use the preset (preset: '@agent-tape/jest'), or set testEnvironment: '@agent-tape/jest/environment' beside the setup file",
   })
 }
-const boundary = installHttpBoundary({
-  modelEndpoints: bridge.options.modelEndpoints,
-  allowHosts: bridge.options.allowHosts ?? [],
+const http = {
+  modelEndpoints: [...bridge.options.modelEndpoints],
+  allowHosts: [...bridge.options.allowHosts],
   timing: bridge.options.timing,
-})
+}
+// With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
+const dispose =
+  bridge.options.interception === 'msw' ? useMswInterception(http) : installHttpBoundary(http).dispose
 // Jest loads a new sandbox per test file but shares Node's `http` module within a worker:
 // remove the interception with the file, so the next file installs a fresh one.
-sandbox.afterAll(() => boundary.dispose())
+sandbox.afterAll(() => dispose())
 sandbox.expect.extend(tapeMatchers)
 const tape = createTapeApi(sandbox.test, bridge)
 sandbox.test.tape = tape

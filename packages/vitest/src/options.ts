@@ -53,6 +53,24 @@ export interface AgentTapeOptions {
   summary?: boolean
 }
 
+/** Every option name, checked against the type: a name added to one must be added to the other. */
+export const OPTION_NAMES = Object.keys({
+  cassetteDir: true,
+  mode: true,
+  modelEndpoints: true,
+  allowHosts: true,
+  interception: true,
+  harness: true,
+  strictHarness: true,
+  failOnUnused: true,
+  redactors: true,
+  normalizers: true,
+  allowSecrets: true,
+  timing: true,
+  allowRecordingInCI: true,
+  summary: true,
+} satisfies Record<keyof AgentTapeOptions, true>)
+
 /** What the plugin provides to every test worker (`inject('agentTape')`). */
 export interface ProvidedTapeConfig {
   root: string

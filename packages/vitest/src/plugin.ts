@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import {
+  assertKnownOptions,
   ConfigError,
   DEFAULT_CASSETTE_DIR,
   detectExec,
@@ -11,6 +12,7 @@ import {
 import type { Plugin } from 'vitest/config'
 import {
   type AgentTapeOptions,
+  OPTION_NAMES,
   type ProvidedTapeConfig,
   serializePattern,
   serializeRegExp,
@@ -30,6 +32,7 @@ const SETUP_FILE = fileURLToPath(new URL('./setup.js', import.meta.url))
  */
 export function agentTape(options: AgentTapeOptions = {}): Plugin {
   // Serialize now, so a bad option fails when the config loads rather than in every worker.
+  assertKnownOptions(options, OPTION_NAMES, 'the agentTape() options')
   const provided: Omit<ProvidedTapeConfig, 'root' | 'exec'> = {
     cassetteDir: options.cassetteDir ?? DEFAULT_CASSETTE_DIR,
     ...(options.mode ? { mode: options.mode } : {}),

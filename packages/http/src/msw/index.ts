@@ -1,4 +1,4 @@
-import { activeTapeCount, currentTape } from '@agent-tape/core'
+import { activeTapeCount, assertKnownOptions, currentTape } from '@agent-tape/core'
 import { bypass, type HttpHandler, http } from 'msw'
 import { classifyUrl, type EndpointPattern } from '../endpoints.js'
 import { type BoundaryConfig, handleRequest } from '../handle-request.js'
@@ -22,6 +22,13 @@ export interface TapeHandlerOptions {
   allowHosts?: readonly HostPattern[]
 }
 
+const HANDLER_OPTION_NAMES = Object.keys({
+  modelEndpoints: true,
+  hosts: true,
+  timing: true,
+  allowHosts: true,
+} satisfies Record<keyof TapeHandlerOptions, true>)
+
 /**
  * Request handlers for teams that already run an MSW server: add them to that server, in any
  * position, instead of a second interceptor. While a tape records or replays, they take model
@@ -35,6 +42,7 @@ export interface TapeHandlerOptions {
  * server.listen({ onUnhandledRequest: 'error' })
  */
 export function tapeHandlers(options: TapeHandlerOptions = {}): HttpHandler[] {
+  assertKnownOptions(options, HANDLER_OPTION_NAMES, 'the tapeHandlers() options')
   const hosts = [...(options.hosts ?? [])]
   assertHostPatterns(hosts)
   assertHostPatterns(options.allowHosts ?? [])
