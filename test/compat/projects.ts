@@ -17,6 +17,12 @@ export interface CompatProject {
   scenarios: Scenario[]
   /** The team's own MSW server is the interception (`interception: 'msw'`). */
   msw?: 2 | 3
+  /**
+   * Jest only: the test files are ES modules (`.mjs`), run with Node's VM modules enabled, as
+   * Jest needs to load msw on Node 22. On Node 24.9 and later, CommonJS test files may require
+   * msw once VM modules are enabled.
+   */
+  esm?: boolean
 }
 
 export type Scenario =
@@ -27,6 +33,17 @@ export type Scenario =
   | 'msw-team-api'
 
 export const ANSWER = 'Hello from the fake provider.'
+
+/**
+ * In MSW projects, a tape defined only when GUARD_CHECK is set: a request no handler answers,
+ * which MSW lets through and agent-tape must refuse while a tape runs.
+ */
+export const GUARD_TAPE = `
+if (process.env.GUARD_CHECK) {
+  it.tape('msw-unhandled', async () => {
+    await fetch('https://unmocked.internal.example/x')
+  })
+}`
 
 const VITEST = ['core', 'http', 'vitest'] as Published[]
 const JEST = ['core', 'http', 'jest'] as Published[]
@@ -85,6 +102,25 @@ export const PROJECTS: CompatProject[] = [
     packages: JEST,
     dependencies: { jest: '30.5.2', openai: '7.59.0', '@anthropic-ai/sdk': '1.14.0' },
     scenarios: ['openai-chat-stream', 'openai-responses-stream', 'anthropic-stream'],
+  },
+  {
+    name: 'jest30-node24-msw3',
+    node: 24,
+    runner: 'jest',
+    packages: JEST,
+    dependencies: { jest: '30.5.2', openai: '7.59.0', msw: '3.0.5' },
+    scenarios: ['openai-chat-stream', 'msw-team-api'],
+    msw: 3,
+  },
+  {
+    name: 'jest30-node22-msw2-esm',
+    node: 22,
+    runner: 'jest',
+    packages: JEST,
+    dependencies: { jest: '30.5.2', openai: '7.59.0', msw: '2.15.0' },
+    scenarios: ['openai-chat-stream', 'msw-team-api'],
+    msw: 2,
+    esm: true,
   },
   {
     name: 'jest30-node24-openai6',
@@ -154,7 +190,10 @@ export function projectFiles(
   }
   const files: Record<string, string> = { 'package.json': `${JSON.stringify(packageJson, null, 2)}\n` }
   const uses = (dependency: string) => dependency in project.dependencies
-  const tapes = project.scenarios.map((s) => `it.tape('${s}', async () => {${BODIES[s]}\n})`).join('\n\n')
+  const tapes = [
+    ...project.scenarios.map((s) => `it.tape('${s}', async () => {${BODIES[s]}\n})`),
+    project.msw ? GUARD_TAPE : '',
+  ].join('\n\n')
   if (project.runner === 'vitest') {
     const interception = project.msw ? ", interception: 'msw'" : ''
     const setup = project.msw ? "\n  test: { setupFiles: ['./test/msw-setup.ts'] }," : ''
@@ -199,16 +238,36 @@ export function projectFiles(
       '',
     ].join('\n')
   } else {
+    const ext = project.esm ? 'mjs' : 'js'
+    const agentTape = `{ modelEndpoints: [process.env.FAKE_PROVIDER_URL]${project.msw ? ", interception: 'msw'" : ''} }`
     files['jest.config.js'] = [
       'module.exports = {',
       "  preset: '@agent-tape/jest',",
-      '  testEnvironmentOptions: { agentTape: { modelEndpoints: [process.env.FAKE_PROVIDER_URL] } },',
+      `  testEnvironmentOptions: { agentTape: ${agentTape} },`,
+      project.msw ? `  setupFilesAfterEnv: ['<rootDir>/test/msw-setup.${ext}'],` : '',
       '}',
       '',
     ].join('\n')
-    files['test/agent.test.js'] = [
-      "const { OpenAI } = require('openai')",
-      uses('@anthropic-ai/sdk') ? "const { Anthropic } = require('@anthropic-ai/sdk')" : '',
+    const load = (names: string, from: string) =>
+      project.esm ? `import { ${names} } from '${from}'` : `const { ${names} } = require('${from}')`
+    if (project.msw) {
+      files[`test/msw-setup.${ext}`] = [
+        load('tapeHandlers', '@agent-tape/http/msw'),
+        load('HttpResponse, http', 'msw'),
+        load('setupServer', 'msw/node'),
+        '',
+        'const server = setupServer(',
+        '  ...tapeHandlers(),',
+        "  http.get('https://accounts.internal.example/api/me', () => HttpResponse.json({ id: 'u_1', plan: 'pro' })),",
+        ')',
+        'server.listen()',
+        'afterAll(() => server.close())',
+        '',
+      ].join('\n')
+    }
+    files[`test/agent.test.${ext}`] = [
+      project.esm ? "import OpenAI from 'openai'" : "const { OpenAI } = require('openai')",
+      uses('@anthropic-ai/sdk') ? load('Anthropic', '@anthropic-ai/sdk') : '',
       '',
       `const ANSWER = '${ANSWER}'`,
       'const base = process.env.FAKE_PROVIDER_URL',

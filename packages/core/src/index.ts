@@ -31,13 +31,13 @@ export {
   isStackOverflow,
   SecretLeakError,
 } from './errors.js'
-export { assertKnownOptions } from './known-options.js'
 export type { MessageParts } from './format-message.js'
 export { formatMessage, formatReason, MESSAGE_PREFIX, maskForPrinting } from './format-message.js'
 export type { HarnessComparison, HarnessIdentity, HarnessProvider } from './harness.js'
 export { compareHarness } from './harness.js'
 export type { FieldChange } from './json-diff.js'
 export { diffJson, diffStrings, formatChange, formatChanges } from './json-diff.js'
+export { assertKnownOptions } from './known-options.js'
 export type { ResolvedMode, ResolveModeOptions, TapeMode } from './modes.js'
 export {
   ALLOW_CI_RECORDING_ENV,

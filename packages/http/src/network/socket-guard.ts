@@ -22,7 +22,12 @@ interface Target {
 type Connect = (this: net.Socket, ...args: unknown[]) => net.Socket
 
 const KEY = Symbol.for('agent-tape.socket-guard')
-const MSW_SOCKET_LAYER = /[\\/]@mswjs[\\/]interceptors[\\/]lib[\\/]node[\\/]net-/
+// msw 3's socket layer, as built (`lib/node/net-*.js`) and as Jest prints it through its source
+// maps (`src/interceptors/net/*.ts`).
+const MSW_SOCKET_LAYER =
+  /[\\/]@mswjs[\\/]interceptors[\\/](?:lib[\\/]node[\\/]net-|src[\\/]interceptors[\\/]net[\\/])/
+// The frames of msw 3's socket layer that open a real connection: a request passed through.
+const MSW_REAL_CONNECTION = /[ .](?:passthrough|createRealSocket|#createDirectConnection) \(/
 const holder = globalThis as { [KEY]?: { original: Connect; configs: Set<SocketGuardConfig> } }
 
 /**
@@ -95,11 +100,10 @@ function judge(target: Target, configs: ReadonlySet<SocketGuardConfig>): AgentTa
     return undefined
   const viaMsw = [...configs].some((c) => c.interception === 'msw')
   const stack = captureStack()
-  // msw 3 intercepts at the socket: it opens the real connection before its handlers decide,
-  // even for a request a handler then answers, and fails that request when the connection is
-  // refused. So the connections of msw 3's socket layer are MSW's to decide (its
-  // onUnhandledRequest policy): under msw 3 a replay opens one unused connection per host.
-  if (viaMsw && MSW_SOCKET_LAYER.test(stack)) return undefined
+  // msw 3 intercepts at the socket: every client socket connects through its layer to a handle
+  // that opens no connection until a handler has declined the request. Those connects pass; the
+  // real connection of a request MSW lets through (its passthrough) is judged like any other.
+  if (viaMsw && MSW_SOCKET_LAYER.test(stack) && !MSW_REAL_CONNECTION.test(stack)) return undefined
   const error = refusal(target, describeClient(stack), current, owners, viaMsw)
   // Outside every tape the connection is refused all the same, but no tape is blamed for it:
   // it may belong to an ordinary test running beside them.
