@@ -6,20 +6,18 @@ import { runWeatherAgent, weatherTurns } from './support/agents.js'
 import { maskRun, runBin } from './support/bin.js'
 import { recordCassette } from './support/record.js'
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-const start = readme.indexOf('## The agent-tape CLI\n')
-const section = readme.slice(start, readme.indexOf('\n## ', start))
+const section = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8')
 
-/** The output shown after `$ npx agent-tape <command>` in the README's CLI section. */
+/** The output shown after `$ npx agent-tape <command>` in the CLI's page. */
 function documentedOutput(command: string): string {
   const match = new RegExp(`\\$ npx agent-tape ${command}\\n([\\s\\S]*?)\`\`\``).exec(section)
-  if (!match) throw new Error(`the README shows no output of agent-tape ${command}`)
+  if (!match) throw new Error(`docs/cli.md shows no output of agent-tape ${command}`)
   return match[1]!
 }
 
 const maskKeys = (text: string) => maskRun(text).replace(/\b(llm|tool|env):[0-9a-f]{16}\b/g, '$1:<key>')
 
-it('shows the timeline the README documents for the same run', async () => {
+it('shows the timeline docs/cli.md documents for the same run', async () => {
   const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-readme-'))
   const cassette = 'test/__cassettes__/weather.test.ts/paris.jsonl'
   await recordCassette(root, cassette, {

@@ -33,7 +33,10 @@ it('takes a newcomer from an empty project to a replaying Jest test with the doc
     one: "npx jest test/triage.test.ts -t '^double-charge$' -- --update-cassettes",
     script: 'AGENT_TAPE_MODE=update npx jest',
   }
-  for (const command of Object.values(commands)) expect(section).toContain(command)
+  // The quickstart shows how to run; the reference page, how to re-record.
+  const reference = readReadmeSection('Re-recording with Jest', 'docs/jest.md').section
+  for (const command of Object.values(commands)) expect(`${section}${reference}`).toContain(command)
+  expect(section).toContain(commands.run)
 
   const first = await project.run(commands.run, env)
   expect(first.code, first.output).toBe(0)

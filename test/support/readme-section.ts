@@ -9,13 +9,19 @@ export interface ReadmeSnippet {
 }
 
 /**
- * A section of the README (`## <heading>` up to the next `## `) and the snippets in it marked
- * `<!-- readme-project: <path> -->`: the files a newcomer following it would write.
+ * A section of the README, or of another page (`## <heading>` up to the next `## `), and the
+ * snippets in it marked `<!-- readme-project: <path> -->`: the files a newcomer following it
+ * would write.
  */
-export function readReadmeSection(heading: string): { section: string; snippets: ReadmeSnippet[] } {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+export function readReadmeSection(
+  heading: string,
+  file = 'README.md',
+): { section: string; snippets: ReadmeSnippet[] } {
+  const readme = readFileSync(join(REPO_ROOT, file), 'utf8')
   const start = readme.indexOf(`## ${heading}\n`)
-  const section = readme.slice(start, readme.indexOf('\n## ', start))
+  if (start < 0) throw new Error(`${file} has no section "## ${heading}"`)
+  const end = readme.indexOf('\n## ', start)
+  const section = readme.slice(start, end < 0 ? undefined : end)
   const snippets = [...section.matchAll(/<!-- readme-project: (\S+) -->\n```[jt]s\n([\s\S]*?)```/g)].map(
     (m) => ({ path: m[1]!, code: m[2]! }),
   )

@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { parse } from 'yaml'
 import { readReadmeSection } from '../support/readme-section.js'
 import { VitestProject } from './support/vitest-project.js'
 
@@ -31,7 +35,10 @@ it('takes a newcomer from an empty project to a replaying test with the document
     run: 'npx vitest run',
     one: "npx vitest run test/triage.test.ts -t '^double-charge$' -- --update-cassettes",
   }
-  for (const command of Object.values(commands)) expect(section).toContain(command)
+  // The quickstart shows how to run; the reference page, how to re-record.
+  const reference = readReadmeSection('Re-recording', 'docs/vitest.md').section
+  for (const command of Object.values(commands)) expect(`${section}${reference}`).toContain(command)
+  expect(section).toContain(commands.run)
 
   const first = await project.run(commands.run, env)
   expect(first.code, first.output).toBe(0)
@@ -59,4 +66,48 @@ it('takes a newcomer from an empty project to a replaying test with the document
   expect(update.output).toContain('agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged')
   expect(update.output).toMatch(/test\/triage\.test\.ts > double-charge +update +recorded/)
   expect(provider.connections).toBeGreaterThan(connections)
+})
+
+interface WorkflowStep {
+  run?: string
+  uses?: string
+  env?: Record<string, string>
+}
+
+it("runs the steps of the README's GitHub Actions workflow: replay and verify, then the re-record job", async () => {
+  const ci = readReadmeSection('In CI').section
+  const yaml = /<!-- readme-ci -->\n```yaml\n([\s\S]*?)```/.exec(ci)?.[1]
+  expect(yaml).toBeDefined()
+  const workflow = parse(yaml!) as { jobs: Record<string, { steps: WorkflowStep[] }> }
+  const commands = (job: string) =>
+    workflow.jobs[job]!.steps.filter((s) => s.run?.startsWith('npx ')).map((s) => ({
+      run: s.run!,
+      env: s.env ?? {},
+    }))
+  expect(commands('replay').map((c) => c.run)).toEqual(['npx vitest run', 'npx agent-tape verify'])
+  expect(commands('rerecord').map((c) => c.run)).toEqual([
+    'npx vitest run -- --update-cassettes',
+    'npx agent-tape verify',
+  ])
+
+  // GitHub Actions sets CI and GITHUB_STEP_SUMMARY; the job has no provider key.
+  const summary = join(mkdtempSync(join(tmpdir(), 'agent-tape-ci-')), 'summary.md')
+  const actions = { CI: 'true', GITHUB_STEP_SUMMARY: summary }
+  for (const { run, env } of commands('replay')) {
+    const result = await project.run(run, { ...actions, ...env })
+    expect(result.code, `${run}\n${result.output}`).toBe(0)
+  }
+  expect(readFileSync(summary, 'utf8')).toContain('1 replayed cleanly')
+
+  const before = provider.connections
+  for (const { run, env } of commands('rerecord')) {
+    // The secret the workflow reads is this machine's fake key; the endpoint is the fake provider.
+    const secrets = Object.fromEntries(
+      Object.entries(env).map(([k, v]) => [k, v.startsWith('${{') ? 'sk-ci-test' : v]),
+    )
+    const result = await project.run(run, { ...actions, ...secrets, OPENAI_BASE_URL: provider.openaiBaseURL })
+    expect(result.code, `${run}\n${result.output}`).toBe(0)
+  }
+  expect(provider.connections).toBeGreaterThan(before)
+  expect(readFileSync(summary, 'utf8')).toContain('1 recorded')
 })
