@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { FakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { envHash } from '../support/env-hash.js'
@@ -354,4 +356,30 @@ it('shows the divergence report first and the failed assertion as its cause when
   expect(run.output).toContain(
     '  test/early.test.ts > early  auto  diverged       1/2         -       0       1',
   )
+})
+
+it('takes every way Jest defines a test on it.tape: concurrent, skip, todo, failing and each on each of them', async () => {
+  const project = copy()
+  project.write(
+    'test/modifiers.test.ts',
+    readFileSync(join(import.meta.dirname, 'fixtures/modifiers.test.ts'), 'utf8'),
+  )
+  const run = await project.jest('test/modifiers.test.ts', env())
+  expect(run.code, run.output).toBe(0)
+  expect(run.output).toContain('Tests:       3 skipped, 1 todo, 7 passed, 11 total')
+  const recorded = project.cassettes().filter((c) => c.includes('modifiers.test.ts'))
+  expect(recorded.map((c) => c.split('/').at(-1))).toEqual([
+    'concurrent-failing.jsonl',
+    'concurrent.jsonl',
+    'each-a.jsonl',
+    'each-b.jsonl',
+    'failing-each-x.jsonl',
+    'failing.jsonl',
+    'plain.jsonl',
+  ])
+  const replay = await project.jest('test/modifiers.test.ts', env())
+  expect(replay.code, replay.output).toBe(0)
+  expect(replay.output).toContain('7 tapes: 7 replayed cleanly, 0 recorded, 0 diverged')
+  // The skipped and todo tapes keep their names: nothing is called obsolete.
+  expect(replay.output).not.toContain('bsolete')
 })

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { readReadmeSection } from '../support/readme-section.js'
-import { JestProject } from './support/jest-project.js'
+import { JestProject, REPO_ROOT } from './support/jest-project.js'
 
 // The README's Jest section, followed by a newcomer in an empty project: its files are the
 // snippets marked `<!-- readme-project: <path> -->`, its commands are the ones it documents.
@@ -63,4 +65,33 @@ it('takes a newcomer from an empty project to a replaying Jest test with the doc
     expect(update.output).toContain('agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged')
   }
   expect(provider.connections).toBe(connections + 3)
+})
+
+it('type-checks the README project and the typed examples of docs/jest.md under strict TypeScript, with the documented types setup', async () => {
+  const typed = [
+    ...readFileSync(join(REPO_ROOT, 'docs/jest.md'), 'utf8').matchAll(
+      /<!-- readme-types: (\S+) -->\n```ts\n([\s\S]*?)```/g,
+    ),
+  ]
+  expect(typed.length).toBeGreaterThan(0)
+  for (const [, path, code] of typed) project.write(path!, code!)
+  // The README: install @types/jest and list both in the tests' tsconfig.json.
+  project.write(
+    'tsconfig.json',
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: 'es2022',
+        module: 'nodenext',
+        skipLibCheck: true,
+        types: ['node', 'jest', '@agent-tape/jest'],
+      },
+      include: ['src', 'test'],
+    }),
+  )
+  const tsc = await project.run(
+    `"${process.execPath}" "${join(REPO_ROOT, 'node_modules/typescript/bin/tsc')}" -p tsconfig.json`,
+  )
+  expect(tsc.code, tsc.output).toBe(0)
 })

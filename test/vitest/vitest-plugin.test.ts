@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { FakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { envHash } from '../support/env-hash.js'
@@ -451,4 +453,34 @@ it("uses the team's MSW server as the interception: its mocks answer, the model 
   expect(replay.code, replay.output).toBe(0)
   expect(replay.output).toContain('1 tape: 1 replayed cleanly, 0 recorded, 0 diverged')
   expect(provider.connections).toBe(connections)
+})
+
+it('takes every chained modifier of the test API on it.tape, each test claiming its name once', async () => {
+  const project = copy()
+  project.write(
+    'test/modifiers.test.ts',
+    readFileSync(join(import.meta.dirname, 'fixtures/modifiers.test.ts'), 'utf8'),
+  )
+  const run = await project.vitest('run test/modifiers.test.ts', env())
+  expect(run.code, run.output).toBe(0)
+  expect(run.output).not.toContain('Duplicate tape name')
+  expect(run.output).toContain('Tests  8 passed | 2 expected fail | 3 skipped | 1 todo (14)')
+  const recorded = project.cassettes().filter((c) => c.includes('modifiers.test.ts'))
+  expect(recorded.map((c) => c.split('/').at(-1))).toEqual([
+    'concurrent-for-a.jsonl',
+    'concurrent-skipif.jsonl',
+    'fails.jsonl',
+    'runif-for-1.jsonl',
+    'runif-for-2.jsonl',
+    'runif-true.jsonl',
+    'sequential-runif.jsonl',
+    'skipif-concurrent.jsonl',
+    'skipif-fails.jsonl',
+    'skipif-false.jsonl',
+  ])
+  // The replay finds every cassette, and a skipped tape's cassette is not obsolete.
+  const replay = await project.vitest('run test/modifiers.test.ts', env())
+  expect(replay.code, replay.output).toBe(0)
+  expect(replay.output).toContain('10 tapes: 10 replayed cleanly, 0 recorded, 0 diverged')
+  expect(replay.output).not.toContain('Obsolete')
 })

@@ -27,3 +27,29 @@ it.tape.concurrent.each([{ city: 'Paris' }])('city-$city', async ({ city }, { ta
 })
 // @ts-expect-error a tape test needs a name and a body
 it.tape(async () => {})
+// Rows written without `as const` infer as tuples, so each value keeps its own type (the docs' example).
+it.tape.concurrent.each([['Paris'], ['Oslo']])('weather-%s', async (city, { tape }) => {
+  const name: string = city
+  expect(name.length).toBeGreaterThan(0)
+  expect(tape).toReplayCleanly()
+})
+it.tape.each([
+  [1, 'one'],
+  [2, 'two'],
+])('count-%i', async (n, word, { tape }) => {
+  const total: number = n + word.length
+  expect(total).toBeGreaterThan(0)
+  expect(tape).toReplayCleanly()
+})
+it.tape.failing('known-bug', async ({ tape }) => {
+  expect(tape).toReplayCleanly()
+})
+it.tape.concurrent.only.failing('known-concurrent-bug', async ({ tape }) => {
+  expect(tape).toReplayCleanly()
+})
+it.tape.skip.failing.each([['x']])('skipped-failing-%s', async (x, { tape }) => {
+  expect(x.length + tape.state.replayed).toBeGreaterThan(0)
+})
+it.tape.todo('write-this-tape')
+// @ts-expect-error a todo has no body
+it.tape.todo('with-a-body', async () => {})

@@ -10,6 +10,10 @@ export type TapeFn = (context: TapeContext) => unknown
 
 /** `it.tape.each(table)(name, fn)`: one tape per row; the name is formatted like Jest's `each`. */
 export interface TapeEach {
+  // A tuple constraint makes `[['Paris'], ['Oslo']]` infer rows as `[string]`, not `string[]`.
+  <T extends readonly [unknown, ...unknown[]]>(
+    table: readonly T[],
+  ): (name: string, fn: (...args: [...T, TapeContext]) => unknown, timeout?: number) => void
   <T extends readonly unknown[]>(
     table: readonly T[],
   ): (name: string, fn: (...args: [...T, TapeContext]) => unknown, timeout?: number) => void
@@ -23,10 +27,17 @@ export interface TapeEach {
   ): (name: string, fn: (arg: any, context: TapeContext) => unknown, timeout?: number) => void
 }
 
+/** `it.tape.failing(name, fn)`: a tape test that passes when its body fails, as Jest's `failing`. */
+export interface TapeFailing {
+  (name: string, fn: TapeFn, timeout?: number): void
+  each: TapeEach
+}
+
 /** One way of defining tape tests: `it.tape`, `it.tape.only`, `it.tape.concurrent.skip`, … */
 export interface TapeDefine {
   (name: string, fn: TapeFn, timeout?: number): void
   each: TapeEach
+  failing: TapeFailing
 }
 
 /**
@@ -36,20 +47,28 @@ export interface TapeDefine {
 export interface TapeTestAPI extends TapeDefine {
   only: TapeDefine
   skip: TapeDefine
+  /** A tape still to write: listed as todo, and its name is kept (its cassette is not obsolete). */
+  todo(name: string): void
   concurrent: TapeDefine & { only: TapeDefine; skip: TapeDefine }
 }
 
-type JestDefine = (name: string, fn: () => unknown, timeout?: number) => void
+type JestBase = (name: string, fn: () => unknown, timeout?: number) => void
+type JestDefine = JestBase & { failing: JestBase }
 type JestTest = JestDefine & {
   only: JestDefine
   skip: JestDefine
+  todo(name: string): void
   concurrent: JestDefine & { only: JestDefine; skip: JestDefine }
 }
 
 /** Builds `it.tape` on Jest's `test`, for the test file the bridge describes. */
 export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
   const registry = new TapeNameRegistry()
-  const definer = (base: JestDefine): TapeDefine => {
+  const claim = (name: string, names: readonly string[]) => {
+    registry.claim(bridge.testFile, name, { testName: names.join(' > ') })
+    bridge.tapeNames.push(name)
+  }
+  const definer = (base: JestBase): TapeFailing => {
     const define = (name: string, fn: TapeFn, timeout?: number): void => {
       assertTapeName(name, bridge.testFile)
       if (typeof fn !== 'function') {
@@ -63,8 +82,7 @@ export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
       bridge.lastDefined = undefined
       base(name, () => runTapeTest({ bridge, name, names, body: fn }), timeout)
       names = bridge.lastDefined ?? [name]
-      registry.claim(bridge.testFile, name, { testName: names.join(' > ') })
-      bridge.tapeNames.push(name)
+      claim(name, names)
     }
     // jest-each formats each row's name and calls `define` with a body that applies the row;
     // the row's callback gets the tape from the async context the tape test runs in.
@@ -77,13 +95,24 @@ export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
         )) as TapeEach
     return Object.assign(define, { each })
   }
-  const concurrent = Object.assign(definer(test.concurrent), {
-    only: definer(test.concurrent.only),
-    skip: definer(test.concurrent.skip),
+  // Each way of defining, with its `failing` variant (Jest has `failing` on every one of them).
+  const withFailing = (base: JestDefine): TapeDefine => {
+    return Object.assign(definer(base), { failing: definer(base.failing.bind(base)) })
+  }
+  const concurrent = Object.assign(withFailing(test.concurrent), {
+    only: withFailing(test.concurrent.only),
+    skip: withFailing(test.concurrent.skip),
   })
-  return Object.assign(definer(test), {
-    only: definer(test.only),
-    skip: definer(test.skip),
+  const todo = (name: string): void => {
+    assertTapeName(name, bridge.testFile)
+    bridge.lastDefined = undefined
+    test.todo(name)
+    claim(name, bridge.lastDefined ?? [name])
+  }
+  return Object.assign(withFailing(test), {
+    only: withFailing(test.only),
+    skip: withFailing(test.skip),
+    todo,
     concurrent,
   })
 }

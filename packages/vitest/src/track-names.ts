@@ -4,6 +4,9 @@ import './meta.js'
 
 const MODIFIERS = new Set(['concurrent', 'sequential', 'skip', 'only', 'todo', 'fails'])
 const registries = new WeakMap<RunnerTestFile, TapeNameRegistry>()
+// A chain can wrap one definition twice (`skipIf(false)` returns the API it was called on, which
+// is already wrapped): each test claims its name once.
+const claimed = new WeakSet<RunnerTestCase>()
 
 /**
  * Wraps the extended test API so that every test it defines claims its tape name when it is
@@ -47,6 +50,8 @@ function collecting<R>(define: () => R): R {
 }
 
 function claim(test: RunnerTestCase): void {
+  if (claimed.has(test)) return
+  claimed.add(test)
   const file = test.file
   let registry = registries.get(file)
   if (!registry) {
