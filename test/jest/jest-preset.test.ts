@@ -232,7 +232,7 @@ it('lists obsolete cassettes without deleting them, and deletes them only with -
   expect(run.code, run.output).toBe(0)
   expect(run.output).toContain(
     [
-      '  Obsolete cassettes (2): no test uses them any more. Delete them, or prune them with -- --prune-cassettes:',
+      '  Obsolete cassettes (2): no test uses them any more. Delete them, or prune them with npx agent-tape-jest --prune-cassettes:',
       '    test/__cassettes__/agent.test.ts/renamed-away.jsonl',
       '    test/__cassettes__/deleted.test.ts/gone.jsonl',
     ].join('\n'),
@@ -240,8 +240,14 @@ it('lists obsolete cassettes without deleting them, and deletes them only with -
   // The skipped tape still claims its name: a filtered or skipped test's cassette is not obsolete.
   expect(run.output).not.toContain('claude-later')
   expect(project.cassettes()).toHaveLength(15)
-  const prune = await project.jest('test/agent.test.ts -- --prune-cassettes', env())
-  expect(prune.output).toContain('  Pruned 2 obsolete cassettes:')
+  // The command the hint prints, and the switch after a file filter, both prune.
+  const printed = await project.run('npx agent-tape-jest --prune-cassettes', env())
+  expect(printed.code, printed.output).toBe(0)
+  expect(printed.output).toContain('  Pruned 2 obsolete cassettes:')
+  expect(project.cassettes()).toEqual(CASSETTES)
+  project.write('test/__cassettes__/deleted.test.ts/gone.jsonl', '')
+  const filtered = await project.jest('test/agent.test.ts -- --prune-cassettes', env())
+  expect(filtered.output).toContain('  Pruned 1 obsolete cassette:')
   expect(project.cassettes()).toEqual(CASSETTES)
 })
 
@@ -382,4 +388,14 @@ it('takes every way Jest defines a test on it.tape: concurrent, skip, todo, fail
   expect(replay.output).toContain('7 tapes: 7 replayed cleanly, 0 recorded, 0 diverged')
   // The skipped and todo tapes keep their names: nothing is called obsolete.
   expect(replay.output).not.toContain('bsolete')
+})
+
+it("agent-tape-jest --help names its own switches before Jest's help", async () => {
+  const help = await copy().run('npx agent-tape-jest --help', env())
+  expect(help.code, help.output).toBe(0)
+  expect(help.output).toContain("agent-tape-jest: Jest's CLI, with agent-tape's switches")
+  expect(help.output).toContain('--update-cassettes   re-record every tape that runs')
+  expect(help.output).toContain('--prune-cassettes    delete the cassettes')
+  // Jest's own help follows.
+  expect(help.output.indexOf('--prune-cassettes')).toBeLessThan(help.output.indexOf('--testNamePattern'))
 })

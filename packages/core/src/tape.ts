@@ -312,6 +312,14 @@ export class Tape {
     this.divergences.push(error as DivergenceError)
   }
 
+  /**
+   * Notes something the user should fix that does not fail the run (a model request to a host
+   * that is not configured); the runner's summary lists it with the tape. Said once per tape.
+   */
+  warn(message: string): void {
+    if (!this.warnings.includes(message)) this.warnings.push(message)
+  }
+
   /** Ends the run: checks unused decisions, env drift and harness, and writes a recording. */
   async finish(): Promise<TapeState> {
     if (this.finished) return this.finished

@@ -16,6 +16,7 @@ import { teeForRecording } from './record-response.js'
 import { isRecordedResponse } from './recorded-response.js'
 import { buildReplayResponse, type ReplayTiming } from './replay-response.js'
 import { toRequestDecision } from './request-input.js'
+import { modelLookalike, unconfiguredFailure, unconfiguredWarning } from './unconfigured-model.js'
 
 export interface BoundaryConfig {
   modelEndpoints: readonly EndpointPattern[]
@@ -79,6 +80,22 @@ export async function handleRequest(
   if (!tape) {
     if (passesThrough(requestClass) || activeTapeCount() === 0) return { type: 'passthrough' }
     return { type: 'error', error: unattributed(request, activeTapeCount()) }
+  }
+  if (tape.action !== 'passthrough' && (requestClass === 'loopback' || requestClass === 'external')) {
+    const lookalike = await modelLookalike(request, url)
+    if (lookalike) {
+      tape.warn(unconfiguredWarning(url, lookalike, requestClass === 'loopback'))
+      // In replay an untaped model call needs its server: when nothing answers, say why.
+      if (requestClass === 'loopback' && tape.action === 'replay') {
+        try {
+          return { type: 'respond', response: await perform(request) }
+        } catch (cause) {
+          const error = unconfiguredFailure(url, lookalike, cause)
+          tape.reportDivergence(error)
+          return { type: 'error', error }
+        }
+      }
+    }
   }
   if (passesThrough(requestClass) || tape.action === 'passthrough') return { type: 'passthrough' }
   // A replayed request is answered from the tape and never sent, so its body needs no copy.

@@ -10,6 +10,8 @@ import { PRUNE_ENV } from './bridge.js'
  */
 export function main(argv: readonly string[] = process.argv.slice(2)): void {
   const args = takeSwitches(argv)
+  // Jest prints its own help after ours.
+  if (args.rest.includes('--help') || args.rest.includes('-h')) process.stdout.write(`${HELP}\n`)
   if (args.update) setModeFromFlag(process.env, 'update', UPDATE_FLAG)
   if (args.prune) process.env[PRUNE_ENV] = '1'
   try {
@@ -22,6 +24,15 @@ export function main(argv: readonly string[] = process.argv.slice(2)): void {
   }
   loadJest().run(args.rest)
 }
+
+const HELP = `agent-tape-jest: Jest's CLI, with agent-tape's switches (before or after --)
+
+  ${UPDATE_FLAG}   re-record every tape that runs (refused in CI unless AGENT_TAPE_ALLOW_CI_RECORDING=1)
+  ${PRUNE_FLAG}    delete the cassettes of tapes that no longer exist
+
+Environment: AGENT_TAPE_MODE=replay|auto|update|live sets the mode for one run.
+Every other argument is Jest's:
+`
 
 export function takeSwitches(argv: readonly string[]): { rest: string[]; update: boolean; prune: boolean } {
   const rest = argv.filter((a) => a !== UPDATE_FLAG && a !== PRUNE_FLAG)

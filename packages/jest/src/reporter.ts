@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   createCassetteListing,
+  detectExec,
   findObsoleteCassettes,
   isTruthyEnv,
   PRUNE_FLAG,
@@ -79,7 +80,13 @@ export default class TapeSummaryReporter {
       }
     }
     if (entries.length === 0 && obsolete.length === 0 && pruned.length === 0) return
-    const summary: TapeRunSummary = { entries, obsolete, ...(pruned.length > 0 ? { pruned } : {}) }
+    const summary: TapeRunSummary = {
+      entries,
+      obsolete,
+      ...(pruned.length > 0 ? { pruned } : {}),
+      // Plain `jest` reads what follows `--` as test path patterns: the Jest CLI of agent-tape prunes.
+      pruneCommand: `${detectExec(process.env.npm_config_user_agent)} agent-tape-jest ${PRUNE_FLAG}`,
+    }
     process.stderr.write(`\n${renderSummaryText(summary)}\n\n`)
     const stepSummary = process.env.GITHUB_STEP_SUMMARY
     if (stepSummary) appendFileSync(stepSummary, renderSummaryMarkdown(summary))

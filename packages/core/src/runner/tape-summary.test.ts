@@ -90,3 +90,29 @@ it('says nothing of tokens saved when nothing was replayed (a run that only reco
   )
   expect(renderSummaryMarkdown({ entries: entries.slice(1, 2), obsolete: [] })).not.toContain('tokens')
 })
+
+it("lists each tape's warnings under the table, and prunes with the runner's own command", () => {
+  const warned: TapeSummaryEntry[] = [
+    {
+      ...entries[1]!,
+      warnings: [
+        '[agent-tape] A request to http://127.0.0.1:4010/v1/chat/completions looks like a model call',
+      ],
+    },
+  ]
+  const text = renderSummaryText({
+    entries: warned,
+    obsolete: ['test/__cassettes__/agent.test.ts/old.jsonl'],
+    pruneCommand: 'npx agent-tape-jest --prune-cassettes',
+  })
+  expect(text).toContain(
+    [
+      '  Warnings (1):',
+      '    test/agent.test.ts > new-case: [agent-tape] A request to http://127.0.0.1:4010/v1/chat/completions looks like a model call',
+    ].join('\n'),
+  )
+  expect(text).toContain('prune them with npx agent-tape-jest --prune-cassettes:')
+  expect(renderSummaryMarkdown({ entries: warned, obsolete: [] })).toContain(
+    '- `test/agent.test.ts > new-case`: [agent-tape] A request to',
+  )
+})

@@ -22,6 +22,8 @@ export interface TapeSummaryEntry {
   written: boolean
   /** Tokens of the replayed model decisions: what the run would have spent live. */
   tokens?: TokenUsage
+  /** What the tape warned about without failing (a model host that is not configured, a stale harness). */
+  warnings?: string[]
 }
 
 export interface TapeRunSummary {
@@ -30,6 +32,8 @@ export interface TapeRunSummary {
   obsolete: readonly string[]
   /** Obsolete cassettes deleted by an explicit prune in this run. */
   pruned?: readonly string[]
+  /** The command that prunes obsolete cassettes with this runner (default: Vitest's `-- --prune-cassettes`). */
+  pruneCommand?: string
 }
 
 export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsage): TapeSummaryEntry {
@@ -47,6 +51,7 @@ export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsag
     written: state.written,
   }
   if (tokens && (tokens.input > 0 || tokens.output > 0)) entry.tokens = tokens
+  if (state.warnings.length > 0) entry.warnings = [...state.warnings]
   return entry
 }
 
@@ -132,6 +137,7 @@ export function renderSummaryText(summary: TapeRunSummary): string {
     lines.push('')
   }
   lines.push(`  ${decisionsLine(t)}`, ...tokensLine(t).map((line) => `  ${line}`))
+  lines.push(...warningLines(summary, (test, message) => `    ${test}: ${message}`))
   lines.push(...obsoleteLines(summary, (path) => `    ${path}`))
   return lines.join('\n')
 }
@@ -150,16 +156,24 @@ export function renderSummaryMarkdown(summary: TapeRunSummary): string {
     lines.push('')
   }
   lines.push(`${decisionsLine(t)}  `, ...tokensLine(t))
+  lines.push(...warningLines(summary, (test, message) => `- \`${test}\`: ${message}`))
   lines.push(...obsoleteLines(summary, (path) => `- \`${path}\``))
   return `${lines.join('\n')}\n`
+}
+
+function warningLines(summary: TapeRunSummary, item: (test: string, message: string) => string): string[] {
+  const warned = summary.entries.flatMap((e) => (e.warnings ?? []).map((w) => item(e.test, w)))
+  if (warned.length === 0) return []
+  return ['', `  Warnings (${warned.length}):`, ...warned]
 }
 
 function obsoleteLines(summary: TapeRunSummary, item: (path: string) => string): string[] {
   const lines: string[] = []
   if (summary.obsolete.length > 0) {
+    const prune = summary.pruneCommand ?? `-- ${PRUNE_FLAG}`
     lines.push(
       '',
-      `  Obsolete cassettes (${summary.obsolete.length}): no test uses them any more. Delete them, or prune them with -- ${PRUNE_FLAG}:`,
+      `  Obsolete cassettes (${summary.obsolete.length}): no test uses them any more. Delete them, or prune them with ${prune}:`,
       ...summary.obsolete.map(item),
     )
   }
