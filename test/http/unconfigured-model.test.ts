@@ -23,7 +23,7 @@ const clients = () => ({
   anthropic: new Anthropic({ apiKey: 'sk-ant-test-dummy', baseURL: provider.url, maxRetries: 0 }),
 })
 
-const CALLS = {
+const CALLS: Record<string, () => Promise<unknown>> = {
   'openai-chat': () =>
     clients().chat.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] }),
   'openai-responses': () => clients().chat.responses.create({ model: 'gpt-4o', input: 'Hi' }),
@@ -52,7 +52,7 @@ describe.each(Object.entries(CALLS))('a %s call to an unconfigured loopback mode
     const down = await startFakeProvider({ reply: () => ({ text: 'unused' }) })
     const url = down.url
     await down.close()
-    const client =
+    const client: () => Promise<unknown> =
       api === 'anthropic-messages'
         ? () =>
             new Anthropic({ apiKey: 'x', baseURL: url, maxRetries: 0 }).messages.create({
@@ -83,7 +83,7 @@ describe.each(Object.entries(CALLS))('a %s call to an unconfigured loopback mode
 
 it('still replays when the unconfigured loopback model is up, with the warning', async () => {
   await runTaped(store, 'up.jsonl', 'auto', async () => {})
-  const replay = await runTaped(store, 'up.jsonl', 'replay', CALLS['openai-chat'])
+  const replay = await runTaped(store, 'up.jsonl', 'replay', CALLS['openai-chat']!)
   expect(replay.error).toBeUndefined()
   expect(replay.failure).toBeUndefined()
   expect(replay.state.warnings[0]).toContain('is not a model endpoint')

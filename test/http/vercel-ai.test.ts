@@ -1,4 +1,4 @@
-import { createMemoryStore } from '@agent-tape/core'
+import { createMemoryStore, currentTape } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { installHttpBoundary } from '@agent-tape/http'
 import { createAnthropic } from '@ai-sdk/anthropic'
@@ -89,4 +89,47 @@ describe.each(models)('Vercel ai over %s', (name, model) => {
     )
     expect(miss.failure?.message).toContain('"When was tape invented?" → "When was the tape invented?"')
   })
+})
+
+it("keys a tool wrapped with tape.tools on its input, not on the ai SDK's { toolCallId, messages } argument", async () => {
+  const seen: unknown[][] = []
+  const search = async (...args: unknown[]) => {
+    seen.push(args)
+    return RESEARCH_TOOLS.search(args[0] as { query: string })
+  }
+  const run = (question: string) => async () => {
+    const taped = currentTape()!.tools({ search })
+    const result = await generateText({
+      model: createOpenAI({ apiKey: 'sk-test-dummy', baseURL: provider.openaiBaseURL })('gpt-4.1'),
+      tools: {
+        search: tool({
+          description: 'Web search',
+          inputSchema: z.object({ query: z.string() }),
+          // The SDK calls execute(input, { toolCallId, messages, abortSignal }).
+          execute: taped.search,
+        }),
+      },
+      stopWhen: stepCountIs(3),
+      prompt: question,
+    })
+    return result.text
+  }
+  const recording = await runTaped(store, 'ai-tool-args.jsonl', 'auto', run('Search the web for tapes.'))
+  expect(recording.error).toBeUndefined()
+  // The tool itself got both arguments, the SDK's call context included.
+  expect(seen[0]).toHaveLength(2)
+  expect(seen[0]![1]).toMatchObject({ toolCallId: expect.any(String), messages: expect.any(Array) })
+  const cassette = (await store.read('ai-tool-args.jsonl'))!
+  const toolLines = cassette
+    .split('\n')
+    .filter((l) => l.includes('"kind":"tool"'))
+    .map((l) => JSON.parse(l) as { in: { name: string; args: unknown[] } })
+  expect(toolLines.length).toBeGreaterThan(0)
+  for (const line of toolLines) {
+    expect(line.in.args).toEqual([{ query: expect.any(String) }])
+    expect(JSON.stringify(line.in)).not.toContain('toolCallId')
+  }
+  const replay = await runTaped(store, 'ai-tool-args.jsonl', 'replay', run('Search the web for tapes.'))
+  expect(replay.failure).toBeUndefined()
+  expect(replay.result).toBe(recording.result)
 })

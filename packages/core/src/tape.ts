@@ -222,7 +222,8 @@ export class Tape {
 
   /**
    * Wraps a whole tool map. Each tool keeps its parameters and returns a promise; its
-   * arguments become the decision input. Irreversible tools must come with a stub.
+   * arguments become the decision input, except the call context a framework passes last (see
+   * {@link keyedToolArgs}). Irreversible tools must come with a stub.
    */
   tools<T extends Record<string, ToolDefinition>>(definitions: T): TapedTools<T> {
     const wrapped: Record<string, (...args: unknown[]) => Promise<unknown>> = {}
@@ -233,7 +234,7 @@ export class Tape {
         if (spec.effect) options.effect = spec.effect
         if (spec.stub) options.stub = () => spec.stub!(...args)
         if (spec.idempotencyKey) options.idempotencyKey = spec.idempotencyKey(...args)
-        return this.tool(name, args, () => spec.run(...args), options)
+        return this.tool(name, keyedToolArgs(args), () => spec.run(...args), options)
       }
     }
     return wrapped as TapedTools<T>
@@ -543,4 +544,23 @@ export class Tape {
     await this.options.store.write(this.cassettePath, serializeCassette(cassette))
     return true
   }
+}
+
+/**
+ * The arguments of a wrapped tool call that key it: all of them but a trailing call context
+ * that frameworks add and that says nothing about what the tool does. The ai SDK passes
+ * `{ toolCallId, messages, abortSignal }` to `execute`, and keying on it would tie every tool
+ * call to the whole conversation so far and to a provider's generated id; an `AbortSignal` is
+ * not data. The tool itself still receives every argument.
+ */
+export function keyedToolArgs(args: readonly unknown[]): unknown[] {
+  const last = args.at(-1)
+  return isCallContext(last) ? args.slice(0, -1) : [...args]
+}
+
+function isCallContext(value: unknown): boolean {
+  if (typeof AbortSignal !== 'undefined' && value instanceof AbortSignal) return true
+  if (typeof value !== 'object' || value === null) return false
+  const context = value as { toolCallId?: unknown; messages?: unknown }
+  return typeof context.toolCallId === 'string' && Array.isArray(context.messages)
 }
