@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
@@ -74,12 +74,12 @@ it('shows changed inputs field by field, changed answers, and the decisions a re
 = #1  step 0  env read [WEATHER_UNITS]
 ~ #2  step 1  model request (gpt-4o)
     key    llm:<key> → llm:<key>
-    in     body.messages[1].content: "Weather in Paris?" → "Weather in Paris and Lyon?"
+    in     body.messages[1].content: "Weather in Paris?" → "Weather in Paris and Lyon?"  (also #4)
     out    tokens: 61 in / 12 out → 64 in / 12 out
 = #3  step 1  tool "get_weather"
 ~ #4  step 2  model request (gpt-4o)
     key    llm:<key> → llm:<key>
-    in     body.messages[1].content: "Weather in Paris?" → "Weather in Paris and Lyon?"
+    in     the same change as #2
     out    text: "It is 18°C and raining." → ""
            tool call 1: (none) → get_weather {"city":"Lyon"}
            finish: stop → tool_calls
@@ -135,4 +135,17 @@ it('takes absolute paths, as the README review recipe passes them (git show … 
   const verify = runBin(['verify', before], root)
   expect(verify.code).toBe(0)
   expect(verify.stdout).toContain(`ok    ${before}`)
+})
+
+it('warns when the two cassettes record different tests', () => {
+  const other = readFileSync(join(root, 'after.jsonl'), 'utf8').replace(
+    /"test":"[^"]*"/,
+    '"test":"weather.test.ts > another-test"',
+  )
+  writeFileSync(join(root, 'other-test.jsonl'), other)
+  const { stdout } = runBin(['diff', 'before.jsonl', 'other-test.jsonl'], root)
+  expect(stdout.split('\n')[2]).toMatch(
+    /^warning: these are recordings of different tests \(".*" and "weather\.test\.ts > another-test"\)/,
+  )
+  expect(runBin(['diff', 'before.jsonl', 'after.jsonl'], root).stdout).not.toContain('different tests')
 })

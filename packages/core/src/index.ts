@@ -36,7 +36,7 @@ export { formatMessage, formatReason, MESSAGE_PREFIX, maskForPrinting } from './
 export type { HarnessComparison, HarnessIdentity, HarnessProvider } from './harness.js'
 export { compareHarness } from './harness.js'
 export type { FieldChange } from './json-diff.js'
-export { diffJson, diffStrings, formatChange, formatChanges } from './json-diff.js'
+export { diffJson, diffStringHunks, diffStrings, formatChange, formatChanges } from './json-diff.js'
 export { assertKnownOptions } from './known-options.js'
 export type { ResolvedMode, ResolveModeOptions, TapeMode } from './modes.js'
 export {

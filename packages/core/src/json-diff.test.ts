@@ -60,3 +60,85 @@ describe('diffStrings', () => {
     ])
   })
 })
+
+describe('alignment and word-level edits', () => {
+  const system = {
+    role: 'system',
+    content:
+      'You are a billing assistant. Look up the invoice before you answer. Refund only what the customer was charged twice, and never the original payment. Finish with one short sentence.',
+  }
+  const history = [
+    system,
+    { role: 'user', content: 'I was charged twice for INV-412.' },
+    { role: 'assistant', content: 'Let me look that up.' },
+    { role: 'user', content: 'Thanks, please hurry.' },
+  ]
+
+  it('shows an inserted few-shot pair as two added messages, not as every later message changed', () => {
+    const after = [
+      history[0],
+      { role: 'user', content: 'Example: charged twice for INV-1.' },
+      { role: 'assistant', content: 'Example: refunded the duplicate of INV-1.' },
+      ...history.slice(1),
+    ]
+    expect(formatChanges(diffJson({ messages: history }, { messages: after }))).toEqual([
+      'messages[1]: (absent) → {"role":"user","content":"Example: charged twice for INV-1."}',
+      'messages[2]: (absent) → {"role":"assistant","content":"Example: refunded the duplicate of INV-1."}',
+    ])
+  })
+
+  it('shows two separate edits of one prompt as two hunks, each with its own context', () => {
+    const edited = system.content
+      .replace('billing assistant', 'careful billing assistant')
+      .replace('one short sentence', 'one short, friendly sentence')
+    expect(
+      formatChanges(diffJson({ messages: [system] }, { messages: [{ ...system, content: edited }] })),
+    ).toEqual([
+      'messages[0].content: "You are a billing assistant. Look…" → "You are a careful billing assistant. Look…"',
+      'messages[0].content: "…Finish with one short sentence." → "…Finish with one short, friendly sentence."',
+    ])
+  })
+
+  it('shows a removed tool as one removed item, and an edited one as its changed field', () => {
+    const tool = (name: string, description: string) => ({ type: 'function', name, description })
+    const before = [
+      tool('lookup_invoice', 'Find an invoice'),
+      tool('refund', 'Refund a payment'),
+      tool('search', 'Search the web'),
+    ]
+    const after = [tool('lookup_invoice', 'Find an invoice by id'), tool('search', 'Search the web')]
+    expect(formatChanges(diffJson({ tools: before }, { tools: after }))).toEqual([
+      'tools[0].description: "Find an invoice" → "Find an invoice by id"',
+      'tools[1]: {"type":"function","name":"refund","description":"Refund a payment"} → (absent)',
+    ])
+  })
+
+  it('pairs an edited message with its edit even when new messages come before it', () => {
+    const after = [
+      history[0],
+      { role: 'user', content: 'Example question.' },
+      history[1],
+      history[2],
+      { role: 'user', content: 'Thanks, please hurry up.' },
+    ]
+    expect(formatChanges(diffJson({ messages: history }, { messages: after }))).toEqual([
+      'messages[1]: (absent) → {"role":"user","content":"Example question."}',
+      'messages[4].content: "Thanks, please hurry." → "Thanks, please hurry up."',
+    ])
+  })
+
+  it('keeps a removed and an added item apart when they are not edits of each other', () => {
+    const before = [{ role: 'user', content: 'What is the weather in Paris today?' }]
+    const after = [{ role: 'assistant', content: 'Calling the calculator tool now.' }]
+    expect(formatChanges(diffJson(before, after))).toEqual([
+      '[0]: {"role":"user","content":"What is the weather in Paris today?"} → (absent)',
+      '[0]: (absent) → {"role":"assistant","content":"Calling the calculator tool now."}',
+    ])
+  })
+
+  it('falls back to one span when a string changed almost entirely', () => {
+    const a = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu'
+    const b = 'one two three four five six seven eight nine ten eleven twelve thirteen'
+    expect(formatChanges(diffJson({ p: a }, { p: b }))).toHaveLength(1)
+  })
+})

@@ -1,7 +1,11 @@
+import { diffArrays, diffWords } from 'diff'
+
 /**
  * Field-level diff of two JSON values, for divergence reports: one line per changed leaf,
- * addressed by a path such as `messages[1].content`. Long strings are diffed within the
- * string, so a one-word prompt edit shows as that word with a little context around it.
+ * addressed by a path such as `messages[1].content`. Arrays (messages, tools, content blocks)
+ * are aligned by a longest common subsequence, so an inserted message is one added item rather
+ * than every later item changed. Long strings are diffed word by word, and each separate edit
+ * is shown with a little context around it.
  */
 export interface FieldChange {
   path: string
@@ -24,14 +28,7 @@ function walk(a: unknown, b: unknown, path: string, out: FieldChange[], limit: n
   if (out.length >= limit) return
   if (Object.is(a, b)) return
   if (Array.isArray(a) && Array.isArray(b)) {
-    const length = Math.max(a.length, b.length)
-    for (let i = 0; i < length; i++) {
-      const sub = `${path}[${i}]`
-      if (i >= a.length) out.push({ path: sub, type: 'added', after: b[i] })
-      else if (i >= b.length) out.push({ path: sub, type: 'removed', before: a[i] })
-      else walk(a[i], b[i], sub, out, limit)
-      if (out.length >= limit) return
-    }
+    walkArrays(a, b, path, out, limit)
     return
   }
   if (isPlainObject(a) && isPlainObject(b)) {
@@ -48,6 +45,107 @@ function walk(a: unknown, b: unknown, path: string, out: FieldChange[], limit: n
   out.push({ path: path || '(root)', type: 'changed', before: a, after: b })
 }
 
+/** Arrays beyond this many items each are compared index by index (alignment is quadratic at worst). */
+const MAX_ALIGNED = 2000
+
+function walkArrays(a: unknown[], b: unknown[], path: string, out: FieldChange[], limit: number): void {
+  if (a.length > MAX_ALIGNED || b.length > MAX_ALIGNED) {
+    for (let i = 0; i < Math.max(a.length, b.length) && out.length < limit; i++) {
+      const sub = `${path}[${i}]`
+      if (i >= a.length) out.push({ path: sub, type: 'added', after: b[i] })
+      else if (i >= b.length) out.push({ path: sub, type: 'removed', before: a[i] })
+      else walk(a[i], b[i], sub, out, limit)
+    }
+    return
+  }
+  // Runs of equal items, and between them the items removed from `a` and added in `b`.
+  const parts = diffArrays(a, b, { comparator: sameJson })
+  let ia = 0
+  let ib = 0
+  for (let p = 0; p < parts.length && out.length < limit; p++) {
+    const part = parts[p]!
+    if (!part.added && !part.removed) {
+      ia += part.count
+      ib += part.count
+      continue
+    }
+    // A removed run followed by an added run is a replacement: pair the items that are edits
+    // of each other (a changed message), and report the others as removed or added.
+    const removed = part.removed ? part.count : 0
+    const next = parts[p + 1]
+    const added = part.added ? part.count : next?.added && part.removed ? next.count : 0
+    if (part.removed && next?.added) p++
+    const pairs = pairEdits(a.slice(ia, ia + removed), b.slice(ib, ib + added))
+    let ra = 0
+    let rb = 0
+    for (const [x, y] of [...pairs, [removed, added] as const]) {
+      for (; ra < x; ra++) out.push({ path: `${path}[${ia + ra}]`, type: 'removed', before: a[ia + ra] })
+      for (; rb < y; rb++) out.push({ path: `${path}[${ib + rb}]`, type: 'added', after: b[ib + rb] })
+      if (x < removed && y < added) {
+        walk(a[ia + x], b[ib + y], `${path}[${ib + y}]`, out, limit)
+        ra = x + 1
+        rb = y + 1
+      }
+    }
+    ia += removed
+    ib += added
+  }
+}
+
+/**
+ * Which removed item is an edit of which added item, in order: each removed item is paired with
+ * the most similar added item after the last pair, when they are alike enough (same kind of
+ * item, or mostly the same text). Returns index pairs.
+ */
+function pairEdits(removed: unknown[], added: unknown[]): (readonly [number, number])[] {
+  const pairs: (readonly [number, number])[] = []
+  let from = 0
+  const texts = added.map((item) => JSON.stringify(item) ?? '')
+  for (let x = 0; x < removed.length; x++) {
+    const text = JSON.stringify(removed[x]) ?? ''
+    let best = -1
+    let bestScore = 0
+    for (let y = from; y < added.length; y++) {
+      const score = similarity(text, texts[y]!) + (sameKind(removed[x], added[y]) ? 0.25 : 0)
+      if (score > bestScore) {
+        best = y
+        bestScore = score
+      }
+    }
+    if (best >= 0 && bestScore >= 0.5) {
+      pairs.push([x, best])
+      from = best + 1
+    }
+  }
+  return pairs
+}
+
+/** How many of their words two texts share (Dice's coefficient over the sets of words, 0 to 1). */
+function similarity(a: string, b: string): number {
+  if (a === b) return 1
+  const words = (text: string) => new Set(text.split(/[^\p{L}\p{N}_]+/u).filter(Boolean))
+  const x = words(a)
+  const y = words(b)
+  if (x.size + y.size === 0) return 0
+  let shared = 0
+  for (const word of x) if (y.has(word)) shared++
+  return (2 * shared) / (x.size + y.size)
+}
+
+/** The same type of value, and for objects the same `role` / `type` / `name` (a message, a block, a tool). */
+function sameKind(a: unknown, b: unknown): boolean {
+  if (isPlainObject(a) && isPlainObject(b)) {
+    return ['role', 'type', 'name'].every((field) => a[field] === b[field])
+  }
+  return typeof a === typeof b && Array.isArray(a) === Array.isArray(b)
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
 export function joinPath(path: string, key: string): string {
   if (IDENTIFIER.test(key)) return path ? `${path}.${key}` : key
   return `${path}[${JSON.stringify(key)}]`
@@ -57,27 +155,31 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Renders changes as report lines: `path: before → after`. */
+/** Renders changes as report lines: `path: before → after`, a line per separate edit of a string. */
 export function formatChanges(changes: readonly FieldChange[], max = 12): string[] {
-  const lines = changes.slice(0, max).map(formatChange)
+  const lines = changes.slice(0, max).flatMap(formatChangeLines)
   if (changes.length > max) lines.push(`… and ${changes.length - max} more changed fields`)
   return lines
 }
 
 export function formatChange(change: FieldChange): string {
-  if (change.type === 'added') return `${change.path}: (absent) → ${preview(change.after)}`
-  if (change.type === 'removed') return `${change.path}: ${preview(change.before)} → (absent)`
+  return formatChangeLines(change).join('\n')
+}
+
+function formatChangeLines(change: FieldChange): string[] {
+  if (change.type === 'added') return [`${change.path}: (absent) → ${preview(change.after)}`]
+  if (change.type === 'removed') return [`${change.path}: ${preview(change.before)} → (absent)`]
   const { before, after } = change
   if (typeof before === 'string' && typeof after === 'string') {
-    const [x, y] = diffStrings(before, after)
-    return `${change.path}: ${x} → ${y}`
+    return diffStringHunks(before, after).map(([x, y]) => `${change.path}: ${x} → ${y}`)
   }
-  return `${change.path}: ${preview(before)} → ${preview(after)}`
+  return [`${change.path}: ${preview(before)} → ${preview(after)}`]
 }
 
 /**
  * Shows two strings around the part that differs: the common prefix and suffix are cut to
- * a few words of context (at word boundaries) and replaced with `…`.
+ * a few words of context (at word boundaries) and replaced with `…`. One pair for all edits;
+ * {@link diffStringHunks} gives one per separate edit.
  */
 export function diffStrings(before: string, after: string): [string, string] {
   if (before.length <= LONG_STRING && after.length <= LONG_STRING) {
@@ -90,10 +192,70 @@ export function diffStrings(before: string, after: string): [string, string] {
   while (end < shortest - start && before[before.length - 1 - end] === after[after.length - 1 - end]) {
     end++
   }
-  const from = wordStart(before, Math.max(0, start - CONTEXT))
-  const toBefore = wordEnd(before, Math.min(before.length, before.length - end + CONTEXT))
-  const toAfter = wordEnd(after, Math.min(after.length, after.length - end + CONTEXT))
-  return [clip(before, from, toBefore), clip(after, from, toAfter)]
+  return [{ a: start, b: start, aEnd: before.length - end, bEnd: after.length - end }].map((edit) =>
+    renderHunk(before, after, edit),
+  )[0]!
+}
+
+interface Edit {
+  /** Where the edit starts and ends in each string. */
+  a: number
+  aEnd: number
+  b: number
+  bEnd: number
+}
+
+/** Edits closer than this many characters are shown as one. */
+const MERGE_GAP = 2 * CONTEXT + 16
+/** Past this many edited words, the strings are shown as one edit. */
+const MAX_EDIT_WORDS = 400
+
+/**
+ * Two long strings as a list of separate edits, each with a little context: two edits in
+ * different sentences of one prompt are two pairs, not one long span from the first to the last.
+ */
+export function diffStringHunks(before: string, after: string): [string, string][] {
+  if (before.length <= LONG_STRING && after.length <= LONG_STRING) {
+    return [[JSON.stringify(before), JSON.stringify(after)]]
+  }
+  const parts = diffWords(before, after, { maxEditLength: MAX_EDIT_WORDS })
+  if (!parts) return [diffStrings(before, after)]
+  const edits: Edit[] = []
+  let a = 0
+  let b = 0
+  for (const part of parts) {
+    const length = part.value.length
+    if (!part.added && !part.removed) {
+      a += length
+      b += length
+      continue
+    }
+    const last = edits.at(-1)
+    const edit = last && last.aEnd === a && last.bEnd === b ? last : { a, aEnd: a, b, bEnd: b }
+    if (edit !== last) edits.push(edit)
+    if (part.removed) a += length
+    else b += length
+    edit.aEnd = a
+    edit.bEnd = b
+  }
+  if (edits.length === 0) return [diffStrings(before, after)]
+  const merged: Edit[] = []
+  for (const edit of edits) {
+    const last = merged.at(-1)
+    if (last && edit.a - last.aEnd < MERGE_GAP) {
+      last.aEnd = edit.aEnd
+      last.bEnd = edit.bEnd
+    } else merged.push({ ...edit })
+  }
+  return merged.map((edit) => renderHunk(before, after, edit))
+}
+
+function renderHunk(before: string, after: string, edit: Edit): [string, string] {
+  const fromA = wordStart(before, Math.max(0, edit.a - CONTEXT))
+  const fromB = Math.max(0, fromA + (edit.b - edit.a))
+  const toA = wordEnd(before, Math.min(before.length, edit.aEnd + CONTEXT))
+  const toB = wordEnd(after, Math.min(after.length, edit.bEnd + CONTEXT))
+  return [clip(before, fromA, toA), clip(after, fromB, toB)]
 }
 
 function wordStart(text: string, index: number): number {

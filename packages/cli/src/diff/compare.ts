@@ -24,6 +24,8 @@ export interface CassetteDiff {
   b: string
   /** Changes of the header (test id, harness, SDK versions, env hashes, runtime). */
   header: FieldChange[]
+  /** The test each cassette recorded, from its header. */
+  tests: { a: string; b: string }
   entries: DiffEntry[]
   counts: Record<EntryStatus, number>
 }
@@ -51,7 +53,14 @@ export function diffCassettes(fileA: string, a: Cassette, fileB: string, b: Cass
   }
   const counts: Record<EntryStatus, number> = { unchanged: 0, changed: 0, added: 0, removed: 0 }
   for (const e of entries) counts[e.status]++
-  return { a: fileA, b: fileB, header: diffJson(headerView(view(a)), headerView(view(b))), entries, counts }
+  return {
+    a: fileA,
+    b: fileB,
+    header: diffJson(headerView(view(a)), headerView(view(b))),
+    tests: { a: a.header.test, b: b.header.test },
+    entries,
+    counts,
+  }
 }
 
 function withEnvPresenceOnly(c: Cassette): Cassette {

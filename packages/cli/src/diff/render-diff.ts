@@ -15,12 +15,21 @@ const MARKS = { unchanged: '=', changed: '~', added: '+', removed: '-' } as cons
 /** The readable report of `agent-tape diff`. */
 export function renderDiff(diff: CassetteDiff, { style, maxChanges }: DiffRenderOptions): string {
   const lines = [style.red(`--- ${diff.a}`), style.green(`+++ ${diff.b}`)]
+  const tests = diff.tests
+  if (tests.a !== tests.b) {
+    lines.push(
+      style.yellow(
+        `warning: these are recordings of different tests (${JSON.stringify(tests.a)} and ${JSON.stringify(tests.b)}); the diff compares them all the same`,
+      ),
+    )
+  }
   if (diff.header.length > 0) {
     lines.push('', style.bold('header'))
     for (const line of formatChanges(diff.header, maxChanges)) lines.push(`    ${style.redactions(line)}`)
   }
   lines.push('')
-  for (const entry of diff.entries) lines.push(...renderEntry(entry, style, maxChanges))
+  const repeated = repeatedChanges(diff.entries, maxChanges)
+  for (const entry of diff.entries) lines.push(...renderEntry(entry, style, maxChanges, repeated))
   const { unchanged, changed, added, removed } = diff.counts
   const total = (side: 'a' | 'b') => diff.entries.filter((e) => e[side]).length
   lines.push(
@@ -30,7 +39,30 @@ export function renderDiff(diff: CassetteDiff, { style, maxChanges }: DiffRender
   return `${lines.join('\n')}\n`
 }
 
-function renderEntry(entry: DiffEntry, style: Style, maxChanges: number): string[] {
+/**
+ * Input changes that several decisions share (a system prompt edit reaches every later model
+ * request): the decisions each one applies to, so it is shown once, at the first of them.
+ */
+function repeatedChanges(entries: readonly DiffEntry[], maxChanges: number): Map<string, string[]> {
+  const where = new Map<string, string[]>()
+  for (const entry of entries) {
+    if (entry.status !== 'changed' || !entry.b) continue
+    for (const line of new Set(formatChanges(entry.input, maxChanges))) {
+      const seqs = where.get(line) ?? []
+      seqs.push(`#${entry.b.seq}`)
+      where.set(line, seqs)
+    }
+  }
+  for (const [line, seqs] of where) if (seqs.length < 2) where.delete(line)
+  return where
+}
+
+function renderEntry(
+  entry: DiffEntry,
+  style: Style,
+  maxChanges: number,
+  repeated: ReadonlyMap<string, string[]>,
+): string[] {
   const d = (entry.b ?? entry.a)!
   const seq =
     entry.a && entry.b
@@ -54,7 +86,19 @@ function renderEntry(entry: DiffEntry, style: Style, maxChanges: number): string
     return lines
   }
   if (entry.key) field('key', [`${entry.key.a} → ${entry.key.b}`])
-  if (entry.input.length > 0) field('in', formatChanges(entry.input, maxChanges))
+  if (entry.input.length > 0) {
+    const own = `#${d.seq}`
+    const shown: string[] = []
+    const sameAs = new Set<string>()
+    for (const line of formatChanges(entry.input, maxChanges)) {
+      const seqs = repeated.get(line)
+      if (!seqs) shown.push(line)
+      else if (seqs[0] === own) shown.push(`${line}  ${style.dim(`(also ${seqs.slice(1).join(', ')})`)}`)
+      else sameAs.add(seqs[0]!)
+    }
+    for (const first of sameAs) shown.push(style.dim(`the same change as ${first}`))
+    field('in', shown)
+  }
   if (entry.output.length > 0) field('out', entry.output)
   return lines
 }
