@@ -2,7 +2,8 @@ import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { installHttpBoundary } from '@agent-tape/http'
 import Anthropic from '@anthropic-ai/sdk'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { runResearchAgent } from '../support/anthropic-agent.js'
 import { researchScript } from '../support/scripts.js'
 import { runTaped } from '../support/tape-run.js'
@@ -94,3 +95,55 @@ it('replays a mid-stream error event as the same SDK error', async () => {
   expect((replay.error as Error).message).toBe((rec.error as Error).message)
   expect(replay.state.status).toBe('clean')
 })
+
+it.each([
+  ['@anthropic-ai/sdk', 'anthropic'],
+  ['openai', 'openai'],
+] as const)(
+  'replays retries of %s at once: the SDK takes the replayed retry hint instead of its own backoff',
+  async (_, sdk) => {
+    let calls = 0
+    const flaky = await startFakeProvider({
+      // Two overloaded answers that ask for a 1 s wait, then the answer.
+      reply: () =>
+        ++calls <= 2 ? { error: { status: 529, headers: { 'retry-after': '1' } } } : { text: 'Recovered.' },
+    })
+    boundary.addModelEndpoints(flaky.url)
+    const anthropic = new Anthropic({ apiKey: API_KEY, baseURL: flaky.anthropicBaseURL, maxRetries: 2 })
+    const openai = new OpenAI({ apiKey: 'sk-test-dummy', baseURL: flaky.openaiBaseURL, maxRetries: 2 })
+    const ask = async () =>
+      sdk === 'anthropic'
+        ? (
+            await anthropic.messages.create({
+              model: 'claude-sonnet-4-5',
+              max_tokens: 16,
+              messages: [{ role: 'user', content: 'hi' }],
+            })
+          ).content
+        : (
+            await openai.chat.completions.create({
+              model: 'gpt-4o',
+              messages: [{ role: 'user', content: 'hi' }],
+            })
+          ).choices[0]?.message.content
+    const backoff = vi.spyOn(
+      sdk === 'anthropic' ? Anthropic.prototype : OpenAI.prototype,
+      'calculateDefaultRetryTimeoutMillis' as never,
+    )
+    try {
+      const rec = await runTaped(store, `retries-${sdk}.jsonl`, 'auto', ask)
+      expect(rec.state.captured).toBe(3)
+      const started = performance.now()
+      const replay = await runTaped(store, `retries-${sdk}.jsonl`, 'replay', ask)
+      const elapsed = performance.now() - started
+      expect(replay.result).toEqual(rec.result)
+      expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
+      // The SDK never fell back to its own backoff (0.5 to 8 s), and did not wait the recorded 2 s.
+      expect(backoff).not.toHaveBeenCalled()
+      expect(elapsed).toBeLessThan(1000)
+    } finally {
+      backoff.mockRestore()
+      await flaky.close()
+    }
+  },
+)

@@ -90,3 +90,67 @@ it('rejects an invalid timing option with the valid ones', () => {
     '[agent-tape] Invalid replay timing {"speed":0}: timing is "instant", "recorded", or { speed: n } with n > 0. Use one of them, e.g. { speed: 10 } to replay streams ten times faster than recorded.',
   )
 })
+
+it("with recorded timing, replays the time to the headers too, and keeps each event's time after them", async () => {
+  const HEADERS = 150
+  const slow = await startFakeProvider({
+    reply: () => ({ text: ['x ', 'y'], headersDelayMs: HEADERS, chunkDelayMs: 10 }),
+  })
+  boundary.addModelEndpoints(slow.url)
+  const slowClient = new OpenAI({ apiKey: 'sk-test-dummy', baseURL: slow.openaiBaseURL })
+  const firstDelta = async () => {
+    const started = performance.now()
+    const stream = await slowClient.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'slow' }],
+      stream: true,
+    })
+    const headersAt = performance.now() - started
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta.content) return { headersAt, firstAt: performance.now() - started }
+    }
+    throw new Error('no delta')
+  }
+  try {
+    const rec = await runTaped(store, 'slow-headers.jsonl', 'auto', firstDelta)
+    expect(rec.result!.headersAt).toBeGreaterThanOrEqual(HEADERS - 5)
+    const out = JSON.parse((await store.read('slow-headers.jsonl'))!.split('\n')[1]!).out
+    expect(out.headersAt).toBeGreaterThanOrEqual(HEADERS - 5)
+    // Event times count from the request, so the first event comes after the headers.
+    expect(out.body.sse[0].t).toBeGreaterThanOrEqual(out.headersAt)
+    installHttpBoundary({ timing: 'recorded' })
+    const paced = await runTaped(store, 'slow-headers.jsonl', 'replay', firstDelta)
+    installHttpBoundary({ timing: 'instant' })
+    const instant = await runTaped(store, 'slow-headers.jsonl', 'replay', firstDelta)
+    expect(paced.state.status).toBe('clean')
+    // The headers come as late as they did live; instant replay does not wait for them.
+    expect(paced.result!.headersAt).toBeGreaterThanOrEqual(HEADERS - 5)
+    expect(paced.result!.firstAt).toBeGreaterThanOrEqual(out.body.sse[0].t - 5)
+    expect(instant.result!.headersAt).toBeLessThan(HEADERS / 2)
+  } finally {
+    await slow.close()
+  }
+})
+
+it('stores a stream whose bytes are not valid UTF-8 exactly, and replays the same bytes', async () => {
+  // A server that splits no character but sends a byte that is not UTF-8 inside an event.
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    res.write(Buffer.concat([Buffer.from('data: {"v":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n\n')]))
+    res.end('data: [DONE]\n\n')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  boundary.addModelEndpoints(url)
+  const bytes = async () => Buffer.from(await (await fetch(`${url}/v1/stream`)).arrayBuffer()).toString('hex')
+  try {
+    const live = await bytes()
+    const rec = await runTaped(store, 'latin1.jsonl', 'auto', bytes)
+    expect(rec.result).toBe(live)
+    const replay = await runTaped(store, 'latin1.jsonl', 'replay', bytes)
+    expect(replay.result).toBe(live)
+    expect(replay.state.status).toBe('clean')
+  } finally {
+    server.close()
+  }
+})

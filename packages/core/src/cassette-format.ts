@@ -95,9 +95,27 @@ export function isSameRecording(a: Cassette, b: Cassette): boolean {
   const strip = (c: Cassette) =>
     serializeCassette({
       header: { ...c.header, recordedAt: '', runtime: undefined, harness: withoutCommit(c.header.harness) },
-      decisions: c.decisions.map((d) => ({ ...d, ms: 0 })),
+      decisions: c.decisions.map((d) => ({
+        ...d,
+        ms: 0,
+        ...(d.out === undefined ? {} : { out: withoutTimings(d.out) }),
+      })),
     })
   return strip(a) === strip(b)
+}
+
+/** Numeric timing fields of recorded outputs: a stream event's `t`, a response's `headersAt`. */
+const TIMING_FIELDS = new Set(['t', 'headersAt'])
+
+function withoutTimings(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutTimings)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      TIMING_FIELDS.has(k) && typeof v === 'number' ? 0 : withoutTimings(v),
+    ]),
+  )
 }
 
 function withoutCommit(harness: HarnessIdentity | undefined): HarnessIdentity | undefined {

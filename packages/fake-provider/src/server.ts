@@ -109,6 +109,8 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
       const message = `fake-provider: reply failed: ${error instanceof Error ? error.message : String(error)}`
       return fail(res, endpoint, { status: 500, message }, { 'x-should-retry': 'false' })
     }
+    if (turn.headersDelayMs) await new Promise((resolve) => setTimeout(resolve, turn.headersDelayMs))
+    if (res.destroyed) return
     if (turn.error) return fail(res, endpoint, turn.error)
     const resolved = resolveTurn(turn, request.rawBody)
     const model =

@@ -65,6 +65,8 @@ export interface Turn {
   cutAfterEvents?: number
   /** Streams only: wait this long before each event; overrides the server option. */
   chunkDelayMs?: number
+  /** Wait this long before sending the response headers (a slow model, a client timeout). */
+  headersDelayMs?: number
   /** Non-streamed JSON only: gzip the body when the client accepts gzip; overrides the server option. */
   gzip?: boolean
   /** Extra response headers. */

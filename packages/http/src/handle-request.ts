@@ -14,7 +14,14 @@ import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js
 import type { HostPattern } from './network/allow-hosts.js'
 import { teeForRecording } from './record-response.js'
 import { isRecordedResponse } from './recorded-response.js'
-import { buildReplayResponse, type ReplayTiming } from './replay-response.js'
+import {
+  ABORT_FALLBACK_MS,
+  abortOf,
+  buildReplayResponse,
+  isAbortError,
+  type ReplayTiming,
+  replaySpeed,
+} from './replay-response.js'
 import { toRequestDecision } from './request-input.js'
 import { modelLookalike, unconfiguredFailure, unconfiguredWarning } from './unconfigured-model.js'
 
@@ -124,11 +131,20 @@ export async function handleRequest(
   if (begun.action === 'passthrough') return { type: 'passthrough' }
   if (begun.action === 'replay') {
     const record = begun.record
-    if (record.err) return { type: 'error', error: toReplayedError(record.err) }
+    if (record.err) {
+      // A caller's abort fails when the caller aborts again, as it did live (an SDK's timeout
+      // then takes the path it took while recording), not at once.
+      const reason = isAbortError(record.err)
+        ? await abortOf(request.signal, record.ms + ABORT_FALLBACK_MS)
+        : undefined
+      return { type: 'error', error: (reason as Error | undefined) ?? toReplayedError(record.err) }
+    }
     if (!isRecordedResponse(record.out)) {
       return { type: 'error', error: damagedResponse(tape, record.seq) }
     }
-    return { type: 'respond', response: buildReplayResponse(record.out, config.timing) }
+    const speed = replaySpeed(config.timing)
+    if (speed > 0 && record.out.headersAt) await sleep(record.out.headersAt / speed)
+    return { type: 'respond', response: buildReplayResponse(record.out, config.timing, request.signal) }
   }
   const started = performance.now()
   let real: Response
@@ -167,4 +183,8 @@ function damagedResponse(tape: Tape, seq: number): AgentTapeError {
     why: 'its "out" is not a recorded HTTP response (it needs a numeric "status" and a "headers" object)',
     fix: `Restore the cassette from version control, or re-record this test: ${tape.rerecordCommand}`,
   })
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
 }

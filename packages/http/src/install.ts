@@ -78,6 +78,9 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
   const perform = (r: Request) => performingForTape(() => pureFetch(r))
   interceptor.on('request', async ({ request, controller }) => {
     const outcome = await handleRequest(request, config, perform)
+    // The caller aborted meanwhile: the interceptor has already failed its request with the
+    // caller's own reason, which is what the caller must see (an SDK's timeout error).
+    if (request.signal.aborted) return
     if (outcome.type === 'respond') controller.respondWith(outcome.response)
     else if (outcome.type === 'error') controller.errorWith(outcome.error)
   })

@@ -26,6 +26,7 @@ export function teeForRecording(real: Response, started: number): TeedResponse {
     status: real.status,
     statusText: real.statusText,
     headers: storableResponseHeaders(real.headers),
+    headersAt: Math.round(performance.now() - started),
   }
   const init = { status: real.status, statusText: real.statusText, headers }
   if (real.body === null || NULL_BODY_STATUSES.has(real.status)) {
@@ -35,27 +36,37 @@ export function teeForRecording(real: Response, started: number): TeedResponse {
   const contentType = real.headers.get('content-type') ?? ''
   const clock = () => performance.now() - started
   const recorded = /text\/event-stream/i.test(contentType)
-    ? captureEvents(forTape, clock).then((body) => ({ ...base, body }))
+    ? captureEvents(forTape, clock, contentType).then((body) => ({ ...base, body }))
     : captureBytes(forTape, contentType).then((body) => ({ ...base, ...(body ? { body } : {}) }))
   return { response: new Response(forCaller, init), recorded }
 }
 
-async function captureEvents(stream: ReadableStream<Uint8Array>, clock: () => number): Promise<RecordedBody> {
+async function captureEvents(
+  stream: ReadableStream<Uint8Array>,
+  clock: () => number,
+  contentType: string,
+): Promise<RecordedBody> {
   const parser = new SseParser(clock)
   const decoder = new TextDecoder()
   const events: SseEvent[] = []
+  const chunks: Uint8Array[] = []
   let end: StreamEnd | undefined
   const reader = stream.getReader()
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
+      chunks.push(value)
       events.push(...parser.push(decoder.decode(value, { stream: true })))
     }
     events.push(...parser.push(decoder.decode()), ...parser.end())
   } catch (error) {
     const { name, message } = toRecordedError(error)
     end = { error: { name, message } }
+  }
+  // Bytes that are not UTF-8 would come back as U+FFFD from parsed events: keep them exactly.
+  if (!end && !isUtf8(Buffer.concat(chunks))) {
+    return (await captureBytes(new Blob(chunks).stream(), contentType)) ?? { base64: '' }
   }
   return end ? { sse: events, end } : { sse: events }
 }

@@ -7,6 +7,8 @@ export interface RecordedResponse {
   status: number
   statusText?: string
   headers: Record<string, string>
+  /** Milliseconds from the request to its response headers (absent in older cassettes). */
+  headersAt?: number
   body?: RecordedBody
 }
 
@@ -18,7 +20,7 @@ export type RecordedBody =
 
 /** One server-sent event. `json` holds data that round-trips through JSON byte for byte; `data` holds any other text. */
 export interface SseEvent {
-  /** Milliseconds since the response headers arrived. */
+  /** Milliseconds since the request was sent (the time to the headers included). */
   t: number
   event?: string
   id?: string
@@ -27,7 +29,10 @@ export interface SseEvent {
   data?: string
 }
 
-/** How a stream ended, when it did not end cleanly: cut off mid-way by an error. */
+/**
+ * How a stream ended, when it did not end cleanly: cut off mid-way by an error. An abort by the
+ * caller (`AbortError`, `TimeoutError`) is replayed when the caller's signal fires.
+ */
 export interface StreamEnd {
   error: { name: string; message: string }
 }

@@ -12,6 +12,7 @@ const VOLATILE_FIELDS = new Set([
   'x-request-id',
   'request-id',
   'openai-processing-ms',
+  'headersAt',
 ])
 
 /** Provider ids: chat completions, messages, tool calls, responses, output items, requests. */
