@@ -126,10 +126,11 @@ it.each([
               messages: [{ role: 'user', content: 'hi' }],
             })
           ).choices[0]?.message.content
-    const backoff = vi.spyOn(
-      sdk === 'anthropic' ? Anthropic.prototype : OpenAI.prototype,
-      'calculateDefaultRetryTimeoutMillis' as never,
-    )
+    // The SDKs' own backoff (private in their types), used when no usable retry hint came with the error.
+    const prototype = (sdk === 'anthropic' ? Anthropic.prototype : OpenAI.prototype) as unknown as {
+      calculateDefaultRetryTimeoutMillis(retriesRemaining: number, maxRetries: number): number
+    }
+    const backoff = vi.spyOn(prototype, 'calculateDefaultRetryTimeoutMillis')
     try {
       const rec = await runTaped(store, `retries-${sdk}.jsonl`, 'auto', ask)
       expect(rec.state.captured).toBe(3)
