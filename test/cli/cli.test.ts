@@ -29,7 +29,8 @@ Options:
 
 Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an unreadable file.
 `)
-  expect(runBin([], cwd)).toEqual({ code: 2, stdout: help.stdout, stderr: '' })
+  // No command is a usage error: the usage goes to stderr, and stdout stays empty.
+  expect(runBin([], cwd)).toEqual({ code: 2, stdout: '', stderr: help.stdout })
 })
 
 it('has --help for every command, also as `help <command>`', () => {

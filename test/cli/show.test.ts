@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseCassette } from '@agent-tape/core'
+import { createStyle, main } from 'agent-tape'
 import { beforeAll, expect, it } from 'vitest'
 import {
   RESEARCH_TURNS,
@@ -195,6 +196,64 @@ it('rejects a missing file and unknown options with exit code 2', () => {
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] Invalid arguments for agent-tape show: unknown option --colour; valid options are --json, --full, --help (-h). Run agent-tape show --help for usage.\n',
+      '[agent-tape] Invalid arguments for agent-tape show: unknown option --colour; valid options are --json, --full, --decision (-d), --help (-h). Run agent-tape show --help for usage.\n',
   })
+})
+
+/** Runs the CLI in this process as a terminal of `columns` would: plain, with its width. */
+async function onTerminal(args: string[], columns: number) {
+  let stdout = ''
+  let stderr = ''
+  const code = await main(args, {
+    stdout: (t) => {
+      stdout += t
+    },
+    stderr: (t) => {
+      stderr += t
+    },
+    env: {},
+    cwd: root,
+    style: createStyle(false),
+    columns,
+  })
+  return { code, stdout, stderr }
+}
+
+it('fits the timeline to an 80-column terminal, and keeps whole lines in a pipe', async () => {
+  const long = `Weather in Paris? ${'Tell me everything about the forecast, hour by hour. '.repeat(6)}`
+  const path = 'test/__cassettes__/weather.test.ts/long.jsonl'
+  await recordCassette(root, path, { reply: weatherTurns(['Rain.']), run: (c) => runWeatherAgent(c, long) })
+  const terminal = await onTerminal(['show', path], 80)
+  expect(terminal.code).toBe(0)
+  for (const line of terminal.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
+  // The last message's preview is cut to the width; --full or --decision show it whole.
+  expect(terminal.stdout).toContain('user: "Weather in Paris? Tell me everything')
+  const piped = runBin(['show', path], root)
+  expect(Math.max(...piped.stdout.split('\n').map((l) => l.length))).toBeGreaterThan(120)
+  // verify and diff fit too.
+  const verify = await onTerminal(['verify', '--root', root, path, CHAT], 60)
+  for (const line of verify.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(60)
+})
+
+it('shows one decision whole with --decision: the full request, every message, and the answer', async () => {
+  const question = `Weather in Paris? ${'x'.repeat(400)}`
+  const path = 'test/__cassettes__/weather.test.ts/whole.jsonl'
+  await recordCassette(root, path, {
+    reply: weatherTurns(['Rain.']),
+    run: (c) => runWeatherAgent(c, question),
+  })
+  const whole = runBin(['show', '--decision', '2', path], root)
+  expect(whole.code, whole.stderr).toBe(0)
+  expect(whole.stdout).toMatch(/^#2 {2}step 1 {2}model request \(gpt-4o\)/)
+  // The message list, whole, as recorded.
+  expect(whole.stdout).toContain(`"content": "${question}"`)
+  expect(whole.stdout).toContain('    out')
+  const json = JSON.parse(runBin(['show', '-d', '2', '--json', path], root).stdout)
+  expect(json.seq).toBe(2)
+  expect(json.in.body.messages.at(-1).content).toBe(question)
+  const missing = runBin(['show', '--decision', '9', path], root)
+  expect(missing.code).toBe(2)
+  expect(missing.stderr).toContain(
+    '--decision 9: test/__cassettes__/weather.test.ts/whole.jsonl has decisions #1 to #',
+  )
 })

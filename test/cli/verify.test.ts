@@ -147,6 +147,53 @@ it('exits 2 on a missing path or an unknown option', () => {
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] Invalid arguments for agent-tape verify: unknown option --stict; valid options are --strict, --root, --allow-secret, --json, --quiet (-q), --help (-h). Run agent-tape verify --help for usage.\n',
+      '[agent-tape] Invalid arguments for agent-tape verify: unknown option --stict; valid options are --strict, --root, --ignore, --allow-secret, --json, --quiet (-q), --help (-h). Run agent-tape verify --help for usage.\n',
   })
+})
+
+it("judges a monorepo package's harness from that package's folder, wherever verify runs", async () => {
+  const pkg = 'packages/shop'
+  const cassette = `${pkg}/test/__cassettes__/shop.test.ts/order.jsonl`
+  write(`${pkg}/package.json`, '{"name":"shop"}\n')
+  write(`${pkg}/src/agent/loop.ts`, 'export const shop = 1\n')
+  git('add', '.')
+  git('commit', '-q', '-m', 'shop package')
+  try {
+    await recordCassette(root, cassette, {
+      reply: weatherTurns(['Ordered.']),
+      run: (c) => runWeatherAgent(c, 'Order a coffee.'),
+      // Recorded by the package's own runner: harness paths relative to the package.
+      tape: { harness: { provider: createGitHarness(join(root, pkg)), paths: ['src/agent'] } },
+    })
+    const fromRoot = runBin(['verify', cassette], root)
+    expect(fromRoot.stdout).toBe(
+      `ok    ${cassette}  4 decisions\n\n1 cassette checked: 1 ok, 0 with problems.\n`,
+    )
+    const fromPackage = runBin(['verify', 'test'], join(root, pkg))
+    expect(fromPackage.stdout).toContain('1 cassette checked: 1 ok, 0 with problems.')
+    // The package's code changes: the package's cassette is stale, judged from the root too.
+    write(`${pkg}/src/agent/loop.ts`, 'export const shop = 2\n')
+    expect(runBin(['verify', cassette], root).stdout).toContain(
+      'stale harness: the code under src/agent differs',
+    )
+  } finally {
+    rmSync(join(root, 'packages'), { recursive: true, force: true })
+    git('add', '-A')
+    git('commit', '-q', '-m', 'remove the shop package')
+  }
+})
+
+it('skips the paths given with --ignore, such as deliberately damaged fixtures', () => {
+  const damaged = 'test/fixtures/__cassettes__/damaged.test.ts/bad.jsonl'
+  write(damaged, '{"agentTape":1,')
+  try {
+    expect(runBin(['verify'], root).code).toBe(1)
+    const ignored = runBin(['verify', '--ignore', 'fixtures'], root)
+    expect(ignored.code).toBe(0)
+    expect(ignored.stdout).not.toContain('damaged')
+    expect(runBin(['verify', '--ignore', 'test/**/damaged.test.ts'], root).code).toBe(0)
+    expect(runBin(['verify', '--ignore', 'test/other'], root).code).toBe(1)
+  } finally {
+    rmSync(join(root, 'test/fixtures'), { recursive: true, force: true })
+  }
 })

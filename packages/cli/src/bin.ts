@@ -9,6 +9,7 @@ main(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   style: createStyle(shouldColor(process.stdout, process.env)),
+  ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
 }).then(
   (code) => {
     process.exitCode = code

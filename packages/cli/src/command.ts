@@ -9,6 +9,8 @@ export interface CliIo {
   cwd: string
   /** Styling for stdout (plain when piped, see `shouldColor`). */
   style: Style
+  /** The terminal's width when stdout is one; long lines are wrapped to it. None in a pipe. */
+  columns?: number
 }
 
 export interface Command {

@@ -48,9 +48,14 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<numbe
     stderr: (text) => rawIo.stderr(maskForPrinting(text, rawIo.env)),
   }
   const [first, ...rest] = argv
-  if (first === undefined || first === '--help' || first === '-h') {
+  if (first === undefined) {
+    // A usage error: the usage goes where errors go, and stdout stays empty for scripts.
+    io.stderr(renderHelp())
+    return EXIT.usage
+  }
+  if (first === '--help' || first === '-h') {
     io.stdout(renderHelp())
-    return first === undefined ? EXIT.usage : EXIT.ok
+    return EXIT.ok
   }
   if (first === '--version' || first === '-v') {
     io.stdout(`${AGENT_TAPE_VERSION}\n`)

@@ -3,6 +3,7 @@ import { loadCassette } from '../cassette-files.js'
 import type { Command } from '../command.js'
 import { diffCassettes } from '../diff/compare.js'
 import { renderDiff } from '../diff/render-diff.js'
+import { fitToWidth } from '../output/fit.js'
 
 export const diffCommand: Command = {
   spec: {
@@ -31,7 +32,13 @@ export const diffCommand: Command = {
     const b = await loadCassette('agent-tape diff', pathB, io)
     const diff = diffCassettes(pathA, a, pathB, b)
     if (values.json) io.stdout(`${JSON.stringify(diff, null, 2)}\n`)
-    else io.stdout(renderDiff(diff, { style: io.style, maxChanges: values.full ? Infinity : 12 }))
+    else
+      io.stdout(
+        fitToWidth(
+          renderDiff(diff, { style: io.style, maxChanges: values.full ? Infinity : 12 }),
+          io.columns,
+        ),
+      )
     const same = diff.header.length === 0 && diff.entries.every((e) => e.status === 'unchanged')
     return same ? 0 : 1
   },

@@ -1,8 +1,10 @@
-import { HELP_OPTION } from '../args.js'
+import type { DecisionRecord } from '@agent-tape/core'
+import { HELP_OPTION, usageError } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
-import type { Command } from '../command.js'
-import { renderTimeline } from '../show/render-timeline.js'
-import { summarizeCassette } from '../show/summarize.js'
+import type { CliIo, Command } from '../command.js'
+import { fitToWidth } from '../output/fit.js'
+import { renderDecision, renderTimeline } from '../show/render-timeline.js'
+import { type DecisionSummary, summarizeCassette } from '../show/summarize.js'
 
 export const showCommand: Command = {
   spec: {
@@ -17,19 +19,64 @@ export const showCommand: Command = {
     options: {
       json: { type: 'boolean', description: 'Print the timeline as JSON (one object) for scripts' },
       full: { type: 'boolean', description: 'Do not shorten long arguments, results and messages' },
+      decision: {
+        type: 'string',
+        short: 'd',
+        value: '<n>',
+        description:
+          'Show decision #n whole: its summary, then everything it recorded (the full request, system prompt and message list included, and the answer)',
+      },
       help: HELP_OPTION,
     },
     positionals: { min: 1, max: 1 },
     examples: [
       'agent-tape show test/__cassettes__/agent.test.ts/issue-412.jsonl',
+      'agent-tape show -d 2 test/__cassettes__/agent.test.ts/issue-412.jsonl',
       'agent-tape show --json test/__cassettes__/agent.test.ts/issue-412.jsonl | jq .totals',
     ],
   },
   async run({ values, positionals }, io) {
     const path = positionals[0]!
-    const summary = summarizeCassette(path, await loadCassette('agent-tape show', path, io))
+    const cassette = await loadCassette('agent-tape show', path, io)
+    const summary = summarizeCassette(path, cassette)
+    if (values.decision !== undefined) {
+      const seq = Number(values.decision)
+      const index = cassette.decisions.findIndex((d) => d.seq === seq)
+      if (!Number.isInteger(seq) || index === -1) {
+        throw usageError(
+          'agent-tape show',
+          `--decision ${values.decision}: ${path} has decisions #1 to #${cassette.decisions.length}`,
+        )
+      }
+      const record = cassette.decisions[index]!
+      if (values.json) io.stdout(`${JSON.stringify(record, null, 2)}\n`)
+      else io.stdout(renderWhole(summary.decisions[index]!, record, io))
+      return 0
+    }
     if (values.json) io.stdout(`${JSON.stringify(summary, null, 2)}\n`)
-    else io.stdout(renderTimeline(summary, { style: io.style, maxPreview: values.full ? Infinity : 120 }))
+    else {
+      // On a terminal, previews are cut to fit its width; --full and pipes keep them whole.
+      const fitted = io.columns ? Math.max(40, io.columns - 24) : 120
+      const timeline = renderTimeline(summary, {
+        style: io.style,
+        maxPreview: values.full ? Infinity : fitted,
+      })
+      io.stdout(fitToWidth(timeline, io.columns))
+    }
     return 0
   },
+}
+
+/** One decision whole: its timeline entry unshortened, then what it recorded as indented JSON. */
+function renderWhole(summary: DecisionSummary, record: DecisionRecord, io: CliIo): string {
+  const lines = renderDecision(summary, { style: io.style, maxPreview: Infinity })
+  const json = (label: string, value: unknown) => {
+    lines.push('', `    ${io.style.bold(label)}`)
+    for (const line of JSON.stringify(value, null, 2).split('\n'))
+      lines.push(`    ${io.style.redactions(line)}`)
+  }
+  json('in', record.in)
+  if (record.out !== undefined) json('out', record.out)
+  if (record.err !== undefined) json('err', record.err)
+  return `${lines.join('\n')}\n`
 }

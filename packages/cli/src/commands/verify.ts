@@ -1,10 +1,13 @@
 import { isAbsolute, resolve } from 'node:path'
-import { secretEnvValues } from '@agent-tape/core'
+import { type HarnessProvider, secretEnvValues } from '@agent-tape/core'
 import { createGitHarness } from '@agent-tape/core/node'
 import { HELP_OPTION } from '../args.js'
 import { displayPath, findCassettes } from '../cassette-files.js'
 import type { Command } from '../command.js'
+import { fitToWidth } from '../output/fit.js'
 import { type CassetteCheck, type CheckContext, checkCassette } from '../verify/check-cassette.js'
+import { createIgnore } from '../verify/ignore.js'
+import { projectRootOf } from '../verify/project-root.js'
 
 export const verifyCommand: Command = {
   spec: {
@@ -20,7 +23,15 @@ export const verifyCommand: Command = {
       root: {
         type: 'string',
         value: '<dir>',
-        description: 'The project root the harness paths are relative to (default: the current folder)',
+        description:
+          "The project root the harness paths are relative to (default: each cassette's project, the nearest folder above it with a package.json)",
+      },
+      ignore: {
+        type: 'string',
+        multiple: true,
+        value: '<pattern>',
+        description:
+          'Skip cassettes whose path matches (repeatable; * and ** globs; a name without / matches at any depth, e.g. --ignore fixtures)',
       },
       'allow-secret': {
         type: 'string',
@@ -38,23 +49,38 @@ export const verifyCommand: Command = {
       help: HELP_OPTION,
     },
     positionals: { min: 0, max: Infinity },
-    examples: ['agent-tape verify', 'agent-tape verify --strict test/'],
+    examples: [
+      'agent-tape verify',
+      'agent-tape verify --strict test/',
+      "agent-tape verify --ignore 'test/**/damaged' --ignore fixtures",
+    ],
   },
   async run({ values, positionals }, io) {
     const paths = positionals.length > 0 ? positionals : ['.']
-    const found = await findCassettes('agent-tape verify', paths, io.cwd)
+    const ignored = createIgnore(strings(values.ignore))
+    const all = await findCassettes('agent-tape verify', paths, io.cwd)
+    const kept = (file: string) => !ignored(displayPath(file, io.cwd))
+    const found = { cassettes: all.cassettes.filter(kept), leftovers: all.leftovers.filter(kept) }
     const root =
       typeof values.root === 'string'
         ? isAbsolute(values.root)
           ? values.root
           : resolve(io.cwd, values.root)
-        : io.cwd
+        : undefined
+    const harnesses = new Map<string, HarnessProvider>()
+    const harnessFor = (file: string) => {
+      const dir = root ?? projectRootOf(file, io.cwd)
+      let provider = harnesses.get(dir)
+      if (!provider) {
+        provider = createGitHarness(dir)
+        harnesses.set(dir, provider)
+      }
+      return { root: dir, provider }
+    }
     const context: CheckContext = {
       envSecrets: secretEnvValues(io.env),
-      allowSecrets: ((values['allow-secret'] as string[] | undefined) ?? []).filter(
-        (v) => typeof v === 'string',
-      ),
-      harness: createGitHarness(root),
+      allowSecrets: strings(values['allow-secret']),
+      harness: harnessFor,
       strict: values.strict === true,
       identities: new Map(),
     }
@@ -75,10 +101,14 @@ export const verifyCommand: Command = {
     if (values.json) {
       io.stdout(`${JSON.stringify({ checks, totals }, null, 2)}\n`)
     } else {
-      io.stdout(renderReport(checks, totals, values.quiet === true, io))
+      io.stdout(fitToWidth(renderReport(checks, totals, values.quiet === true, io), io.columns))
     }
     return totals.fail > 0 ? 1 : 0
   },
+}
+
+function strings(value: unknown): string[] {
+  return (Array.isArray(value) ? value : []).filter((v): v is string => typeof v === 'string')
 }
 
 function renderReport(

@@ -25,10 +25,11 @@ export interface CheckContext {
   envSecrets: readonly EnvSecret[]
   /** Values that look like secrets but are not (the `allowSecrets` of the tapes). */
   allowSecrets: readonly string[]
-  harness: HarnessProvider
+  /** The harness of the project a cassette belongs to, and that project's folder. */
+  harness: (file: string) => { root: string; provider: HarnessProvider }
   /** Report a harness that differs from the recording as a problem instead of a warning. */
   strict: boolean
-  /** Harness identities already read, by their sorted paths (one git call per set of paths). */
+  /** Harness identities already read, by project and paths (one git call per set of paths). */
   identities: Map<string, Promise<HarnessIdentity>>
 }
 
@@ -57,7 +58,7 @@ export async function checkCassette(
       'a decision is nested too deeply to scan for secrets (the JavaScript stack overflowed); re-record it, or restore the file from version control',
     )
   }
-  const note = await checkHarness(cassette, context)
+  const note = await checkHarness(file, cassette, context)
   if (note) (context.strict ? check.problems : check.warnings).push(note)
   return finish(check)
 }
@@ -77,13 +78,18 @@ function scanSecrets(
   )
 }
 
-async function checkHarness(cassette: Cassette, context: CheckContext): Promise<string | undefined> {
+async function checkHarness(
+  file: string,
+  cassette: Cassette,
+  context: CheckContext,
+): Promise<string | undefined> {
   const recorded = cassette.header.harness
   if (!recorded?.git || recorded.paths.length === 0) return undefined
-  const id = recorded.paths.join('\n')
+  const { root, provider } = context.harness(file)
+  const id = [root, ...recorded.paths].join('\n')
   let current = context.identities.get(id)
   if (!current) {
-    current = context.harness.identify(recorded.paths)
+    current = provider.identify(recorded.paths)
     context.identities.set(id, current)
   }
   const comparison = compareHarness(recorded, await current)
