@@ -160,3 +160,13 @@ it('replays a stream that was cut off mid-way as the same failure after the same
   const replay = await runTaped(store, 'cut.jsonl', 'replay', run)
   expect(replay.result).toEqual(rec.result)
 })
+
+it('does not take a sequential streaming agent for concurrent branches: no overlap warning, run after run', async () => {
+  for (let i = 0; i < 10; i++) {
+    const rec = await runTaped(store, `sequential-${i}.jsonl`, 'auto', () =>
+      runWeatherAgent(client, `Weather and time in city ${i}?`, true),
+    )
+    expect(rec.state.captured).toBeGreaterThan(1)
+    expect(rec.state.warnings).toEqual([])
+  }
+})

@@ -21,6 +21,8 @@ export interface CassetteHeader {
   envSalt?: string
   /** Environment keys read through `tape.env`, with salted sha256 hashes of their values. */
   env?: Record<string, string | null>
+  /** Model requests of one lane were in flight together while recording (concurrent branches without lanes). */
+  overlapped?: true
 }
 
 /** An error thrown by a boundary while recording, replayed as an error with the same name and message. */
@@ -65,6 +67,7 @@ export function serializeCassette(cassette: Cassette): string {
     sdks: h.sdks,
     envSalt: h.envSalt,
     env: h.env,
+    overlapped: h.overlapped,
   }
   const lines = [JSON.stringify(header)]
   for (const d of cassette.decisions) lines.push(JSON.stringify(orderDecision(d)))

@@ -24,6 +24,8 @@ export interface MissDetails {
   replayedBefore: number
   nearest?: { seq: number; key: string; label: string; step: number; lane?: string }
   changes: FieldChange[]
+  /** What probably caused the miss, when the tape can tell (concurrent branches without lanes). */
+  hint?: string
 }
 
 /**
@@ -95,6 +97,7 @@ function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
   } else {
     lines.push(`  nearest   none: the cassette has no ${d.kind} decisions`)
   }
+  if (d.hint) lines.push('', `  Hint: ${d.hint}`)
   return formatMessage({
     what: `Replay miss at ${position}, ${d.label}`,
     why: 'the run asked for a decision that was never recorded',

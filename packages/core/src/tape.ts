@@ -7,10 +7,11 @@ import {
   isSameRecording,
   serializeCassette,
 } from './cassette-format.js'
-import { describeDecision } from './describe-decision.js'
+import { describeDecision, describePosition } from './describe-decision.js'
 import { createDivergence, type DivergenceError, explainMiss, ReplayMiss } from './divergence.js'
 import { createEnvSalt, describeEnvChange, envSummary, hashEnvValue } from './env-hash.js'
 import { AgentTapeError, ConfigError, deepInputError, isStackOverflow } from './errors.js'
+import { formatMessage } from './format-message.js'
 import { compareHarness, type HarnessIdentity } from './harness.js'
 import { asJsonData, toJsonData } from './json-walk.js'
 import { KeyHasher } from './key-hasher.js'
@@ -65,6 +66,8 @@ export class Tape {
   private readonly secrets: SecretScanner
   /** Salts the env hashes of this cassette, so a published cassette is no dictionary of weak values. */
   private readonly envSalt: string | undefined
+  /** Whether two model requests of one lane were in flight together in this recording. */
+  private overlapped = false
   private readonly index: ReplayIndex | undefined
   private readonly existing: Cassette | undefined
   private readonly harness: HarnessIdentity | undefined
@@ -173,7 +176,7 @@ export class Tape {
         this.runDecisions.push({ seq: record.seq, key, kind, ...position, label, status: 'replayed' })
         return { action: 'replay', key, record }
       }
-      throw this.registerMiss({ kind, key, label, decisionIndex, ...position }, this.redact(normalized))
+      throw this.registerMiss({ kind, key, label, decisionIndex, ...position }, normalized)
     }
     const record: DecisionRecord = {
       seq: this.records.length + 1,
@@ -185,6 +188,7 @@ export class Tape {
     }
     this.records.push(record)
     this.runDecisions.push({ seq: record.seq, key, kind, ...position, label, status: 'recorded' })
+    if (kind === 'llm') this.noteOverlap(record)
     let resolve!: () => void
     const pending: Pending = { record, done: new Promise<void>((r) => (resolve = r)) }
     this.pending.add(pending)
@@ -451,23 +455,71 @@ export class Tape {
     return { cassettePath: this.cassettePath, rerecordCommand: this.rerecordCommand }
   }
 
+  /**
+   * While recording: a model request that starts while another of the same lane is still in
+   * flight. Concurrent branches without lanes take their steps in the order their requests
+   * happen to start, which a replay need not repeat.
+   */
+  private noteOverlap(record: DecisionRecord): void {
+    const overlapping = [...this.pending].find(
+      (p) => p.record.kind === 'llm' && p.record.lane === record.lane,
+    )
+    if (!overlapping) return
+    this.overlapped = true
+    const where = record.lane === undefined ? '' : ` in lane ${JSON.stringify(record.lane)}`
+    this.warn(
+      formatMessage({
+        what: `Model requests overlapped while recording${where} (steps ${overlapping.record.step} and ${record.step} were in flight together)`,
+        why: 'concurrent branches that share a lane take their step numbers in the order their requests start, so a replay that starts them in another order misses',
+        fix: "Run each concurrent sub-agent in its own lane, tape.lane('researcher', () => research(topic)), and re-record",
+      }),
+    )
+  }
+
   private registerMiss(
     miss: { kind: string; key: DecisionKey; label: string; decisionIndex: number } & DecisionPosition,
-    input: unknown,
+    normalized: unknown,
   ): ReplayMiss {
     const index = this.index!
-    const nearest = index.nearest(miss.kind, miss.step, miss.lane, input)
+    const input = this.redact(normalized)
+    // The same request, recorded at another step of this lane: concurrent branches took their
+    // steps in another order than while recording.
+    const moved = index
+      .unused()
+      .find(
+        (d) =>
+          d.kind === miss.kind &&
+          d.lane === miss.lane &&
+          d.step !== miss.step &&
+          d.key ===
+            this.keys.key(
+              miss.kind,
+              normalized,
+              d.lane === undefined ? { step: d.step } : { step: d.step, lane: d.lane },
+            ),
+      )
+    const nearest = moved ?? index.nearest(miss.kind, miss.step, miss.lane, input)
     const details = explainMiss(
       { ...miss, total: index.total, replayedBefore: index.consumed },
       input,
       nearest,
     )
+    if (moved) {
+      details.hint = `this very request was recorded at ${describePosition(moved.step, moved.lane)}, not ${describePosition(miss.step, miss.lane)}: concurrent branches took their step numbers in another order than while recording. Run each concurrent sub-agent in its own lane, tape.lane('researcher', () => research(topic)), and re-record.`
+    } else if (nearest && miss.kind === 'llm' && this.overlappedInRecording()) {
+      details.hint = `model requests overlapped while this cassette was recorded, so the nearest recorded request (#${nearest.seq}) may belong to another concurrent branch. Run each concurrent sub-agent in its own lane, tape.lane('researcher', () => research(topic)), and re-record.`
+    }
     const error = new ReplayMiss(details, this.context())
     this.misses.push(error)
     this.divergences.push(error)
     const { decisionIndex, kind, key, label, ...position } = miss
     this.runDecisions.push({ seq: decisionIndex, key, kind, ...position, label, status: 'missed' })
     return error
+  }
+
+  /** Whether two model requests of one lane were in flight together while the cassette was recorded. */
+  private overlappedInRecording(): boolean {
+    return this.existing?.header.overlapped === true
   }
 
   private compareEnv(record: DecisionRecord, now: Record<string, string | null>): void {
@@ -537,6 +589,7 @@ export class Tape {
       runtime: { node: process.version, platform: process.platform, agentTape: AGENT_TAPE_VERSION },
       ...(this.options.sdks ? { sdks: this.options.sdks } : {}),
       ...(env ? { envSalt: this.envSalt, env } : {}),
+      ...(this.overlapped ? { overlapped: true as const } : {}),
     }
     const cassette: Cassette = { header, decisions: this.records }
     scanCassette(cassette, this.cassettePath, this.secrets)
