@@ -112,7 +112,7 @@ it('fails a prompt edit once per test, with the field diff and the command that 
     '        body.messages[0].content: "You answer questions about cities." → "You answer questions about cities, briefly."',
   )
   expect(run.output).toContain(
-    '  test/agent.test.ts > weather-paris     auto  diverged       0/5         -       1       5',
+    '  test/agent.test.ts > weather-paris     auto  diverged       0/5         -       1       -',
   )
   expect(project.snapshot('test')).toEqual(before)
 })
@@ -158,15 +158,16 @@ it('in CI, a missing cassette fails its test without writing anything, and the u
   const project = copy()
   project.remove('test/__cassettes__/agent.test.ts/refund.jsonl')
   const before = project.snapshot()
-  const message =
-    '[agent-tape] No cassette for test "test/agent.test.ts > billing > refund": test/__cassettes__/agent.test.ts/refund.jsonl does not exist, and mode "replay" (CI is set) never records. Run the test locally without CI to record it (mode "auto" records missing cassettes), then commit the file.'
-  for (const [args, extra] of [
-    ['', { CI: 'true' }],
-    ['--ci', {}],
+  const message = (why: string) =>
+    `[agent-tape] No cassette for test "test/agent.test.ts > billing > refund": test/__cassettes__/agent.test.ts/refund.jsonl does not exist, and mode "replay" (${why}) never records. Run the test locally without CI to record it (mode "auto" records missing cassettes), then commit the file.`
+  for (const [args, extra, why] of [
+    ['', { CI: 'true' }, 'CI is set'],
+    // Jest's own switch, with no CI variable: the message names the switch.
+    ['--ci', {}, "Jest's --ci is given"],
   ] as const) {
     const run = await project.jest(args, { ...env(), ...extra })
     expect(run.code).toBe(1)
-    expect(count(run.output, message)).toBe(1)
+    expect(count(run.output, message(why))).toBe(1)
     expect(run.output).toContain('Tests:       1 failed, 1 skipped, 13 passed, 15 total')
     expect(run.output).toContain(
       '  test/agent.test.ts > billing > refund  replay  error ERR_TAPE_NO_CASSETTE',
@@ -180,7 +181,7 @@ it('in CI, a missing cassette fails its test without writing anything, and the u
   expect(wrapper.output).toContain(refused)
   const flag = await project.jest('test/agent.test.ts --ci -- --update-cassettes', env())
   expect(flag.code).toBe(1)
-  expect(flag.output).toContain(refused)
+  expect(flag.output).toContain(refused.replace('while CI is set', "while Jest's --ci is given"))
   expect(project.snapshot()).toEqual(before)
 })
 
@@ -215,12 +216,19 @@ it('rejects two tapes with one name in a file before any of them runs, and names
     ].join('\n'),
   )
   project.write('test/bad-name.test.ts', "it.tape('../escape', async () => {})\n")
-  const run = await project.jest('test/dup.test.ts test/bad-name.test.ts', env())
+  // A table row that makes an invalid name is named, not the template.
+  project.write(
+    'test/bad-row.test.ts',
+    "it.tape.each([['paris'], ['a/b']])('city %s', async (city, { tape }) => { await tape.tool('t', { city }, () => 1) })\n",
+  )
+  const run = await project.jest('test/dup.test.ts test/bad-name.test.ts test/bad-row.test.ts', env())
   expect(run.code).toBe(1)
   expect(run.output).toContain(
     '[agent-tape] Duplicate tape name "same" in test/dup.test.ts: the tests "same" and "group > same" would share one cassette. Give each tape in a file its own name.',
   )
   expect(run.output).toContain('[agent-tape] Invalid tape name "../escape" in test/bad-name.test.ts')
+  expect(run.output).toContain('[agent-tape] Invalid tape name "city a/b" in test/bad-row.test.ts')
+  expect(run.output).not.toContain('Invalid tape name "city %s"')
   expect(project.cassettes()).toEqual(CASSETTES)
 })
 

@@ -100,7 +100,7 @@ it('fails a prompt edit once per test, with the field diff and the command that 
     '    body.messages[0].content: "You answer questions about cities." → "You answer questions about cities, briefly."',
   )
   expect(run.output).toContain(
-    '  test/agent.test.ts > weather-paris     auto  diverged       0/5         -       1       5',
+    '  test/agent.test.ts > weather-paris     auto  diverged       0/5         -       1       -',
   )
   expect(project.snapshot('test')).toEqual(before)
 })

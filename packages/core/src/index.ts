@@ -42,6 +42,8 @@ export type { ResolvedMode, ResolveModeOptions, TapeMode } from './modes.js'
 export {
   ALLOW_CI_RECORDING_ENV,
   assertMode,
+  CI_FROM_ENV,
+  describeCi,
   isTruthyEnv,
   MODE_ENV,
   MODE_FROM_ENV,

@@ -66,12 +66,24 @@ export function resolveMode(options: ResolveModeOptions = {}): ResolvedMode {
   if (!allowRecording && resolved.mode === 'update') {
     throw new ConfigError({
       what: 'Refusing to re-record cassettes in CI',
-      why: `mode "update" was requested (by ${describeSource(resolved.source, env)}) while CI is set, and CI runs must only replay`,
+      why: `mode "update" was requested (by ${describeSource(resolved.source, env)}) while ${describeCi(env)}, and CI runs must only replay`,
       fix: `Re-record locally and commit the cassettes, or set ${ALLOW_CI_RECORDING_ENV}=1 for a job that is meant to record`,
     })
   }
   if (!allowRecording && resolved.mode === 'auto') return { mode: 'replay', source: 'ci', ci }
   return resolved
+}
+
+/**
+ * Set by a runner whose own CI switch made the run a CI run while `CI` itself is not set (Jest's
+ * `--ci`), so that messages name it rather than a variable the user never set.
+ */
+export const CI_FROM_ENV = 'AGENT_TAPE_CI_FROM'
+
+/** Why the run counts as CI, for messages: `CI is set`, or the runner's switch. */
+export function describeCi(env: Record<string, string | undefined>): string {
+  const from = env[CI_FROM_ENV]
+  return from ? `${from} is given` : 'CI is set'
 }
 
 /**

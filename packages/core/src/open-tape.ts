@@ -1,7 +1,7 @@
 import type { Cassette } from './cassette-format.js'
 import { parseCassette } from './cassette-format.js'
 import { AgentTapeError, isAgentTapeError } from './errors.js'
-import { resolveMode } from './modes.js'
+import { describeCi, resolveMode } from './modes.js'
 import { validateNormalizers } from './normalize.js'
 import { validateRedactors } from './redaction.js'
 import { Tape } from './tape.js'
@@ -36,7 +36,7 @@ export async function openTape(options: TapeOptions): Promise<Tape> {
   if (mode === 'replay' && !existing) {
     throw new AgentTapeError('ERR_TAPE_NO_CASSETTE', {
       what: `No cassette for test "${options.id}"`,
-      why: `${options.cassettePath} does not exist, and mode "replay"${ci ? ' (CI is set)' : ''} never records`,
+      why: `${options.cassettePath} does not exist, and mode "replay"${ci ? ` (${describeCi(env)})` : ''} never records`,
       fix: 'Run the test locally without CI to record it (mode "auto" records missing cassettes), then commit the file',
     })
   }

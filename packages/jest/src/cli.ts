@@ -1,6 +1,14 @@
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { formatMessage, PRUNE_FLAG, resolveMode, setModeFromFlag, UPDATE_FLAG } from '@agent-tape/core'
+import {
+  CI_FROM_ENV,
+  formatMessage,
+  isTruthyEnv,
+  PRUNE_FLAG,
+  resolveMode,
+  setModeFromFlag,
+  UPDATE_FLAG,
+} from '@agent-tape/core'
 import { PRUNE_ENV } from './bridge.js'
 
 /**
@@ -17,7 +25,10 @@ export function main(argv: readonly string[] = process.argv.slice(2)): void {
   try {
     // Refuse recording in CI once, before Jest starts (`--ci` counts as CI, as it does for Jest).
     const ci = args.rest.includes('--ci') || args.rest.includes('--ci=true')
-    resolveMode({ env: ci ? { ...process.env, CI: 'true' } : process.env })
+    const ciEnv = isTruthyEnv(process.env.CI)
+      ? process.env
+      : { ...process.env, CI: 'true', [CI_FROM_ENV]: "Jest's --ci" }
+    resolveMode({ env: ci ? ciEnv : process.env })
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error))
     process.exit(1)

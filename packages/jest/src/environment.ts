@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { detectExec, resolveMode, setModeFromFlag, toPosix, UPDATE_FLAG } from '@agent-tape/core'
+import {
+  CI_FROM_ENV,
+  detectExec,
+  isTruthyEnv,
+  resolveMode,
+  setModeFromFlag,
+  toPosix,
+  UPDATE_FLAG,
+} from '@agent-tape/core'
 import { provideReplayKeys } from '@agent-tape/http'
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
 import type { Circus } from '@jest/types'
@@ -29,6 +37,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
     const env: Record<string, string | undefined> = { ...process.env }
     // Jest's own CI verdict (`--ci`, or CI detected): it writes no snapshots then, and we record nothing.
     env.CI = globalConfig.ci ? 'true' : ''
+    if (globalConfig.ci && !isTruthyEnv(process.env.CI)) env[CI_FROM_ENV] = "Jest's --ci"
     if (updateRequested(globalConfig)) setModeFromFlag(env, 'update', UPDATE_FLAG)
     // Refuses `update` in CI here, once per file, before any test runs.
     const { mode } = resolveMode({ mode: options.mode, env, allowRecordingInCI: options.allowRecordingInCI })

@@ -87,12 +87,25 @@ export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
     // jest-each formats each row's name and calls `define` with a body that applies the row;
     // the row's callback gets the tape from the async context the tape test runs in.
     const each = ((...table: unknown[]) =>
-      (name: string, fn: (...args: unknown[]) => unknown, timeout?: number) =>
-        (bind(define as never, false) as (...t: unknown[]) => (...a: unknown[]) => void)(...table)(
+      (name: string, fn: (...args: unknown[]) => unknown, timeout?: number) => {
+        // When a row fails (an invalid name), jest-each defines the template instead, to report
+        // the error: report the row's own error, which names the row.
+        let failure: unknown
+        const defineRow = (title: string, body: TapeFn, rowTimeout?: number) => {
+          if (failure !== undefined) throw failure
+          try {
+            define(title, body, rowTimeout)
+          } catch (error) {
+            failure = error
+            throw error
+          }
+        }
+        ;(bind(defineRow as never, false) as (...t: unknown[]) => (...a: unknown[]) => void)(...table)(
           name,
           (...row: unknown[]) => fn(...row, { tape: currentTape()! }),
           timeout,
-        )) as TapeEach
+        )
+      }) as TapeEach
     return Object.assign(define, { each })
   }
   // Each way of defining, with its `failing` variant (Jest has `failing` on every one of them).

@@ -69,7 +69,8 @@ export interface SummaryTotals {
 export function totalSummary(entries: readonly TapeSummaryEntry[]): SummaryTotals {
   const count = (status: TapeSummaryEntry['status']) => entries.filter((e) => e.status === status).length
   const sum = (field: 'replayed' | 'captured' | 'missed' | 'unused') =>
-    entries.reduce((n, e) => n + e[field], 0)
+    // After a miss the run stops short: the decisions it never reached are not "unused".
+    entries.reduce((n, e) => n + (field === 'unused' && e.missed > 0 ? 0 : e[field]), 0)
   return {
     tapes: entries.length,
     clean: count('clean'),
@@ -98,7 +99,7 @@ function row(e: TapeSummaryEntry): string[] {
     replaying ? `${e.replayed}/${e.recorded}` : '-',
     e.action === 'record' ? `${e.captured}${e.written ? '' : ' (unchanged)'}` : '-',
     replaying ? String(e.missed) : '-',
-    replaying ? String(e.unused) : '-',
+    replaying && e.missed === 0 ? String(e.unused) : '-',
   ]
 }
 
