@@ -133,3 +133,33 @@ it("keys a tool wrapped with tape.tools on its input, not on the ai SDK's { tool
   expect(replay.failure).toBeUndefined()
   expect(replay.result).toBe(recording.result)
 })
+
+it('replays retries of the ai SDK at once, without its own 2 s backoff', async () => {
+  let calls = 0
+  const flaky = await startFakeProvider({
+    reply: () =>
+      ++calls <= 2 ? { error: { status: 529, headers: { 'retry-after': '1' } } } : { text: 'Recovered.' },
+  })
+  boundary.addModelEndpoints(flaky.url)
+  const ask = async () =>
+    (
+      await generateText({
+        model: createOpenAI({ apiKey: 'sk-test-dummy', baseURL: flaky.openaiBaseURL }).chat('gpt-4.1'),
+        prompt: 'hi',
+        maxRetries: 2,
+      })
+    ).text
+  try {
+    const rec = await runTaped(store, 'ai-retries.jsonl', 'auto', ask)
+    expect(rec.result).toBe('Recovered.')
+    expect(rec.state.captured).toBe(3)
+    const started = performance.now()
+    const replay = await runTaped(store, 'ai-retries.jsonl', 'replay', ask)
+    expect(replay.result).toBe('Recovered.')
+    expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
+    // Live it waited the 2 s the provider asked for; without a hint it would back off 2 s, then 4 s.
+    expect(performance.now() - started).toBeLessThan(1000)
+  } finally {
+    await flaky.close()
+  }
+})
