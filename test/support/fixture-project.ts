@@ -54,6 +54,30 @@ export class FixtureProject {
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(this.dir, 'node_modules'), 'junction')
   }
 
+  /**
+   * Type-checks the project's `include` folders with the repository's TypeScript, strict, with
+   * the given global `types` (what a user lists in the tests' `tsconfig.json`).
+   */
+  typeCheck(include: string[], types: string[]): Promise<RunResult> {
+    this.write(
+      'tsconfig.json',
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'es2022',
+          module: 'nodenext',
+          skipLibCheck: true,
+          types,
+        },
+        include,
+      }),
+    )
+    return this.run(
+      `"${process.execPath}" "${join(REPO_ROOT, 'node_modules/typescript/bin/tsc')}" -p tsconfig.json`,
+    )
+  }
+
   /** Runs a shell command in the project, with `env` added to an environment without CI markers. */
   run(command: string, env: Record<string, string> = {}): Promise<RunResult> {
     const base = { ...process.env }

@@ -5,7 +5,7 @@ import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { readReadmeSection } from '../support/readme-section.js'
-import { REPO_ROOT, VitestProject } from './support/vitest-project.js'
+import { VitestProject } from './support/vitest-project.js'
 
 // The README's Vitest section, followed by a newcomer in an empty project: its files are the
 // snippets marked `<!-- readme-project: <path> -->`, its commands are the ones it documents.
@@ -113,22 +113,6 @@ it("runs the steps of the README's GitHub Actions workflow: replay and verify, t
 })
 
 it('type-checks the README project under strict TypeScript', async () => {
-  project.write(
-    'tsconfig.json',
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        noEmit: true,
-        target: 'es2022',
-        module: 'nodenext',
-        skipLibCheck: true,
-        types: ['node'],
-      },
-      include: ['src', 'test', 'vitest.config.ts'],
-    }),
-  )
-  const tsc = await project.run(
-    `"${process.execPath}" "${join(REPO_ROOT, 'node_modules/typescript/bin/tsc')}" -p tsconfig.json`,
-  )
+  const tsc = await project.typeCheck(['src', 'test', 'vitest.config.ts'], ['node'])
   expect(tsc.code, tsc.output).toBe(0)
 })
