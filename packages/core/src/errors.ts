@@ -13,6 +13,7 @@ export type AgentTapeErrorCode =
   | 'ERR_TAPE_USAGE'
   | 'ERR_TAPE_UNATTRIBUTED'
   | 'ERR_TAPE_NETWORK'
+  | 'ERR_TAPE_DRIFT'
 
 /**
  * Base class of agent-tape's own errors. Errors thrown by user code (a tool that throws)

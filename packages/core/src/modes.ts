@@ -5,10 +5,12 @@ import { ConfigError } from './errors.js'
  * - `auto`: replay an existing cassette, record one that does not exist yet. Default locally.
  * - `update`: re-record every tape that runs.
  * - `live`: neither replay nor record; every boundary runs for real.
+ * - `live-tools`: model requests replay; tool calls (and MCP calls) run for real and are compared
+ *   with the recording: a different result fails the test with a drift report. Never records.
  */
-export type TapeMode = 'replay' | 'auto' | 'update' | 'live'
+export type TapeMode = 'replay' | 'auto' | 'update' | 'live' | 'live-tools'
 
-export const TAPE_MODES: readonly TapeMode[] = ['replay', 'auto', 'update', 'live']
+export const TAPE_MODES: readonly TapeMode[] = ['replay', 'auto', 'update', 'live', 'live-tools']
 
 /** Environment variable that selects the mode for scripts: `AGENT_TAPE_MODE=update`. */
 export const MODE_ENV = 'AGENT_TAPE_MODE'

@@ -33,10 +33,10 @@ export async function openTape(options: TapeOptions): Promise<Tape> {
       }
     }
   }
-  if (mode === 'replay' && !existing) {
+  if ((mode === 'replay' || mode === 'live-tools') && !existing) {
     throw new AgentTapeError('ERR_TAPE_NO_CASSETTE', {
       what: `No cassette for test "${options.id}"`,
-      why: `${options.cassettePath} does not exist, and mode "replay"${ci ? ` (${describeCi(env)})` : ''} never records`,
+      why: `${options.cassettePath} does not exist, and mode "${mode}"${ci ? ` (${describeCi(env)})` : ''} never records`,
       fix: 'Run the test locally without CI to record it (mode "auto" records missing cassettes), then commit the file',
     })
   }

@@ -44,6 +44,8 @@ export interface TapeState {
   writeSkipped?: 'replay' | 'passthrough' | 'unchanged'
   normalizations: Record<string, number>
   warnings: string[]
+  /** Tools whose live result differed from the recording, in `live-tools` mode: `step 2, tool "x"`. */
+  drifted: string[]
   divergences: DivergenceState[]
   decisions: DecisionState[]
 }

@@ -15,6 +15,7 @@ import { formatMessage } from './format-message.js'
 import { compareHarness, type HarnessIdentity } from './harness.js'
 import { asJsonData, toJsonData } from './json-walk.js'
 import { KeyHasher } from './key-hasher.js'
+import { LIVE_KINDS, runToolLive } from './live-tools.js'
 import { MODE_ENV, type TapeMode } from './modes.js'
 import { applyNormalizers } from './normalize.js'
 import { replayOutcome, toRecordedError } from './recorded-error.js'
@@ -68,6 +69,8 @@ export class Tape {
   private readonly envSalt: string | undefined
   /** Whether two model requests of one lane were in flight together in this recording. */
   private overlapped = false
+  /** Tools whose live result differed from the recording (`live-tools` mode). */
+  private readonly drifts: string[] = []
   private readonly index: ReplayIndex | undefined
   private readonly existing: Cassette | undefined
   private readonly harness: HarnessIdentity | undefined
@@ -127,7 +130,10 @@ export class Tape {
   async call<T>(kind: string, input: unknown, fn: () => T | Promise<T>): Promise<Awaited<T>> {
     const decision = this.begin(kind, input)
     if (decision.action === 'passthrough') return await fn()
-    if (decision.action === 'replay') return replayOutcome(decision.record) as Awaited<T>
+    if (decision.action === 'replay') {
+      if (this.mode === 'live-tools' && LIVE_KINDS.has(kind)) await this.runLive(decision.record, fn)
+      return replayOutcome(decision.record) as Awaited<T>
+    }
     const started = performance.now()
     try {
       const value = await fn()
@@ -387,6 +393,7 @@ export class Tape {
       ...(writeSkipped ? { writeSkipped } : {}),
       normalizations: { ...this.normalizations },
       warnings: [...this.warnings],
+      drifted: [...this.drifts],
       divergences: this.divergences.map((d) => ({ code: d.code, message: d.message })),
       decisions,
     }
@@ -515,6 +522,23 @@ export class Tape {
     const { decisionIndex, kind, key, label, ...position } = miss
     this.runDecisions.push({ seq: decisionIndex, key, kind, ...position, label, status: 'missed' })
     return error
+  }
+
+  /**
+   * `live-tools`: runs a recorded tool for real and compares its result with the recording. A
+   * drift fails the run; the run goes on with the recorded result, so that every drifted tool of
+   * the run is reported and the model decisions after it still replay.
+   */
+  private async runLive(record: DecisionRecord, fn: () => unknown): Promise<void> {
+    const drift = await runToolLive(record, fn, {
+      cassettePath: this.cassettePath,
+      rerecordCommand: this.rerecordCommand,
+      normalizers: this.options.normalizers ?? [],
+      decisions: this.existing?.decisions ?? [],
+    })
+    if (!drift) return
+    this.drifts.push(drift.label)
+    this.divergences.push(drift.error)
   }
 
   /** Whether two model requests of one lane were in flight together while the cassette was recorded. */

@@ -24,6 +24,8 @@ export interface TapeSummaryEntry {
   tokens?: TokenUsage
   /** What the tape warned about without failing (a model host that is not configured, a stale harness). */
   warnings?: string[]
+  /** Tools whose live result differed from the recording (`live-tools` mode). */
+  drifted?: string[]
 }
 
 export interface TapeRunSummary {
@@ -52,6 +54,7 @@ export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsag
   }
   if (tokens && (tokens.input > 0 || tokens.output > 0)) entry.tokens = tokens
   if (state.warnings.length > 0) entry.warnings = [...state.warnings]
+  if (state.drifted.length > 0) entry.drifted = [...state.drifted]
   return entry
 }
 
@@ -138,6 +141,7 @@ export function renderSummaryText(summary: TapeRunSummary): string {
     lines.push('')
   }
   lines.push(`  ${decisionsLine(t)}`, ...tokensLine(t).map((line) => `  ${line}`))
+  lines.push(...driftLines(summary, (test, tool) => `    ${test}: ${tool}`))
   lines.push(...warningLines(summary, (test, message) => `    ${test}: ${message}`))
   lines.push(...obsoleteLines(summary, (path) => `    ${path}`))
   return lines.join('\n')
@@ -157,9 +161,20 @@ export function renderSummaryMarkdown(summary: TapeRunSummary): string {
     lines.push('')
   }
   lines.push(`${decisionsLine(t)}  `, ...tokensLine(t))
+  lines.push(...driftLines(summary, (test, tool) => `- \`${test}\`: ${tool}`))
   lines.push(...warningLines(summary, (test, message) => `- \`${test}\`: ${message}`))
   lines.push(...obsoleteLines(summary, (path) => `- \`${path}\``))
   return `${lines.join('\n')}\n`
+}
+
+function driftLines(summary: TapeRunSummary, item: (test: string, tool: string) => string): string[] {
+  const drifted = summary.entries.flatMap((e) => (e.drifted ?? []).map((tool) => item(e.test, tool)))
+  if (drifted.length === 0) return []
+  return [
+    '',
+    `  Drifted tools (${drifted.length}): run live, they returned something other than their recording:`,
+    ...drifted,
+  ]
 }
 
 function warningLines(summary: TapeRunSummary, item: (test: string, message: string) => string): string[] {

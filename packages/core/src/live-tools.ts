@@ -1,0 +1,102 @@
+import type { DecisionRecord, RecordedError } from './cassette-format.js'
+import { describeDecision, describePosition } from './describe-decision.js'
+import { createDivergence, type DivergenceError } from './divergence.js'
+import { diffJson, formatChanges, preview } from './json-diff.js'
+import { toJsonData } from './json-walk.js'
+import { applyNormalizers, type Normalizer } from './normalize.js'
+import { toRecordedError } from './recorded-error.js'
+
+/** The kinds that `live-tools` runs for real: tool calls, and MCP calls. */
+export const LIVE_KINDS: ReadonlySet<string> = new Set(['tool', 'mcp'])
+
+/** A tool whose live result differs from its recording, as the run summary lists it. */
+export interface ToolDrift {
+  error: DivergenceError
+  /** `step 2, tool "get_weather"` */
+  label: string
+}
+
+export interface LiveRunContext {
+  cassettePath: string
+  rerecordCommand: string
+  normalizers: readonly Normalizer[]
+  /** The recorded decisions, to find the model request the result fed. */
+  decisions: readonly DecisionRecord[]
+}
+
+/**
+ * Runs a recorded tool live (`live-tools` mode) and compares what it returns or throws with the
+ * recording, after the normalizers (ids, timestamps do not count as drift). Returns the drift
+ * when they differ, or undefined.
+ */
+export async function runToolLive(
+  record: DecisionRecord,
+  run: () => unknown,
+  context: LiveRunContext,
+): Promise<ToolDrift | undefined> {
+  let live: { out?: unknown; err?: RecordedError }
+  try {
+    live = { out: toJsonData(await run()) }
+  } catch (error) {
+    live = { err: toRecordedError(error) }
+  }
+  const recorded = record.err ? { err: record.err } : { out: record.out }
+  const normalize = (value: unknown) => applyNormalizers(record.kind, value, context.normalizers).input
+  const changes = diffJson(normalize(resultView(recorded)), normalize(resultView(live)))
+  if (changes.length === 0) return undefined
+  const label = `${describePosition(record.step, record.lane)}, ${describeDecision(record.kind, record.in)}`
+  const next = nextModelRequest(record, context.decisions)
+  const feeds = next !== undefined && feedsInto(recorded, next)
+  const args = (record.in as { args?: unknown } | undefined)?.args
+  const details = [
+    `  cassette  ${context.cassettePath}`,
+    ...(args === undefined ? [] : [`  args      ${preview(args, 200)}`]),
+    '',
+    '  Result changed (recorded → live):',
+    ...formatChanges(changes).map((line) => `    ${line}`),
+  ]
+  if (next) {
+    details.push(
+      '',
+      feeds
+        ? `  The model would now see a different input: this result is part of the next model request (${describePosition(next.step, next.lane)}), where the recording stops being able to answer.`
+        : `  The next model request (${describePosition(next.step, next.lane)}) does not quote this result; it may still depend on it.`,
+    )
+  }
+  const error = createDivergence(
+    'ERR_TAPE_DRIFT',
+    `Tool drift at ${label}`,
+    'run live, the tool returned something other than its recording',
+    `If its upstream changed for good, re-record this test: ${context.rerecordCommand}`,
+    details,
+  )
+  return { error, label }
+}
+
+/** What a decision's outcome looks like in the drift diff: `result` or `error`. */
+function resultView(outcome: { out?: unknown; err?: RecordedError }): unknown {
+  return outcome.err ? { error: outcome.err } : { result: outcome.out }
+}
+
+function nextModelRequest(
+  record: DecisionRecord,
+  decisions: readonly DecisionRecord[],
+): DecisionRecord | undefined {
+  return decisions.find((d) => d.kind === 'llm' && d.lane === record.lane && d.step > record.step)
+}
+
+/** Whether the recorded result appears, as text, in the model request that followed it. */
+function feedsInto(recorded: { out?: unknown; err?: RecordedError }, next: DecisionRecord): boolean {
+  const value = recorded.err ? recorded.err.message : recorded.out
+  const needle = typeof value === 'string' ? value : JSON.stringify(value)
+  if (!needle || needle.length < 2) return false
+  return strings(next.in).some((text) => text.includes(needle))
+}
+
+function strings(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value)
+  else if (Array.isArray(value)) for (const item of value) strings(item, out)
+  else if (typeof value === 'object' && value !== null)
+    for (const item of Object.values(value)) strings(item, out)
+  return out
+}
