@@ -1,4 +1,4 @@
-import { createMemoryStore, parseCassette } from '@agent-tape/core'
+import { createMemoryStore, currentTape, parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { installHttpBoundary } from '@agent-tape/http'
 import OpenAI from 'openai'
@@ -169,4 +169,34 @@ it('does not take a sequential streaming agent for concurrent branches: no overl
     expect(rec.state.captured).toBeGreaterThan(1)
     expect(rec.state.warnings).toEqual([])
   }
+})
+
+it('records a sub-agent called as a tool as that tool: its own model calls are part of the result', async () => {
+  const summarize = async (text: string) =>
+    (
+      await client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: text }],
+      })
+    ).choices[0]?.message.content
+  const run = async () => {
+    const tools = currentTape()!.tools({ summarize })
+    const first = await runWeatherAgent(client, 'Weather in Paris?', false)
+    return { first, summary: await tools.summarize(`Summarize: ${first}`) }
+  }
+  const rec = await runTaped(store, 'sub-agent.jsonl', 'auto', run)
+  expect(rec.error).toBeUndefined()
+  const kinds = rec.state.decisions.map((d) => d.kind)
+  expect(kinds.at(-1)).toBe('tool')
+  // The sub-agent's model call is not a decision: it did not take a step of the outer run.
+  expect(
+    rec.state.decisions
+      .filter((d) => d.kind === 'llm')
+      .every((d) => d.label.includes('gpt-4o-mini') === false),
+  ).toBe(true)
+  const connections = provider.connections
+  const replay = await runTaped(store, 'sub-agent.jsonl', 'replay', run)
+  expect(replay.result).toEqual(rec.result)
+  expect(replay.state).toMatchObject({ status: 'clean', unused: 0 })
+  expect(provider.connections).toBe(connections)
 })

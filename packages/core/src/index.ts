@@ -107,7 +107,15 @@ export {
   secretEnvValues,
 } from './secrets/index.js'
 export { Tape } from './tape.js'
-export { activeTapeCount, activeTapes, currentTape, onTapeRun, runWithTape } from './tape-context.js'
+export {
+  activeTapeCount,
+  activeTapes,
+  currentTape,
+  isInsideDecision,
+  onTapeRun,
+  runInsideDecision,
+  runWithTape,
+} from './tape-context.js'
 export type { BegunDecision, TapeOptions } from './tape-options.js'
 export type { DecisionState, DecisionStatus, DivergenceState, TapeAction, TapeState } from './tape-state.js'
 export type { TapedTool, TapedTools, ToolDefinition, ToolEffect, ToolOptions, ToolSpec } from './tools.js'

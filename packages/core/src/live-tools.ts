@@ -5,6 +5,7 @@ import { diffJson, formatChanges, preview } from './json-diff.js'
 import { toJsonData } from './json-walk.js'
 import { applyNormalizers, type Normalizer } from './normalize.js'
 import { toRecordedError } from './recorded-error.js'
+import { runInsideDecision } from './tape-context.js'
 
 /** The kinds that `live-tools` runs for real: tool calls, and MCP calls. */
 export const LIVE_KINDS: ReadonlySet<string> = new Set(['tool', 'mcp'])
@@ -36,7 +37,7 @@ export async function runToolLive(
 ): Promise<ToolDrift | undefined> {
   let live: { out?: unknown; err?: RecordedError }
   try {
-    live = { out: toJsonData(await run()) }
+    live = { out: toJsonData(await runInsideDecision(run)) }
   } catch (error) {
     live = { err: toRecordedError(error) }
   }

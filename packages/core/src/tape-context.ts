@@ -3,6 +3,8 @@ import type { Tape } from './tape.js'
 
 interface TapeContext {
   storage: AsyncLocalStorage<Tape>
+  /** Set while the function of a recorded decision runs (see {@link runInsideDecision}). */
+  inside?: AsyncLocalStorage<true>
   active: Set<Tape>
   /** Called as each tape starts to run (see {@link onTapeRun}). */
   runHooks?: Set<() => void>
@@ -62,4 +64,20 @@ export function onTapeRun(hook: () => void): () => void {
   context.runHooks ??= new Set()
   context.runHooks.add(hook)
   return () => context.runHooks?.delete(hook)
+}
+
+/**
+ * Runs `fn`, the function behind one recorded decision (a tool, an MCP call): whatever it does
+ * at other boundaries (a request to the tool's API, a model call of a sub-agent tool) is part of
+ * that decision's outcome, not a decision of its own. Those boundaries let it pass, for real,
+ * unrecorded: a replay answers the outer decision and never runs `fn`.
+ */
+export function runInsideDecision<T>(fn: () => T): T {
+  context.inside ??= new AsyncLocalStorage<true>()
+  return context.inside.run(true, fn)
+}
+
+/** Whether the code running now is the function behind a recorded decision. */
+export function isInsideDecision(): boolean {
+  return context.inside?.getStore() === true
 }

@@ -24,6 +24,7 @@ import { ReplayIndex } from './replay-index.js'
 import { checkRun } from './run-checks.js'
 import { scanCassette } from './secret-scan.js'
 import { SecretScanner, secretEnvValues } from './secrets/index.js'
+import { isInsideDecision, runInsideDecision } from './tape-context.js'
 import type { BegunDecision, TapeOptions } from './tape-options.js'
 import type { DecisionState, TapeAction, TapeState } from './tape-state.js'
 import {
@@ -136,7 +137,7 @@ export class Tape {
     }
     const started = performance.now()
     try {
-      const value = await fn()
+      const value = await runInsideDecision(fn)
       decision.complete({ out: toJsonData(value) }, performance.now() - started)
       return value
     } catch (error) {
@@ -152,6 +153,8 @@ export class Tape {
    */
   begin(kind: string, input: unknown): BegunDecision {
     this.assertOpen()
+    // Part of an outer decision's outcome (a tool's own request): neither recorded nor replayed.
+    if (isInsideDecision()) return { action: 'passthrough', key: '' }
     if (!isValidKind(kind)) {
       throw new ConfigError({
         what: `Invalid boundary kind ${JSON.stringify(kind)}`,

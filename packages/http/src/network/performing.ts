@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { isInsideDecision } from '@agent-tape/core'
 
 const KEY = Symbol.for('agent-tape.performing')
 const holder = globalThis as { [KEY]?: AsyncLocalStorage<true> }
@@ -11,7 +12,10 @@ export function performingForTape<T>(fn: () => T): T {
   return performing.run(true, fn)
 }
 
-/** Whether the code running now is the boundary's own network call. */
+/**
+ * Whether the code running now is the boundary's own network call, or the function behind a
+ * recorded decision (a tool's own request), whose outcome that decision records.
+ */
 export function isPerformingForTape(): boolean {
-  return performing.getStore() === true
+  return performing.getStore() === true || isInsideDecision()
 }
