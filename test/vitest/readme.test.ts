@@ -74,7 +74,7 @@ interface WorkflowStep {
   env?: Record<string, string>
 }
 
-it("runs the steps of the README's GitHub Actions workflow: replay and verify, then the re-record job", async () => {
+it("runs the steps of the README's GitHub Actions workflow: replay and verify, the drift job, then the re-record job", async () => {
   const ci = readReadmeSection('In CI').section
   const yaml = /<!-- readme-ci -->\n```yaml\n([\s\S]*?)```/.exec(ci)?.[1]
   expect(yaml).toBeDefined()
@@ -98,6 +98,15 @@ it("runs the steps of the README's GitHub Actions workflow: replay and verify, t
     expect(result.code, `${run}\n${result.output}`).toBe(0)
   }
   expect(readFileSync(summary, 'utf8')).toContain('1 replayed cleanly')
+
+  // The drift job: the model replays, the tool runs for real and returns what it did.
+  expect(commands('drift').map((c) => c.run)).toEqual(['npx vitest run'])
+  for (const { run, env } of commands('drift')) {
+    expect(env).toEqual({ AGENT_TAPE_MODE: 'live-tools' })
+    const result = await project.run(run, { ...actions, ...env })
+    expect(result.code, `${run}\n${result.output}`).toBe(0)
+    expect(result.output).toContain('double-charge  live-tools  clean')
+  }
 
   const before = provider.connections
   for (const { run, env } of commands('rerecord')) {

@@ -484,3 +484,28 @@ it('takes every chained modifier of the test API on it.tape, each test claiming 
   expect(replay.output).toContain('10 tapes: 10 replayed cleanly, 0 recorded, 0 diverged')
   expect(replay.output).not.toContain('Obsolete')
 })
+
+it('in live-tools mode, runs the tools for real against the recorded model: a changed tool fails with the drift report', async () => {
+  const project = copy()
+  const same = await project.vitest('run test/agent.test.ts', { ...env(), AGENT_TAPE_MODE: 'live-tools' })
+  expect(same.code, same.output).toBe(0)
+  expect(same.output).toContain('agent-tape  2 tapes: 2 replayed cleanly, 0 recorded, 0 diverged')
+  // The weather upstream moved.
+  project.write(
+    'test/agent.test.ts',
+    project.read('test/agent.test.ts').replace('18°C, light rain', '24°C, sunny'),
+  )
+  const connections = provider.connections
+  const moved = await project.vitest('run test/agent.test.ts', { ...env(), AGENT_TAPE_MODE: 'live-tools' })
+  expect(moved.code).toBe(1)
+  expect(provider.connections).toBe(connections)
+  expect(moved.output).toContain('[agent-tape] Tool drift at step 1, tool "get_weather"')
+  expect(moved.output).toContain('result: "Paris: 18°C, light rain" → "Paris: 24°C, sunny"')
+  expect(moved.output).toContain('The model would now see a different input')
+  expect(moved.output).toContain(
+    '  Drifted tools (2): run live, they returned something other than their recording:',
+  )
+  expect(moved.output).toContain('    test/agent.test.ts > weather-paris: step 1, tool "get_weather"')
+  // Nothing is recorded in this mode.
+  expect(project.snapshot('test/__cassettes__')).toEqual(copy().snapshot('test/__cassettes__'))
+})

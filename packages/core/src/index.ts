@@ -47,6 +47,7 @@ export {
   isTruthyEnv,
   MODE_ENV,
   MODE_FROM_ENV,
+  replaysModels,
   resolveMode,
   setModeFromFlag,
   TAPE_MODES,

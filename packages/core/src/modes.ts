@@ -12,6 +12,11 @@ export type TapeMode = 'replay' | 'auto' | 'update' | 'live' | 'live-tools'
 
 export const TAPE_MODES: readonly TapeMode[] = ['replay', 'auto', 'update', 'live', 'live-tools']
 
+/** Whether a run in this mode only replays model requests (and so needs no provider API key). */
+export function replaysModels(mode: TapeMode): boolean {
+  return mode === 'replay' || mode === 'live-tools'
+}
+
 /** Environment variable that selects the mode for scripts: `AGENT_TAPE_MODE=update`. */
 export const MODE_ENV = 'AGENT_TAPE_MODE'
 /** Set to `1` to allow recording while `CI` is set (a job that is meant to record). */

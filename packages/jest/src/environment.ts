@@ -5,6 +5,7 @@ import {
   CI_FROM_ENV,
   detectExec,
   isTruthyEnv,
+  replaysModels,
   resolveMode,
   setModeFromFlag,
   toPosix,
@@ -42,7 +43,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
     // Refuses `update` in CI here, once per file, before any test runs.
     const { mode } = resolveMode({ mode: options.mode, env, allowRecordingInCI: options.allowRecordingInCI })
     // A run that only replays needs no API key: SDK clients built at import time get a placeholder.
-    if (mode === 'replay') provideReplayKeys(this.global.process.env)
+    if (replaysModels(mode)) provideReplayKeys(this.global.process.env)
     this.testPath = context.testPath
     this.bridge = {
       options,

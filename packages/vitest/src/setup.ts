@@ -1,7 +1,7 @@
 // Loaded by the agentTape() plugin as a Vitest setup file, in every test worker, before each
 // test file is imported: SDK clients capture `fetch` when they are constructed, so the HTTP
 // boundary must be installed first.
-import { resolveMode, runWithTape, type Tape } from '@agent-tape/core'
+import { replaysModels, resolveMode, runWithTape, type Tape } from '@agent-tape/core'
 import { installHttpBoundary, provideReplayKeys, useMswInterception } from '@agent-tape/http'
 import { aroundEach, expect, inject } from 'vitest'
 import { tapeMatchers } from './matchers.js'
@@ -32,9 +32,9 @@ aroundEach(async (runTest, { tape }: { tape?: Tape }) => {
 
 function replaysOnly(options: { mode?: string; allowRecordingInCI: boolean }): boolean {
   try {
-    return (
+    return replaysModels(
       resolveMode({ mode: options.mode, env: process.env, allowRecordingInCI: options.allowRecordingInCI })
-        .mode === 'replay'
+        .mode,
     )
   } catch {
     return false
