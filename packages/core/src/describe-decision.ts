@@ -9,6 +9,15 @@ export function describeDecision(kind: string, input: unknown): string {
     const model = typeof record.model === 'string' ? record.model : body.model
     return typeof model === 'string' ? `model request (${model})` : 'model request'
   }
+  if (kind === 'mcp' && typeof record.method === 'string') {
+    const params =
+      typeof record.params === 'object' && record.params !== null
+        ? (record.params as Record<string, unknown>)
+        : {}
+    const target =
+      typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined
+    return `mcp ${record.method}${target === undefined ? '' : ` ${JSON.stringify(target)}`}`
+  }
   if (kind === 'http' && typeof record.method === 'string' && typeof record.url === 'string') {
     return `http ${record.method} ${record.url}`
   }

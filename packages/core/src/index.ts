@@ -38,6 +38,8 @@ export { compareHarness } from './harness.js'
 export type { FieldChange } from './json-diff.js'
 export { diffJson, diffStringHunks, diffStrings, formatChange, formatChanges } from './json-diff.js'
 export { assertKnownOptions } from './known-options.js'
+export type { McpMessage, McpTransport, TapeMcpOptions } from './mcp-transport.js'
+export { tapeMcpTransport } from './mcp-transport.js'
 export type { ResolvedMode, ResolveModeOptions, TapeMode } from './modes.js'
 export {
   ALLOW_CI_RECORDING_ENV,

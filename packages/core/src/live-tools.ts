@@ -86,12 +86,17 @@ function nextModelRequest(
   return decisions.find((d) => d.kind === 'llm' && d.lane === record.lane && d.step > record.step)
 }
 
-/** Whether the recorded result appears, as text, in the model request that followed it. */
+/**
+ * Whether the recorded result appears, as text, in the model request that followed it: whole
+ * (as JSON), or one of its longer strings (an MCP result's text content, say).
+ */
 function feedsInto(recorded: { out?: unknown; err?: RecordedError }, next: DecisionRecord): boolean {
   const value = recorded.err ? recorded.err.message : recorded.out
-  const needle = typeof value === 'string' ? value : JSON.stringify(value)
-  if (!needle || needle.length < 2) return false
-  return strings(next.in).some((text) => text.includes(needle))
+  const needles = [typeof value === 'string' ? value : JSON.stringify(value), ...strings(value)].filter(
+    (needle): needle is string => typeof needle === 'string' && needle.length >= 8,
+  )
+  const haystack = strings(next.in)
+  return needles.some((needle) => haystack.some((text) => text.includes(needle)))
 }
 
 function strings(value: unknown, out: string[] = []): string[] {

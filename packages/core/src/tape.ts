@@ -132,7 +132,7 @@ export class Tape {
     const decision = this.begin(kind, input)
     if (decision.action === 'passthrough') return await fn()
     if (decision.action === 'replay') {
-      if (this.mode === 'live-tools' && LIVE_KINDS.has(kind)) await this.runLive(decision.record, fn)
+      if (this.mode === 'live-tools' && LIVE_KINDS.has(kind)) await this.checkLive(decision.record, fn)
       return replayOutcome(decision.record) as Awaited<T>
     }
     const started = performance.now()
@@ -528,11 +528,12 @@ export class Tape {
   }
 
   /**
-   * `live-tools`: runs a recorded tool for real and compares its result with the recording. A
-   * drift fails the run; the run goes on with the recorded result, so that every drifted tool of
-   * the run is reported and the model decisions after it still replay.
+   * `live-tools`: runs a recorded tool for real (`fn`) and compares its result with the
+   * recording. A drift fails the run; the caller goes on with the recorded result, so that every
+   * drifted tool of the run is reported and the model decisions after it still replay. For
+   * adapters that run tools themselves (the MCP transport).
    */
-  private async runLive(record: DecisionRecord, fn: () => unknown): Promise<void> {
+  async checkLive(record: DecisionRecord, fn: () => unknown): Promise<void> {
     const drift = await runToolLive(record, fn, {
       cassettePath: this.cassettePath,
       rerecordCommand: this.rerecordCommand,

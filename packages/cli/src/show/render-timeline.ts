@@ -128,6 +128,7 @@ const KIND_NAMES: Record<string, [string, string]> = {
   tool: ['tool call', 'tool calls'],
   env: ['env read', 'env reads'],
   http: ['http request', 'http requests'],
+  mcp: ['MCP request', 'MCP requests'],
 }
 
 export function countKind(kind: string, n: number): string {

@@ -78,6 +78,11 @@ export function summarizeDecision(d: DecisionRecord): DecisionSummary {
     const args = Array.isArray(input.args) && input.args.length === 1 ? input.args[0] : input.args
     summary.tool = { name: input.name, args }
     if (d.out !== undefined) summary.output = d.out
+  } else if (d.kind === 'mcp' && input.method === 'tools/call') {
+    // An MCP tool call reads like any tool call: the tool, its arguments, its result.
+    const params = asRecord(input.params)
+    summary.tool = { name: String(params.name), args: params.arguments }
+    if (d.out !== undefined) summary.output = d.out
   } else if (d.kind === 'env' && Array.isArray(input.keys)) {
     const out = asRecord(d.out)
     summary.env = Object.fromEntries(

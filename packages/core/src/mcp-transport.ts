@@ -1,0 +1,159 @@
+import type { RecordedError } from './cassette-format.js'
+import { AgentTapeError } from './errors.js'
+import type { Tape } from './tape.js'
+import { currentTape, runInsideDecision } from './tape-context.js'
+import type { BegunDecision } from './tape-options.js'
+
+/**
+ * The transport interface of `@modelcontextprotocol/sdk` (its `Transport`), as far as the tape
+ * uses it: stdio, streamable HTTP and in-memory transports all have this shape.
+ */
+export interface McpTransport {
+  start(): Promise<void>
+  send(message: McpMessage, options?: unknown): Promise<void>
+  close(): Promise<void>
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK's callback is generic over its message types
+  onmessage?: ((message: any, extra?: any) => void) | undefined
+  sessionId?: string | undefined
+  setProtocolVersion?: ((version: string) => void) | undefined
+}
+
+/** A JSON-RPC 2.0 message: a request (method and id), a notification (method) or a response (id). */
+export interface McpMessage {
+  jsonrpc?: '2.0'
+  id?: string | number
+  method?: string
+  params?: Record<string, unknown>
+  result?: unknown
+  error?: { code: number; message: string; data?: unknown }
+}
+
+export interface TapeMcpOptions {
+  /** The server's name in keys and reports, for agents that talk to several (default `mcp`). */
+  server?: string
+}
+
+interface Pending {
+  method: string
+  /** Recording: the decision to complete with the response. */
+  begun?: Extract<BegunDecision, { action: 'record' }>
+  /** `live-tools`: the recorded decision the live response is compared with. */
+  recorded?: Extract<BegunDecision, { action: 'replay' }>
+  tape: Tape
+  started: number
+}
+
+/**
+ * Tapes an MCP client's transport: every request the client sends (`initialize`, `tools/list`,
+ * `tools/call`, `resources/read`, `prompts/get`, …) is a decision of kind `mcp`, keyed by the
+ * server name, the method and the params (not the JSON-RPC id, not the session). While
+ * recording, messages go to the real transport and the responses are recorded. In replay the
+ * real transport is never started (no child process, no connection) and each response comes from
+ * the cassette. In `live-tools` mode the server runs, and each `tools/call` result is compared
+ * with the recording (a difference fails the test with a drift report).
+ *
+ * @example
+ * const transport = tapeMcpTransport(new StdioClientTransport({ command: 'node', args: ['server.js'] }))
+ * await client.connect(transport)
+ */
+export function tapeMcpTransport<T extends McpTransport>(inner: T, options: TapeMcpOptions = {}): T {
+  const server = options.server ?? 'mcp'
+  const pending = new Map<string | number, Pending>()
+  let virtual = false
+  let started = false
+  const outer: McpTransport = {
+    async start() {
+      const tape = currentTape()
+      // Replay answers from the cassette: the server is never started.
+      virtual = tape !== undefined && tape.action === 'replay' && tape.mode !== 'live-tools'
+      if (virtual) return
+      inner.onmessage = (message: McpMessage, extra?: unknown) => void deliver(message, extra)
+      inner.onclose = () => outer.onclose?.()
+      inner.onerror = (error) => outer.onerror?.(error)
+      started = true
+      // The transport's own traffic (HTTP requests, a child process) is these decisions' outcome.
+      await runInsideDecision(() => inner.start())
+    },
+    async send(message, sendOptions) {
+      const tape = currentTape()
+      const isRequest = typeof message.method === 'string' && message.id !== undefined
+      if (!tape || !isRequest || tape.action === 'passthrough') {
+        if (virtual) return
+        return runInsideDecision(() => inner.send(message, sendOptions))
+      }
+      const input = { server, method: message.method, params: withoutMeta(message.params) }
+      const begun = tape.begin('mcp', input)
+      if (begun.action === 'replay' && virtual) {
+        const answer = responseFrom(message.id!, begun.record.out, begun.record.err)
+        queueMicrotask(() => outer.onmessage?.(answer))
+        return
+      }
+      const entry: Pending = { method: message.method!, tape, started: performance.now() }
+      if (begun.action === 'record') entry.begun = begun
+      if (begun.action === 'replay') entry.recorded = begun
+      pending.set(message.id!, entry)
+      return runInsideDecision(() => inner.send(message, sendOptions))
+    },
+    async close() {
+      if (started) return inner.close()
+      outer.onclose?.()
+    },
+    setProtocolVersion(version: string) {
+      inner.setProtocolVersion?.(version)
+    },
+  }
+  Object.defineProperty(outer, 'sessionId', { get: () => (virtual ? undefined : inner.sessionId) })
+
+  async function deliver(message: McpMessage, extra?: unknown): Promise<void> {
+    const entry =
+      message.id !== undefined && message.method === undefined ? pending.get(message.id) : undefined
+    if (!entry) return outer.onmessage?.(message, extra)
+    pending.delete(message.id!)
+    const err = message.error ? toRecordedMcpError(message.error) : undefined
+    if (entry.begun) {
+      entry.begun.complete(err ? { err } : { out: message.result }, performance.now() - entry.started)
+      return outer.onmessage?.(message, extra)
+    }
+    if (entry.recorded && entry.method === 'tools/call') {
+      // live-tools: the live result is checked against the recording; the client goes on with
+      // the recorded one, as the model decisions after it were recorded with it.
+      const record = entry.recorded.record
+      await entry.tape.checkLive(record, () => {
+        if (err) throw Object.assign(new Error(err.message), { name: err.name, code: err.code })
+        return message.result
+      })
+      return outer.onmessage?.(responseFrom(message.id!, record.out, record.err), extra)
+    }
+    return outer.onmessage?.(message, extra)
+  }
+
+  return outer as T
+}
+
+/** `_meta` carries progress tokens and tracing: nothing that decides the answer. */
+function withoutMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!params || !('_meta' in params)) return params
+  const { _meta: _, ...rest } = params
+  return rest
+}
+
+function toRecordedMcpError(error: { code: number; message: string }): RecordedError {
+  return { name: 'McpError', message: error.message, code: error.code }
+}
+
+function responseFrom(id: string | number, out: unknown, err: RecordedError | undefined): McpMessage {
+  if (err) {
+    const code = typeof err.code === 'number' ? err.code : -32603
+    return { jsonrpc: '2.0', id, error: { code, message: err.message } }
+  }
+  if (out === undefined) {
+    throw new AgentTapeError('ERR_TAPE_CORRUPT', {
+      what: 'A recorded MCP response has neither a result nor an error',
+      why: 'the cassette line was edited or written by another tool',
+      fix: 'Restore the cassette from version control, or re-record the test',
+    })
+  }
+  return { jsonrpc: '2.0', id, result: out }
+}
