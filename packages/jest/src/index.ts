@@ -1,7 +1,8 @@
 import type { TapeMatchers } from '@agent-tape/core'
 import type { TapeTestAPI } from './tape-api.js'
 
-export type { Tape, TapeMatchers, TapeState } from '@agent-tape/core'
+export type { McpTransport, Tape, TapeMatchers, TapeMcpOptions, TapeState } from '@agent-tape/core'
+export { tapeMcpTransport } from '@agent-tape/core'
 export type { TapeRuntimeOptions } from './configure.js'
 export { configureTape } from './configure.js'
 export type { AgentTapeJestOptions, ConfigPattern } from './options.js'

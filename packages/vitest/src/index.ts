@@ -30,7 +30,8 @@ export const it: TestAPI & { tape: TapeTestAPI } = Object.assign(base, {
 /** Same as {@link it}. */
 export const test: TestAPI & { tape: TapeTestAPI } = it
 
-export type { Tape, TapeState } from '@agent-tape/core'
+export type { McpTransport, Tape, TapeMcpOptions, TapeState } from '@agent-tape/core'
+export { tapeMcpTransport } from '@agent-tape/core'
 export {
   afterAll,
   afterEach,
