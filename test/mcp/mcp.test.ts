@@ -171,3 +171,29 @@ describe('MCP over streamable HTTP (a server on loopback)', () => {
     expect(server.connections).toBe(connections)
   })
 })
+
+it('answers from the cassette in replay even on a client connected before the tape began', async () => {
+  const server = await startHttpWeatherServer({ tempC: 18 })
+  const client = new Client({ name: 'shared', version: '1.0.0' })
+  // Connected once, outside every tape, as a suite-wide client would be.
+  await client.connect(tapeMcpTransport(new StreamableHTTPClientTransport(server.url)))
+  try {
+    const call = async () =>
+      (
+        (await client.callTool({ name: 'get_weather', arguments: { city: 'Nice' } })).content as {
+          text: string
+        }[]
+      )[0]!.text
+    const rec = await runTaped(store, 'shared.jsonl', 'auto', call)
+    expect(rec.result).toBe('{"city":"Nice","tempC":18}')
+    server.options.tempC = 30
+    const connections = server.connections
+    const replay = await runTaped(store, 'shared.jsonl', 'replay', call)
+    expect(replay.result).toBe('{"city":"Nice","tempC":18}')
+    expect(replay.state).toMatchObject({ status: 'clean', replayed: 1 })
+    expect(server.connections).toBe(connections)
+  } finally {
+    await client.close()
+    await server.close()
+  }
+})

@@ -10,7 +10,8 @@ import type { BegunDecision } from './tape-options.js'
  */
 export interface McpTransport {
   start(): Promise<void>
-  send(message: McpMessage, options?: unknown): Promise<void>
+  // biome-ignore lint/suspicious/noExplicitAny: transports type their messages each their own way (some take batches)
+  send(message: any, options?: any): Promise<void>
   close(): Promise<void>
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined
@@ -76,7 +77,7 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
       // The transport's own traffic (HTTP requests, a child process) is these decisions' outcome.
       await runInsideDecision(() => inner.start())
     },
-    async send(message, sendOptions) {
+    async send(message: McpMessage, sendOptions?: unknown) {
       const tape = currentTape()
       const isRequest = typeof message.method === 'string' && message.id !== undefined
       if (!tape || !isRequest || tape.action === 'passthrough') {
@@ -85,7 +86,8 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
       }
       const input = { server, method: message.method, params: withoutMeta(message.params) }
       const begun = tape.begin('mcp', input)
-      if (begun.action === 'replay' && virtual) {
+      // Replay answers from the cassette, even on a transport connected before the tape began.
+      if (begun.action === 'replay' && tape.mode !== 'live-tools') {
         const answer = responseFrom(message.id!, begun.record.out, begun.record.err)
         queueMicrotask(() => outer.onmessage?.(answer))
         return
