@@ -197,3 +197,111 @@ it('answers from the cassette in replay even on a client connected before the ta
     await server.close()
   }
 })
+
+describe('MCP over streamable HTTP without the wrapper (understood as JSON-RPC)', () => {
+  const plain = (url: URL) => () => new StreamableHTTPClientTransport(url)
+
+  /** The agent with a plain transport: the HTTP boundary tapes it. */
+  async function plainAgent(question: string, url: URL, args = (a: Record<string, unknown>) => a) {
+    const client = new Client({ name: 'agent', version: '1.0.0' })
+    await client.connect(plain(url)())
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((t) => t.name)).toEqual(['get_weather'])
+      const city = /in (\w+)/.exec(question)?.[1] ?? 'Paris'
+      const result = await client.callTool({ name: 'get_weather', arguments: args({ city }) })
+      return (result.content as { text: string }[])[0]!.text
+    } finally {
+      await client.close()
+    }
+  }
+
+  it('records each JSON-RPC request as an mcp decision keyed without its id, and replays with the server closed', async () => {
+    const server = await startHttpWeatherServer({ tempC: 18 })
+    const url = server.url
+    const rec = await runTaped(store, 'plain-http.jsonl', 'auto', () => plainAgent('Weather in Rome?', url))
+    expect(rec.error).toBeUndefined()
+    expect(rec.result).toBe('{"city":"Rome","tempC":18}')
+    const cassette = parseCassette((await store.read('plain-http.jsonl'))!, 'plain-http.jsonl')
+    expect(cassette.decisions.map((d) => `${d.kind} ${(d.in as { method: string }).method}`)).toEqual([
+      'mcp initialize',
+      'mcp tools/list',
+      'mcp tools/call',
+    ])
+    expect(cassette.decisions[2]!.in).toEqual({
+      server: 'loopback/mcp',
+      method: 'tools/call',
+      params: { name: 'get_weather', arguments: { city: 'Rome' } },
+    })
+    // `show` reads the tool call inside the recorded response.
+    const file = join(mkdtempSync(join(tmpdir(), 'agent-tape-mcp-show-')), 'plain-http.jsonl')
+    writeFileSync(file, (await store.read('plain-http.jsonl'))!)
+    const shown = runBin(['show', file], tmpdir()).stdout
+    expect(shown).toContain('    args      {"city":"Rome"}')
+    expect(shown).toContain('"text":"{\\"city\\":\\"Rome\\",\\"tempC\\":18}"')
+    const connections = server.connections
+    await server.close()
+    const replay = await runTaped(store, 'plain-http.jsonl', 'replay', () =>
+      plainAgent('Weather in Rome?', url),
+    )
+    expect(replay.failure).toBeUndefined()
+    expect(replay.result).toBe(rec.result)
+    expect(replay.state).toMatchObject({ status: 'clean', replayed: 3, unused: 0 })
+    expect(server.connections).toBe(connections)
+    // A changed argument misses at its step with the diff, in MCP's own error shape.
+    const moved = await runTaped(store, 'plain-http.jsonl', 'replay', () =>
+      plainAgent('Weather in Rome?', url, (a) => ({ ...a, city: 'ROME' })),
+    )
+    expect(isReplayMiss(moved.failure)).toBe(true)
+    expect(moved.failure!.message).toContain('Replay miss at step 0, mcp tools/call "get_weather"')
+    expect(moved.failure!.message).toContain('params.arguments.city: "Rome" → "ROME"')
+  })
+
+  it('in live-tools mode, calls the server for real and reports a changed tool result as drift', async () => {
+    const server = await startHttpWeatherServer({ tempC: 18 })
+    try {
+      await runTaped(store, 'plain-live.jsonl', 'auto', () => plainAgent('Weather in Nice?', server.url))
+      const same = await runTaped(store, 'plain-live.jsonl', 'live-tools', () =>
+        plainAgent('Weather in Nice?', server.url),
+      )
+      expect(same.failure).toBeUndefined()
+      server.options.tempC = 26
+      const moved = await runTaped(store, 'plain-live.jsonl', 'live-tools', () =>
+        plainAgent('Weather in Nice?', server.url),
+      )
+      expect(moved.result).toBe('{"city":"Nice","tempC":18}')
+      expect(moved.state.drifted).toEqual(['step 0, mcp tools/call "get_weather"'])
+      expect(moved.failure!.message).toContain('"tempC\\":18}" → "{\\"city\\":\\"Nice\\",\\"tempC\\":26}"')
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+it('answers under the JSON-RPC id of the request being replayed, not the recorded one', async () => {
+  const server = await startHttpWeatherServer({ tempC: 18 })
+  const url = server.url
+  const session = (lists: number) => async () => {
+    const client = new Client({ name: 'ids', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(url))
+    try {
+      for (let i = 0; i < lists; i++) await client.listTools()
+      const result = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })
+      return (result.content as { text: string }[])[0]!.text
+    } finally {
+      await client.close()
+    }
+  }
+  try {
+    // Recorded with two listings first: tools/call was request id 3.
+    const rec = await runTaped(store, 'ids.jsonl', 'auto', session(2))
+    expect(rec.result).toBe('{"city":"Oslo","tempC":18}')
+    await server.close()
+    // Replayed with one: tools/call is request id 2, and the client accepts only that.
+    const replay = await runTaped(store, 'ids.jsonl', 'replay', session(1), { failOnUnused: false })
+    expect(replay.error).toBeUndefined()
+    expect(replay.result).toBe(rec.result)
+  } finally {
+    await server.close()
+  }
+})

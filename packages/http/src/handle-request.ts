@@ -3,6 +3,7 @@ import {
   activeTapeCount,
   currentTape,
   deepInputError,
+  isInsideDecision,
   isReplayMiss,
   isStackOverflow,
   redactUrl,
@@ -11,6 +12,7 @@ import {
   toReplayedError,
 } from '@agent-tape/core'
 import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js'
+import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import { teeForRecording } from './record-response.js'
 import { isRecordedResponse } from './recorded-response.js'
@@ -87,6 +89,17 @@ export async function handleRequest(
   if (!tape) {
     if (passesThrough(requestClass) || activeTapeCount() === 0) return { type: 'passthrough' }
     return { type: 'error', error: unattributed(request, activeTapeCount()) }
+  }
+  // MCP over streamable HTTP, wherever the server is (a loopback test server included), unless
+  // a wrapped MCP transport already tapes it (its traffic runs inside that decision).
+  if (
+    tape.action !== 'passthrough' &&
+    requestClass !== 'allowed' &&
+    requestClass !== 'model' &&
+    !isInsideDecision()
+  ) {
+    const mcp = await readMcpRequest(request, url)
+    if (mcp) return handleMcpRequest(request, mcp, tape, config.timing, perform)
   }
   if (tape.action !== 'passthrough' && (requestClass === 'loopback' || requestClass === 'external')) {
     const lookalike = await modelLookalike(request, url)

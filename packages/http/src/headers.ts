@@ -22,6 +22,9 @@ const RESPONSE_HEADERS = new Set([
   'cache-control',
   'content-disposition',
   'content-language',
+  // MCP over HTTP: the session the client sends back, and the protocol version agreed.
+  'mcp-session-id',
+  'mcp-protocol-version',
 ])
 const RESPONSE_HEADER_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
 

@@ -8,6 +8,7 @@ import {
   sumUsage,
   type TokenUsage,
 } from '@agent-tape/core'
+import { isRecordedResponse, jsonRpcOutcome } from '@agent-tape/http'
 import { asRecord, type ModelAnswer, readModelAnswer } from './model-answer.js'
 import { type ModelRequest, readModelRequest } from './model-request.js'
 
@@ -82,7 +83,9 @@ export function summarizeDecision(d: DecisionRecord): DecisionSummary {
     // An MCP tool call reads like any tool call: the tool, its arguments, its result.
     const params = asRecord(input.params)
     summary.tool = { name: String(params.name), args: params.arguments }
-    if (d.out !== undefined) summary.output = d.out
+    // Taped at the HTTP level, the output is the response: show the tool's result in it.
+    const out = isRecordedResponse(d.out) ? jsonRpcOutcome(d.out).result : d.out
+    if (out !== undefined) summary.output = out
   } else if (d.kind === 'env' && Array.isArray(input.keys)) {
     const out = asRecord(d.out)
     summary.env = Object.fromEntries(

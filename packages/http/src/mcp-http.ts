@@ -1,0 +1,190 @@
+import { AgentTapeError, isReplayMiss, type Tape, toRecordedError } from '@agent-tape/core'
+import { isLoopbackHost } from './endpoints.js'
+import type { RequestOutcome } from './handle-request.js'
+import { teeForRecording } from './record-response.js'
+import { isRecordedResponse, type RecordedResponse } from './recorded-response.js'
+import { buildReplayResponse, type ReplayTiming } from './replay-response.js'
+
+/** An MCP streamable-HTTP request, told by its header or its `initialize` body. */
+export type McpHttpRequest =
+  | { type: 'request'; id: string | number; input: McpInput }
+  | { type: 'notification' }
+  /** GET: the stream on which a server sends notifications of its own. */
+  | { type: 'listen' }
+  /** DELETE: the end of a session. */
+  | { type: 'end' }
+
+interface McpInput {
+  server: string
+  method: string
+  params?: Record<string, unknown>
+}
+
+interface JsonRpcMessage {
+  jsonrpc?: string
+  id?: string | number
+  method?: string
+  params?: Record<string, unknown>
+  result?: unknown
+  error?: { code?: number; message?: string }
+}
+
+/**
+ * Reads a request as MCP over streamable HTTP: one with the `mcp-protocol-version` header the
+ * SDKs send after the handshake, or the `initialize` request itself. Undefined for anything
+ * else, batches included (they are taped as other HTTP).
+ */
+export async function readMcpRequest(request: Request, url: URL): Promise<McpHttpRequest | undefined> {
+  const versioned = request.headers.has('mcp-protocol-version')
+  const method = request.method.toUpperCase()
+  if (versioned && method === 'GET') return { type: 'listen' }
+  if (versioned && method === 'DELETE') return { type: 'end' }
+  if (method !== 'POST' || !/json/i.test(request.headers.get('content-type') ?? '')) return undefined
+  let body: JsonRpcMessage
+  try {
+    body = JSON.parse(await request.clone().text()) as JsonRpcMessage
+  } catch {
+    return undefined
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || body.jsonrpc !== '2.0')
+    return undefined
+  if (typeof body.method !== 'string' || (!versioned && body.method !== 'initialize')) return undefined
+  if (body.id === undefined) return { type: 'notification' }
+  // The server as the key names it: not a loopback port, which changes every run.
+  const server = `${isLoopbackHost(url.hostname) ? 'loopback' : url.host}${url.pathname}`
+  const input: McpInput = { server, method: body.method }
+  const params = withoutMeta(body.params)
+  if (params !== undefined) input.params = params
+  return { type: 'request', id: body.id, input }
+}
+
+/**
+ * Answers an MCP request from the tape: a decision of kind `mcp` keyed by server, method and
+ * params (not the JSON-RPC id, not the session). Recording performs it and stores the response;
+ * replay answers with the recorded response under the caller's id; `live-tools` performs every
+ * request for real and compares each `tools/call` result with the recording. The listen stream
+ * is answered 405 (as by a server without one) and notifications 202, with no decision.
+ */
+export async function handleMcpRequest(
+  request: Request,
+  mcp: McpHttpRequest,
+  tape: Tape,
+  timing: ReplayTiming,
+  perform: (request: Request) => Promise<Response>,
+): Promise<RequestOutcome> {
+  const live = tape.action === 'record' || tape.mode === 'live-tools'
+  if (mcp.type === 'listen') return { type: 'respond', response: new Response(null, { status: 405 }) }
+  if (mcp.type !== 'request') {
+    if (live) return { type: 'respond', response: await perform(request) }
+    return { type: 'respond', response: new Response(null, { status: mcp.type === 'end' ? 200 : 202 }) }
+  }
+  let begun: ReturnType<Tape['begin']>
+  try {
+    begun = tape.begin('mcp', mcp.input)
+  } catch (error) {
+    if (!isReplayMiss(error)) return { type: 'error', error: error as Error }
+    // Answered in MCP's own error shape: the client throws it with the report.
+    const body = { jsonrpc: '2.0', id: mcp.id, error: { code: -32603, message: error.message } }
+    return { type: 'respond', response: Response.json(body) }
+  }
+  if (begun.action === 'passthrough') return { type: 'passthrough' }
+  if (begun.action === 'record') {
+    const started = performance.now()
+    let real: Response
+    try {
+      real = await perform(request)
+    } catch (error) {
+      begun.complete({ err: toRecordedError(error) }, performance.now() - started)
+      return { type: 'error', error: error as Error }
+    }
+    const teed = teeForRecording(real, started)
+    teed.recorded.then(
+      (out) => begun.complete({ out }, performance.now() - started),
+      (error: unknown) => begun.complete({ err: toRecordedError(error) }, performance.now() - started),
+    )
+    return { type: 'respond', response: teed.response }
+  }
+  const record = begun.record
+  if (!isRecordedResponse(record.out)) {
+    return { type: 'error', error: damaged(record.seq, tape.cassettePath) }
+  }
+  const recorded = withJsonRpcId(record.out, mcp.id)
+  if (tape.mode !== 'live-tools') return { type: 'respond', response: buildReplayResponse(recorded, timing) }
+  const response = await perform(request)
+  if (mcp.input.method !== 'tools/call') return { type: 'respond', response }
+  // live-tools: the tool's live result against the recorded one; the client goes on with the
+  // recorded answer, as the model decisions after it were recorded with it.
+  const outcome = jsonRpcOutcome(await responseAsRecorded(response))
+  // Compared as results, not as HTTP responses (whose session ids and framing differ).
+  const was = jsonRpcOutcome(record.out)
+  const asResult = was.error
+    ? { ...record, out: undefined, err: { name: 'McpError', message: was.error.message ?? '' } }
+    : { ...record, out: was.result }
+  await tape.checkLive(asResult, () => {
+    if (outcome.error) throw Object.assign(new Error(outcome.error.message ?? ''), { name: 'McpError' })
+    return outcome.result
+  })
+  return { type: 'respond', response: buildReplayResponse(recorded, 'instant') }
+}
+
+/** The JSON-RPC result or error a recorded MCP response carries (a JSON body or a stream event). */
+export function jsonRpcOutcome(recorded: RecordedResponse): {
+  result?: unknown
+  error?: { message?: string }
+} {
+  const body = recorded.body
+  const messages: unknown[] = !body
+    ? []
+    : 'json' in body
+      ? [body.json]
+      : 'sse' in body
+        ? body.sse.map((e) => e.json)
+        : []
+  for (const message of messages) {
+    const m = message as JsonRpcMessage | undefined
+    if (m && m.method === undefined && ('result' in m || 'error' in m)) {
+      return m.error ? { error: m.error } : { result: m.result }
+    }
+  }
+  return {}
+}
+
+/** The recorded response, answering the caller's JSON-RPC id. */
+function withJsonRpcId(recorded: RecordedResponse, id: string | number): RecordedResponse {
+  const answer = (value: unknown) => {
+    const m = value as JsonRpcMessage | undefined
+    return m && typeof m === 'object' && m.method === undefined && ('result' in m || 'error' in m)
+      ? { ...m, id }
+      : value
+  }
+  const body = recorded.body
+  if (!body) return recorded
+  if ('json' in body) return { ...recorded, body: { json: answer(body.json) } }
+  if ('sse' in body) {
+    return {
+      ...recorded,
+      body: { ...body, sse: body.sse.map((e) => ('json' in e ? { ...e, json: answer(e.json) } : e)) },
+    }
+  }
+  return recorded
+}
+
+async function responseAsRecorded(response: Response): Promise<RecordedResponse> {
+  const teed = teeForRecording(response, performance.now())
+  void teed.response.body?.cancel()
+  return teed.recorded
+}
+
+function withoutMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!params || typeof params !== 'object' || !('_meta' in params)) return params
+  const { _meta: _, ...rest } = params
+  return rest
+}
+
+function damaged(seq: number, cassettePath: string): AgentTapeError {
+  return new AgentTapeError('ERR_TAPE_CORRUPT', {
+    what: `Decision #${seq} of ${cassettePath} is not a recorded MCP response`,
+    why: 'its output lacks the status and headers a response has',
+    fix: 'Restore the cassette from version control, or re-record the test',
+  })
+}
