@@ -8,13 +8,12 @@ import {
   isStackOverflow,
   redactUrl,
   type Tape,
-  toRecordedError,
   toReplayedError,
 } from '@agent-tape/core'
 import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js'
 import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
-import { teeForRecording } from './record-response.js'
+import { performAndRecord } from './record-response.js'
 import { isRecordedResponse } from './recorded-response.js'
 import {
   ABORT_FALLBACK_MS,
@@ -159,19 +158,9 @@ export async function handleRequest(
     if (speed > 0 && record.out.headersAt) await sleep(record.out.headersAt / speed)
     return { type: 'respond', response: buildReplayResponse(record.out, config.timing, request.signal) }
   }
-  const started = performance.now()
-  let real: Response
-  try {
-    real = await perform(request)
-  } catch (error) {
-    begun.complete({ err: toRecordedError(error) }, performance.now() - started)
-    return { type: 'error', error: error as Error }
-  }
-  const teed = teeForRecording(real, started)
-  teed.recorded.then(
-    (out) => begun.complete({ out }, performance.now() - started),
-    (error: unknown) => begun.complete({ err: toRecordedError(error) }, performance.now() - started),
-  )
+  const recording = await performAndRecord(begun, request, perform)
+  if ('error' in recording) return { type: 'error', error: recording.error }
+  const { teed } = recording
   if (config.streamWhileRecording !== false) return { type: 'respond', response: teed.response }
   // The whole answer first, then the caller gets it as a replay would give it.
   void teed.response.body?.cancel()

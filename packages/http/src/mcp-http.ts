@@ -1,7 +1,7 @@
-import { AgentTapeError, isReplayMiss, type Tape, toRecordedError } from '@agent-tape/core'
+import { AgentTapeError, isReplayMiss, type Tape } from '@agent-tape/core'
 import { isLoopbackHost } from './endpoints.js'
 import type { RequestOutcome } from './handle-request.js'
-import { teeForRecording } from './record-response.js'
+import { performAndRecord, teeForRecording } from './record-response.js'
 import { isRecordedResponse, type RecordedResponse } from './recorded-response.js'
 import { buildReplayResponse, type ReplayTiming } from './replay-response.js'
 
@@ -89,20 +89,10 @@ export async function handleMcpRequest(
   }
   if (begun.action === 'passthrough') return { type: 'passthrough' }
   if (begun.action === 'record') {
-    const started = performance.now()
-    let real: Response
-    try {
-      real = await perform(request)
-    } catch (error) {
-      begun.complete({ err: toRecordedError(error) }, performance.now() - started)
-      return { type: 'error', error: error as Error }
-    }
-    const teed = teeForRecording(real, started)
-    teed.recorded.then(
-      (out) => begun.complete({ out }, performance.now() - started),
-      (error: unknown) => begun.complete({ err: toRecordedError(error) }, performance.now() - started),
-    )
-    return { type: 'respond', response: teed.response }
+    const recording = await performAndRecord(begun, request, perform)
+    return 'error' in recording
+      ? { type: 'error', error: recording.error }
+      : { type: 'respond', response: recording.teed.response }
   }
   const record = begun.record
   if (!isRecordedResponse(record.out)) {

@@ -1,4 +1,4 @@
-import { toRecordedError } from '@agent-tape/core'
+import { type BegunDecision, toRecordedError } from '@agent-tape/core'
 import { storableResponseHeaders } from './headers.js'
 import type { RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
 import { isTextual } from './request-body.js'
@@ -98,4 +98,29 @@ function isUtf8(bytes: Buffer): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * Performs a request for the tape and records its response into the decision begun for it
+ * (or the error, when the request fails). The caller reads the live branch of the response.
+ */
+export async function performAndRecord(
+  begun: Extract<BegunDecision, { action: 'record' }>,
+  request: Request,
+  perform: (request: Request) => Promise<Response>,
+): Promise<{ teed: TeedResponse } | { error: Error }> {
+  const started = performance.now()
+  let real: Response
+  try {
+    real = await perform(request)
+  } catch (error) {
+    begun.complete({ err: toRecordedError(error) }, performance.now() - started)
+    return { error: error as Error }
+  }
+  const teed = teeForRecording(real, started)
+  teed.recorded.then(
+    (out) => begun.complete({ out }, performance.now() - started),
+    (error: unknown) => begun.complete({ err: toRecordedError(error) }, performance.now() - started),
+  )
+  return { teed }
 }
