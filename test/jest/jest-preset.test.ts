@@ -407,3 +407,31 @@ it("agent-tape-jest --help names its own switches before Jest's help", async () 
   // Jest's own help follows.
   expect(help.output.indexOf('--prune-cassettes')).toBeLessThan(help.output.indexOf('--testNamePattern'))
 })
+
+it('in live-tools mode, runs the tools for real against the recorded model, and fails a changed one with the drift report', async () => {
+  const project = copy()
+  const same = await project.jest('test/agent.test.ts', {
+    ...env(),
+    AGENT_TAPE_MODE: 'live-tools',
+    CI: 'true',
+  })
+  expect(same.code, same.output).toBe(0)
+  expect(same.output).toContain('2 replayed cleanly, 0 recorded, 0 diverged')
+  project.write(
+    'test/agent.test.ts',
+    project.read('test/agent.test.ts').replace('18°C, light rain', '24°C, sunny'),
+  )
+  const connections = provider.connections
+  const moved = await project.jest('test/agent.test.ts', {
+    ...env(),
+    AGENT_TAPE_MODE: 'live-tools',
+    CI: 'true',
+  })
+  expect(moved.code).toBe(1)
+  expect(provider.connections).toBe(connections)
+  expect(moved.output).toContain('[agent-tape] Tool drift at step 1, tool "get_weather"')
+  expect(moved.output).toContain('result: "Paris: 18°C, light rain" → "Paris: 24°C, sunny"')
+  expect(moved.output).toContain(
+    '  Drifted tools (2): run live, they returned something other than their recording:',
+  )
+})
