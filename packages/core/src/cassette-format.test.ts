@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isSameRecording, parseCassette, serializeCassette } from './cassette-format.js'
 import { type CassetteCorruptError, isCassetteCorruptError } from './errors.js'
@@ -150,5 +151,53 @@ describe('loading a damaged cassette through a tape', () => {
     await tape.tool('lookup_invoice', { invoiceId: 'INV-412' }, () => ({ total: 4200 }))
     expect(await tape.finish()).toMatchObject({ action: 'record', written: true, captured: 1 })
     expect(parseCassette(readFileSync(join(dir, 'c.jsonl'), 'utf8'), 'c.jsonl').decisions).toHaveLength(1)
+  })
+})
+
+describe('serializeCassette and parseCassette', () => {
+  const json = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown)
+  const kind = fc.constantFrom('llm', 'tool', 'env', 'http', 'mcp')
+  const decision = fc.record(
+    {
+      kind,
+      hex: fc.stringMatching(/^[0-9a-f]{16}$/),
+      step: fc.nat(500),
+      lane: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/),
+      ms: fc.nat(100_000),
+      in: json,
+      outcome: fc.oneof(
+        json.map((out) => ({ out })),
+        fc
+          .record({ name: fc.string({ maxLength: 12 }), message: fc.string({ maxLength: 40 }) })
+          .map((err) => ({ err })),
+      ),
+    },
+    { requiredKeys: ['kind', 'hex', 'step', 'ms', 'in', 'outcome'] },
+  )
+
+  it('round-trip every cassette: the text written reads back as the same data, and writes the same text', () => {
+    fc.assert(
+      fc.property(fc.array(decision, { maxLength: 12 }), fc.string({ maxLength: 30 }), (decisions, test) => {
+        const cassette = {
+          header: { agentTape: 1, keyScheme: 1, test, recordedAt: '2026-12-01T00:00:00.000Z' },
+          decisions: decisions.map((d, i) => ({
+            seq: i + 1,
+            key: `${d.kind}:${d.hex}`,
+            kind: d.kind,
+            step: d.step,
+            ...(d.lane === undefined ? {} : { lane: d.lane }),
+            ms: d.ms,
+            in: d.in,
+            ...d.outcome,
+          })),
+        }
+        const text = serializeCassette(cassette as never)
+        const read = parseCassette(text, 'round-trip.jsonl')
+        expect(read.header.test).toBe(test)
+        expect(read.decisions).toEqual(JSON.parse(JSON.stringify(cassette.decisions)))
+        expect(serializeCassette(read)).toBe(text)
+      }),
+      { numRuns: 200 },
+    )
   })
 })

@@ -1,0 +1,31 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { MODEL_CODECS } from './index.js'
+
+// A tool definition in each API's own shape, by codec.
+const TOOL: Record<string, (name: string) => unknown> = {
+  'openai-chat': (name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }),
+  'openai-responses': (name) => ({ type: 'function', name, parameters: { type: 'object' } }),
+  'anthropic-messages': (name) => ({ name, input_schema: { type: 'object' } }),
+}
+
+const names = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/), { minLength: 1, maxLength: 8 })
+
+describe('codec keys do not depend on the order tools are declared in', () => {
+  it.each(MODEL_CODECS.map((c) => [c.name, c] as const))('%s', (name, codec) => {
+    const tool = TOOL[name]
+    expect(tool, `a tool shape for ${name}`).toBeDefined()
+    fc.assert(
+      fc.property(
+        names.chain((list) =>
+          fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length })),
+        ),
+        ([declared, shuffled]) => {
+          const body = (order: string[]) => ({ model: 'm', messages: [], tools: order.map((n) => tool!(n)) })
+          expect(codec.canonicalBody(body(shuffled))).toEqual(codec.canonicalBody(body(declared)))
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+})
