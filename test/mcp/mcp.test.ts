@@ -305,3 +305,23 @@ it('answers under the JSON-RPC id of the request being replayed, not the recorde
     await server.close()
   }
 })
+
+it('replays a server that could not be reached while recording as the same failure', async () => {
+  const server = await startHttpWeatherServer({ tempC: 18 })
+  const url = server.url
+  await server.close()
+  const connect = async () => {
+    const client = new Client({ name: 'down', version: '1.0.0' })
+    try {
+      await client.connect(new StreamableHTTPClientTransport(url))
+      return 'connected'
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+  const rec = await runTaped(store, 'down.jsonl', 'auto', connect)
+  expect(rec.result).not.toBe('connected')
+  const replay = await runTaped(store, 'down.jsonl', 'replay', connect)
+  expect(replay.result).toBe(rec.result)
+  expect(replay.state).toMatchObject({ status: 'clean', replayed: 1 })
+})

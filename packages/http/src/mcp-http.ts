@@ -1,4 +1,4 @@
-import { AgentTapeError, isReplayMiss, type Tape } from '@agent-tape/core'
+import { AgentTapeError, isReplayMiss, type Tape, toReplayedError } from '@agent-tape/core'
 import { isLoopbackHost } from './endpoints.js'
 import type { RequestOutcome } from './handle-request.js'
 import { performAndRecord, teeForRecording } from './record-response.js'
@@ -95,6 +95,8 @@ export async function handleMcpRequest(
       : { type: 'respond', response: recording.teed.response }
   }
   const record = begun.record
+  // The request failed while recording (the server was unreachable): it fails the same way.
+  if (record.err && tape.mode !== 'live-tools') return { type: 'error', error: toReplayedError(record.err) }
   if (!isRecordedResponse(record.out)) {
     return { type: 'error', error: damaged(record.seq, tape.cassettePath) }
   }
