@@ -174,7 +174,10 @@ describe('MCP over streamable HTTP (a server on loopback)', () => {
 
 it('answers from the cassette in replay even on a client connected before the tape began', async () => {
   const server = await startHttpWeatherServer({ tempC: 18 })
-  const client = new Client({ name: 'shared', version: '1.0.0' })
+  const client = new Client(
+    { name: 'shared', version: '1.0.0' },
+    { capabilities: { roots: { listChanged: true } } },
+  )
   // Connected once, outside every tape, as a suite-wide client would be.
   await client.connect(tapeMcpTransport(new StreamableHTTPClientTransport(server.url)))
   try {
@@ -188,10 +191,17 @@ it('answers from the cassette in replay even on a client connected before the ta
     expect(rec.result).toBe('{"city":"Nice","tempC":18}')
     server.options.tempC = 30
     const connections = server.connections
-    const replay = await runTaped(store, 'shared.jsonl', 'replay', call)
+    const requests = server.requests
+    const replay = await runTaped(store, 'shared.jsonl', 'replay', async () => {
+      // A notification sent in replay stays in the process as well.
+      await client.notification({ method: 'notifications/roots/list_changed' })
+      return call()
+    })
+    expect(replay.error).toBeUndefined()
     expect(replay.result).toBe('{"city":"Nice","tempC":18}')
     expect(replay.state).toMatchObject({ status: 'clean', replayed: 1 })
     expect(server.connections).toBe(connections)
+    expect(server.requests).toBe(requests)
   } finally {
     await client.close()
     await server.close()

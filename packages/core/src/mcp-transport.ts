@@ -80,8 +80,10 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
     async send(message: McpMessage, sendOptions?: unknown) {
       const tape = currentTape()
       const isRequest = typeof message.method === 'string' && message.id !== undefined
+      const replaying = tape !== undefined && tape.action === 'replay' && tape.mode !== 'live-tools'
       if (!tape || !isRequest || tape.action === 'passthrough') {
-        if (virtual) return
+        // Nothing leaves in replay, on a transport connected before the tape began too.
+        if (virtual || replaying) return
         return runInsideDecision(() => inner.send(message, sendOptions))
       }
       const input = { server, method: message.method, params: withoutMeta(message.params) }

@@ -25,7 +25,9 @@ export function createWeatherServer(temperature = () => Number(process.env.WEATH
 /** Streamable HTTP on loopback, stateless: a fresh server and transport per request. */
 export async function startHttpWeatherServer(options = { tempC: 18 }) {
   let connections = 0
+  let requests = 0
   const httpServer = http.createServer(async (req, res) => {
+    requests++
     const server = createWeatherServer(() => options.tempC)
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
     res.on('close', () => {
@@ -45,6 +47,9 @@ export async function startHttpWeatherServer(options = { tempC: 18 }) {
     options,
     get connections() {
       return connections
+    },
+    get requests() {
+      return requests
     },
     close: () =>
       new Promise((resolve) => {
