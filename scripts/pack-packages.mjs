@@ -8,13 +8,15 @@ import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
 const out = join(root, 'packed')
-// Each runner needs core and http beside it: installed together, npm takes them from the tarballs.
+// Each runner needs core, http and the runner kit beside it: installed together, npm takes them
+// from the tarballs.
 const PACKAGES = {
   core: [],
   http: [],
-  vitest: ['core', 'http'],
-  jest: ['core', 'http'],
-  cli: ['core', 'http'],
+  'runner-kit': [],
+  vitest: ['core', 'http', 'runner-kit'],
+  jest: ['core', 'http', 'runner-kit'],
+  cli: ['core', 'http', 'runner-kit'],
 }
 
 rmSync(out, { recursive: true, force: true })

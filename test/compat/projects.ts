@@ -45,8 +45,8 @@ if (process.env.GUARD_CHECK) {
   })
 }`
 
-const VITEST = ['core', 'http', 'vitest'] as Published[]
-const JEST = ['core', 'http', 'jest'] as Published[]
+const VITEST = ['core', 'http', 'runner-kit', 'vitest'] as Published[]
+const JEST = ['core', 'http', 'runner-kit', 'jest'] as Published[]
 
 export const PROJECTS: CompatProject[] = [
   {

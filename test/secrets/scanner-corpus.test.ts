@@ -1,4 +1,4 @@
-import { SecretScanner } from '@agent-tape/core'
+import { SecretScanner } from '@agent-tape/core/internal'
 import { expect, it } from 'vitest'
 import { LOOK_ALIKES, SECRET_CORPUS } from '../support/secret-corpus.js'
 

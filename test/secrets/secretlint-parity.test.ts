@@ -1,4 +1,4 @@
-import { SecretScanner } from '@agent-tape/core'
+import { SecretScanner } from '@agent-tape/core/internal'
 import { lintSource } from '@secretlint/core'
 import { rules } from '@secretlint/secretlint-rule-preset-recommend'
 import { expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { AgentTapeError } from '@agent-tape/core'
+import { AgentTapeError } from '@agent-tape/core/internal'
 
 export interface OptionSpec {
   type: 'boolean' | 'string'

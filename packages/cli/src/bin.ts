@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { formatMessage } from '@agent-tape/core'
+import { formatMessage } from '@agent-tape/core/internal'
 import { main } from './main.js'
 import { createStyle, shouldColor } from './output/style.js'
 

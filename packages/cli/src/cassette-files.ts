@@ -1,14 +1,8 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
-import {
-  type Cassette,
-  DEFAULT_CASSETTE_DIR,
-  parseCassette,
-  SecretScanner,
-  secretEnvValues,
-  toPosix,
-} from '@agent-tape/core'
+import { type Cassette, parseCassette, SecretScanner, secretEnvValues } from '@agent-tape/core/internal'
 import { TEMP_PREFIX } from '@agent-tape/core/node'
+import { DEFAULT_CASSETTE_DIR, toPosix } from '@agent-tape/runner-kit'
 import { usageError } from './args.js'
 
 /** Folders never searched for cassettes. */

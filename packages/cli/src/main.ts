@@ -4,7 +4,8 @@ import {
   isAgentTapeError,
   isStackOverflow,
   maskForPrinting,
-} from '@agent-tape/core'
+} from '@agent-tape/core/internal'
+import { useCodecLabels } from '@agent-tape/http'
 import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'
 import { diffCommand } from './commands/diff.js'
@@ -42,6 +43,7 @@ export function renderHelp(): string {
  * it prints passes through the secret masking, so no command shows more than a key's prefix.
  */
 export async function main(argv: readonly string[], rawIo: CliIo): Promise<number> {
+  useCodecLabels()
   const io: CliIo = {
     ...rawIo,
     stdout: (text) => rawIo.stdout(maskForPrinting(text, rawIo.env)),

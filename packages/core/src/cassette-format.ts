@@ -15,7 +15,7 @@ export interface CassetteHeader {
   recordedAt: string
   harness?: HarnessIdentity
   runtime?: Record<string, string>
-  /** Versions of the SDKs seen while recording, e.g. `{ openai: "6.49.0" }`. */
+  /** Versions of the SDKs seen while recording, by package name: `{ "<sdk>": "6.49.0" }`. */
   sdks?: Record<string, string>
   /** The random salt of the env hashes (absent in cassettes written before salting). */
   envSalt?: string

@@ -1,14 +1,18 @@
-/** A short human label for a decision: `tool "refund"`, `model request (gpt-4o)`, `env [HOME]`. */
+import { boundaryLabel } from './tape-context.js'
+
+/**
+ * A short human label for a decision: `tool "refund"`, `model request (gpt-4o)`, `env [HOME]`.
+ * A boundary that labels its own decisions (see `addDecisionLabels`) is asked first.
+ */
 export function describeDecision(kind: string, input: unknown): string {
+  const label = boundaryLabel(kind, input)
+  if (label !== undefined) return label
   const record = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {}
   if (kind === 'tool' && typeof record.name === 'string') return `tool ${JSON.stringify(record.name)}`
   if (kind === 'env' && Array.isArray(record.keys)) return `env read [${record.keys.join(', ')}]`
-  if (kind === 'llm') {
-    const body =
-      typeof record.body === 'object' && record.body !== null ? (record.body as Record<string, unknown>) : {}
-    const model = typeof record.model === 'string' ? record.model : body.model
-    return typeof model === 'string' ? `model request (${model})` : 'model request'
-  }
+  // A model decision made with `tape.call('llm', { model, … })`; HTTP boundaries describe their own.
+  if (kind === 'llm')
+    return typeof record.model === 'string' ? `model request (${record.model})` : 'model request'
   if (kind === 'mcp' && typeof record.method === 'string') {
     const params =
       typeof record.params === 'object' && record.params !== null

@@ -8,7 +8,12 @@ interface TapeContext {
   active: Set<Tape>
   /** Called as each tape starts to run (see {@link onTapeRun}). */
   runHooks?: Set<() => void>
+  /** Labels that boundaries give their decisions (see {@link addDecisionLabels}). */
+  labels?: Set<DecisionLabeler>
 }
+
+/** A boundary's label for a decision it made (`model request (gpt-4o)`), or `undefined` for others. */
+export type DecisionLabeler = (kind: string, input: unknown) => string | undefined
 
 // One context per process, even when both the ESM and the CJS build of this package are
 // loaded (Jest loads CJS inside its sandbox, adapters may load ESM): a global symbol.
@@ -80,4 +85,25 @@ export function runInsideDecision<T>(fn: () => T): T {
 /** Whether the code running now is the function behind a recorded decision. */
 export function isInsideDecision(): boolean {
   return context.inside?.getStore() === true
+}
+
+/**
+ * Lets a boundary label the decisions it makes, in every report that names one (a miss's nearest
+ * decision, unused decisions, matchers, the secret scan): the HTTP boundary reads the model of a
+ * model request through its provider's codec. Returns a function that removes the labeler.
+ */
+export function addDecisionLabels(labeler: DecisionLabeler): () => void {
+  context.labels ??= new Set()
+  context.labels.add(labeler)
+  return () => context.labels?.delete(labeler)
+}
+
+/** The label a boundary gives a decision, when one does. */
+export function boundaryLabel(kind: string, input: unknown): string | undefined {
+  if (!context.labels) return undefined
+  for (const labeler of context.labels) {
+    const label = labeler(kind, input)
+    if (label !== undefined) return label
+  }
+  return undefined
 }

@@ -262,7 +262,7 @@ export class Tape {
       throw new ConfigError({
         what: 'Invalid tape.env() call',
         why: `it takes an array of variable names, got ${JSON.stringify(keys)}`,
-        fix: "Call it as tape.env(['OPENAI_MODEL', 'FEATURE_FLAGS'])",
+        fix: "Call it as tape.env(['AGENT_MODEL', 'FEATURE_FLAGS'])",
       })
     }
     const sorted = [...new Set(keys)].sort()

@@ -1,31 +1,16 @@
+import { isModelHost } from './codecs/index.js'
 import { type HostPattern, matchesHost } from './network/allow-hosts.js'
 
 /**
  * Which requests are model requests. Known provider hosts are model endpoints by default;
- * users add base URLs for OpenAI-compatible servers, gateways, Azure, or a server on loopback.
+ * users add base URLs for compatible servers, gateways, or a server on loopback.
  *
  * @example
- * 'https://gateway.example.com/openai'   // every request under that prefix
+ * 'https://gateway.example.com/llm'      // every request under that prefix
  * 'http://127.0.0.1:*'                    // any port on loopback (a test server)
  * (url) => url.hostname.endsWith('.internal')
  */
 export type EndpointPattern = string | RegExp | ((url: URL) => boolean)
-
-export const DEFAULT_MODEL_HOSTS: readonly string[] = [
-  'api.openai.com',
-  'api.anthropic.com',
-  'generativelanguage.googleapis.com',
-  'api.mistral.ai',
-  'api.groq.com',
-  'api.deepseek.com',
-  'api.together.xyz',
-  'api.fireworks.ai',
-  'openrouter.ai',
-  'api.x.ai',
-  'api.cohere.com',
-]
-
-const AZURE_OPENAI = /\.openai\.azure\.com$/
 
 /**
  * `model`: taped as a model request; `loopback`: a local server, passes through; `allowed`: a host
@@ -92,7 +77,7 @@ export function classifyUrl(
   tapeHosts: readonly HostPattern[] = [],
 ): RequestClass {
   if (extra.some((p) => matchesPattern(url, p))) return 'model'
-  if (DEFAULT_MODEL_HOSTS.includes(url.hostname) || AZURE_OPENAI.test(url.hostname)) return 'model'
+  if (isModelHost(url.hostname)) return 'model'
   if (allowHosts.length > 0 || tapeHosts.length > 0) {
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80))
     if (matchesHost(url.hostname, port, allowHosts)) return 'allowed'

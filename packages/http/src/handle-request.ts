@@ -9,7 +9,7 @@ import {
   redactUrl,
   type Tape,
   toReplayedError,
-} from '@agent-tape/core'
+} from '@agent-tape/core/internal'
 import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js'
 import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'

@@ -1,11 +1,13 @@
-import { redactUrl } from '@agent-tape/core'
+import { redactUrl } from '@agent-tape/core/internal'
+import type { ModelCodec } from './codecs/codec.js'
+import { behaviourHeaderNames, inNameList, PROVIDER_RESPONSE_HEADERS } from './codecs/index.js'
 
 /**
  * Header policy. Request headers never reach a cassette except the few that change what a
- * provider does; response headers are kept only from an allowlist, so auth, cookies,
- * organisation ids and infrastructure noise are never stored.
+ * provider does (each codec names its own); response headers are kept only from an allowlist
+ * (the common ones below and each codec's), so auth, cookies, organisation ids and
+ * infrastructure noise are never stored.
  */
-const BEHAVIOUR_REQUEST_HEADERS = ['anthropic-version', 'anthropic-beta', 'openai-beta']
 
 const RESPONSE_HEADERS = new Set([
   'content-type',
@@ -14,8 +16,6 @@ const RESPONSE_HEADERS = new Set([
   'retry-after',
   'retry-after-ms',
   'x-should-retry',
-  'openai-version',
-  'openai-processing-ms',
   'location',
   'etag',
   'last-modified',
@@ -26,12 +26,12 @@ const RESPONSE_HEADERS = new Set([
   'mcp-session-id',
   'mcp-protocol-version',
 ])
-const RESPONSE_HEADER_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
+const RESPONSE_HEADER_PREFIXES = ['x-ratelimit-']
 
-/** The request headers that decide behaviour (they are part of the key). */
-export function behaviourHeaders(headers: Headers): Record<string, string> {
+/** The request headers that decide behaviour (they are part of the key), the owning codec's first. */
+export function behaviourHeaders(headers: Headers, codec?: ModelCodec): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const name of BEHAVIOUR_REQUEST_HEADERS) {
+  for (const name of behaviourHeaderNames(codec)) {
     const value = headers.get(name)
     if (value !== null) out[name] = value
   }
@@ -43,7 +43,11 @@ export function storableResponseHeaders(headers: Headers): Record<string, string
   const out: Record<string, string> = {}
   headers.forEach((value, name) => {
     const lower = name.toLowerCase()
-    if (RESPONSE_HEADERS.has(lower) || RESPONSE_HEADER_PREFIXES.some((p) => lower.startsWith(p)))
+    if (
+      RESPONSE_HEADERS.has(lower) ||
+      RESPONSE_HEADER_PREFIXES.some((p) => lower.startsWith(p)) ||
+      inNameList(PROVIDER_RESPONSE_HEADERS, lower)
+    )
       out[lower] = lower === 'location' ? redactUrl(value) : value
   })
   return out

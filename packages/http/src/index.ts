@@ -1,7 +1,17 @@
 export type { ModelCodec, TokenUsage } from './codecs/codec.js'
-export { codecByName, findCodec, MODEL_CODECS } from './codecs/index.js'
+export {
+  codecByName,
+  findCodec,
+  isModelHost,
+  isVolatileField,
+  KEY_VARIABLES,
+  MODEL_CODECS,
+  MODEL_HOSTS,
+  PROVIDER_ID,
+} from './codecs/index.js'
+export type { AnswerToolCall, ModelAnswer, ModelRequest } from './codecs/read.js'
 export type { EndpointPattern, RequestClass } from './endpoints.js'
-export { classifyUrl, DEFAULT_MODEL_HOSTS, isLoopbackHost } from './endpoints.js'
+export { classifyUrl, isLoopbackHost } from './endpoints.js'
 export type { BoundaryConfig, RequestOutcome } from './handle-request.js'
 export { claimsRequest, handleRequest } from './handle-request.js'
 export type { HttpBoundary, HttpBoundaryOptions } from './install.js'
@@ -10,10 +20,17 @@ export { jsonRpcOutcome } from './mcp-http.js'
 export type { MswInterceptionConfig } from './msw-interception.js'
 export { useMswInterception } from './msw-interception.js'
 export type { HostPattern } from './network/allow-hosts.js'
+export {
+  compactArguments,
+  describeHttpDecision,
+  readModelAnswer,
+  readModelRequest,
+  useCodecLabels,
+} from './read-exchange.js'
 export type { RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
 export { isRecordedResponse } from './recorded-response.js'
 export { provideReplayKeys, REPLAY_PLACEHOLDER_KEY } from './replay-keys.js'
 export type { ReplayTiming } from './replay-response.js'
 export { buildReplayResponse } from './replay-response.js'
 export { serializeSseEvent } from './sse/sse-parser.js'
-export { recordedUsage } from './usage.js'
+export { recordedUsage, sumUsage } from './usage.js'

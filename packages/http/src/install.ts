@@ -1,5 +1,5 @@
 import { syncBuiltinESMExports } from 'node:module'
-import { ConfigError, onTapeRun } from '@agent-tape/core'
+import { ConfigError, onTapeRun } from '@agent-tape/core/internal'
 import { BatchInterceptor } from '@mswjs/interceptors'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
@@ -9,6 +9,7 @@ import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
 import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
 import { performingForTape } from './network/performing.js'
 import { installSocketGuard } from './network/socket-guard.js'
+import { useCodecLabels } from './read-exchange.js'
 import type { ReplayTiming } from './replay-response.js'
 
 export interface HttpBoundaryOptions {
@@ -52,6 +53,7 @@ const holder = globalThis as { [KEY]?: Installed }
  * installHttpBoundary({ modelEndpoints: ['http://127.0.0.1:11434/v1'] })
  */
 export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoundary {
+  useCodecLabels()
   const patterns = [...(options.modelEndpoints ?? [])]
   const hosts = [...(options.allowHosts ?? [])]
   assertPatterns(patterns)

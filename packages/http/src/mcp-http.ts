@@ -1,4 +1,4 @@
-import { AgentTapeError, isReplayMiss, type Tape, toReplayedError } from '@agent-tape/core'
+import { AgentTapeError, isReplayMiss, type Tape, toReplayedError } from '@agent-tape/core/internal'
 import { isLoopbackHost } from './endpoints.js'
 import type { RequestOutcome } from './handle-request.js'
 import { performAndRecord, teeForRecording } from './record-response.js'

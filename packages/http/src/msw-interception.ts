@@ -1,6 +1,7 @@
 import type { EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import { installSocketGuard } from './network/socket-guard.js'
+import { useCodecLabels } from './read-exchange.js'
 import type { ReplayTiming } from './replay-response.js'
 
 /** What a runner set up for `tapeHandlers()` when the team's MSW server is the interception. */
@@ -20,6 +21,7 @@ const holder = globalThis as { [KEY]?: MswInterceptionConfig }
  * connections no boundary records while a tape runs is installed. Returns its removal.
  */
 export function useMswInterception(config: MswInterceptionConfig): () => void {
+  useCodecLabels()
   holder[KEY] ??= { modelEndpoints: [], allowHosts: [] }
   const current = holder[KEY]
   current.modelEndpoints.push(...config.modelEndpoints)

@@ -1,4 +1,4 @@
-import { type BegunDecision, toRecordedError } from '@agent-tape/core'
+import { type BegunDecision, toRecordedError } from '@agent-tape/core/internal'
 import { storableResponseHeaders } from './headers.js'
 import type { RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
 import { isTextual } from './request-body.js'

@@ -49,7 +49,7 @@ export function buildReplayResponse(
   if (timing === 'instant' && RETRYABLE(recorded.status)) {
     // The SDK will retry this recorded error, as it did live; replay need not wait for it.
     headers.delete('retry-after')
-    // 1, not 0: @anthropic-ai/sdk takes only a positive retry-after-ms, and backs off otherwise.
+    // 1, not 0: some SDKs take only a positive retry-after-ms, and back off otherwise.
     headers.set('retry-after-ms', '1')
   }
   const init = { status: recorded.status, statusText: recorded.statusText ?? '', headers }

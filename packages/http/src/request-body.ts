@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readForm } from '@agent-tape/core'
+import { readForm } from '@agent-tape/core/internal'
 
 /**
  * A request body as decision input: JSON as data, a form as its decoded fields, text as text, and binary (audio, images,

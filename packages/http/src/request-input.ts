@@ -1,4 +1,4 @@
-import { isSecretParamName } from '@agent-tape/core'
+import { isSecretParamName } from '@agent-tape/core/internal'
 import type { ModelCodec } from './codecs/codec.js'
 import { findCodec } from './codecs/index.js'
 import type { RequestClass } from './endpoints.js'
@@ -29,7 +29,7 @@ export async function toRequestDecision(
   const query = canonicalQuery(url)
   if (requestClass === 'model') {
     const codec = findCodec(method, url.pathname)
-    const headers = behaviourHeaders(request.headers)
+    const headers = behaviourHeaders(request.headers, codec)
     if (codec && body && 'json' in body) {
       const input: Record<string, unknown> = { api: codec.name, method, path: url.pathname }
       if (query) input.query = query

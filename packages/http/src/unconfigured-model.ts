@@ -1,4 +1,4 @@
-import { AgentTapeError, formatMessage, redactUrl } from '@agent-tape/core'
+import { AgentTapeError, formatMessage, redactUrl } from '@agent-tape/core/internal'
 import type { ModelCodec } from './codecs/codec.js'
 import { findCodec } from './codecs/index.js'
 

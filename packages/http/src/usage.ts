@@ -20,3 +20,14 @@ export function recordedUsage(input: unknown, out: unknown): TokenUsage | undefi
     )
   return undefined
 }
+
+/** Adds usages; `undefined` entries count as zero. */
+export function sumUsage(usages: readonly (TokenUsage | undefined)[]): TokenUsage {
+  const total = { input: 0, output: 0 }
+  for (const u of usages) {
+    if (!u) continue
+    total.input += u.input
+    total.output += u.output
+  }
+  return total
+}

@@ -1,5 +1,4 @@
-import type { TapeSummaryEntry } from '@agent-tape/core'
-import type { ResolvedJestOptions } from './options.js'
+import type { TapeConfig, TapeSummaryEntry } from '@agent-tape/runner-kit'
 
 /**
  * What the environment (outside Jest's sandbox) hands to the setup file and `it.tape` (inside
@@ -7,7 +6,7 @@ import type { ResolvedJestOptions } from './options.js'
  * (from jest-circus's `add_test` event) and the lists the reporter reads when the file ends.
  */
 export interface TapeBridge {
-  options: ResolvedJestOptions
+  config: TapeConfig
   /** The project root (`rootDir`). */
   root: string
   /** The test file, relative to the root, with `/` separators. */

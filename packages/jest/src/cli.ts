@@ -4,11 +4,10 @@ import {
   CI_FROM_ENV,
   formatMessage,
   isTruthyEnv,
-  PRUNE_FLAG,
   resolveMode,
   setModeFromFlag,
-  UPDATE_FLAG,
-} from '@agent-tape/core'
+} from '@agent-tape/core/internal'
+import { PRUNE_FLAG, UPDATE_FLAG } from '@agent-tape/runner-kit'
 import { PRUNE_ENV } from './bridge.js'
 
 /**

@@ -1,8 +1,11 @@
-import { type TapeRuntimeOptions as CoreRuntimeOptions, createRuntimeOptionsSlot } from '@agent-tape/core'
 import { type EndpointPattern, installHttpBoundary } from '@agent-tape/http'
+import {
+  createRuntimeOptionsSlot,
+  type TapeRuntimeOptions as KitRuntimeOptions,
+} from '@agent-tape/runner-kit'
 
 /** Options for a setup file: rules that are functions or RegExps, which Jest's JSON config cannot carry. */
-export interface TapeRuntimeOptions extends CoreRuntimeOptions {
+export interface TapeRuntimeOptions extends KitRuntimeOptions {
   /** More model endpoints, RegExps included. */
   modelEndpoints?: readonly EndpointPattern[]
 }

@@ -3,15 +3,13 @@ import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import {
   CI_FROM_ENV,
-  detectExec,
   isTruthyEnv,
   replaysModels,
   resolveMode,
   setModeFromFlag,
-  toPosix,
-  UPDATE_FLAG,
-} from '@agent-tape/core'
+} from '@agent-tape/core/internal'
 import { provideReplayKeys } from '@agent-tape/http'
+import { detectExec, toPosix, UPDATE_FLAG } from '@agent-tape/runner-kit'
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
 import type { Circus } from '@jest/types'
 import { TestEnvironment } from 'jest-environment-node'
@@ -34,19 +32,23 @@ export default class AgentTapeEnvironment extends TestEnvironment {
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     super(config, context)
     const { globalConfig, projectConfig } = config
-    const options = resolveOptions(projectConfig.testEnvironmentOptions.agentTape)
+    const tapeConfig = resolveOptions(projectConfig.testEnvironmentOptions.agentTape)
     const env: Record<string, string | undefined> = { ...process.env }
     // Jest's own CI verdict (`--ci`, or CI detected): it writes no snapshots then, and we record nothing.
     env.CI = globalConfig.ci ? 'true' : ''
     if (globalConfig.ci && !isTruthyEnv(process.env.CI)) env[CI_FROM_ENV] = "Jest's --ci"
     if (updateRequested(globalConfig)) setModeFromFlag(env, 'update', UPDATE_FLAG)
     // Refuses `update` in CI here, once per file, before any test runs.
-    const { mode } = resolveMode({ mode: options.mode, env, allowRecordingInCI: options.allowRecordingInCI })
+    const { mode } = resolveMode({
+      mode: tapeConfig.mode,
+      env,
+      allowRecordingInCI: tapeConfig.allowRecordingInCI,
+    })
     // A run that only replays needs no API key: SDK clients built at import time get a placeholder.
     if (replaysModels(mode)) provideReplayKeys(this.global.process.env)
     this.testPath = context.testPath
     this.bridge = {
-      options,
+      config: tapeConfig,
       root: projectConfig.rootDir,
       testFile: toPosix(relative(projectConfig.rootDir, context.testPath)),
       env,
@@ -71,7 +73,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
     if (dir) {
       const report: FileReport = {
         root: this.bridge.root,
-        cassetteDir: this.bridge.options.cassetteDir,
+        cassetteDir: this.bridge.config.cassetteDir,
         testFile: this.bridge.testFile,
         testPath: this.testPath,
         tapeNames: this.bridge.tapeNames,

@@ -1,11 +1,12 @@
-import type { TapeMatchers } from '@agent-tape/core'
+import type { TapeMatchers } from '@agent-tape/runner-kit'
 import type { TapeTestAPI } from './tape-api.js'
 
-export type { McpTransport, Tape, TapeMatchers, TapeMcpOptions, TapeState } from '@agent-tape/core'
+export type { McpTransport, Tape, TapeMcpOptions, TapeState } from '@agent-tape/core'
 export { tapeMcpTransport } from '@agent-tape/core'
+export type { Pattern as ConfigPattern, TapeMatchers } from '@agent-tape/runner-kit'
 export type { TapeRuntimeOptions } from './configure.js'
 export { configureTape } from './configure.js'
-export type { AgentTapeJestOptions, ConfigPattern } from './options.js'
+export type { AgentTapeJestOptions } from './options.js'
 export type { TapeContext, TapeDefine, TapeEach, TapeFn, TapeTestAPI } from './tape-api.js'
 
 // `it.tape` and the matchers, on the globals of `@types/jest` and on `@jest/globals`' exports.

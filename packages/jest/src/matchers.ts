@@ -1,4 +1,4 @@
-import { TAPE_MATCHERS, type TapeMatchers } from '@agent-tape/core'
+import { TAPE_MATCHERS, type TapeMatchers } from '@agent-tape/runner-kit'
 import type { MatcherContext } from 'expect'
 
 /** The tape matchers for Jest's `expect.extend`, from core's runner-neutral ones. */

@@ -12,7 +12,16 @@ describe('resolveOptions (Jest)', () => {
     expect(resolveOptions({ interception: 'msw' }).interception).toBe('msw')
     expect(resolveOptions({}).interception).toBe('agent-tape')
     expect(() => resolveOptions({ interception: 'nock' })).toThrow(
-      /Invalid agent-tape option interception in the Jest config[\s\S]*Write interception: 'msw', or leave it out/,
+      /Invalid option interception in testEnvironmentOptions\.agentTape of the Jest config[\s\S]*Write interception: 'msw', or leave it out/,
+    )
+  })
+
+  it('reads strings in allowSecrets as RegExp sources, and names a RegExp that arrived as JSON', () => {
+    expect(resolveOptions({ allowSecrets: ['sk-test-.*'] }).allowSecrets).toEqual([
+      { source: 'sk-test-.*', flags: '' },
+    ])
+    expect(() => resolveOptions({ redactors: [{ name: 'email', pattern: {} }] })).toThrow(
+      /Invalid option redactors\[0\]\.pattern in testEnvironmentOptions\.agentTape of the Jest config: it must be a RegExp or a RegExp source string, got \{\} \(a RegExp sent as JSON arrives as \{\}\)/,
     )
   })
 })

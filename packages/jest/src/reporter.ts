@@ -1,18 +1,14 @@
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { readdir, rm, stat } from 'node:fs/promises'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { isTruthyEnv } from '@agent-tape/core/internal'
 import {
-  createCassetteListing,
   detectExec,
-  findObsoleteCassettes,
-  isTruthyEnv,
+  finishRun,
   PRUNE_FLAG,
-  renderSummaryMarkdown,
-  renderSummaryText,
-  type TapeRunSummary,
+  type ProjectRun,
   type TapeSummaryEntry,
-} from '@agent-tape/core'
+} from '@agent-tape/runner-kit'
 import type { AggregatedResult } from '@jest/test-result'
 import type { Config } from '@jest/types'
 import { type FileReport, PRUNE_ENV, REPORT_DIR_ENV } from './bridge.js'
@@ -57,39 +53,21 @@ export default class TapeSummaryReporter {
     const reports = readReports(dir)
     rmSync(dir, { recursive: true, force: true })
     const failedToRun = new Set(results.testResults.filter((r) => r.testExecError).map((r) => r.testFilePath))
-    const entries: TapeSummaryEntry[] = []
-    const obsolete: string[] = []
-    const pruned: string[] = []
-    for (const group of groupByRoot(reports)) {
-      const { root, cassetteDir } = group[0]!
-      for (const report of group) entries.push(...ordered(report))
+    const projects: ProjectRun[] = groupByRoot(reports).map((group) => ({
+      root: group[0]!.root,
+      cassetteDir: group[0]!.cassetteDir,
+      entries: group.flatMap(ordered),
       // A file that failed to load defines no names: all its cassettes would look obsolete.
-      const collected = group
+      collected: group
         .filter((r) => !failedToRun.has(r.testPath))
-        .map((r) => ({ testFile: r.testFile, tapeNames: r.tapeNames }))
-      const found = await findObsoleteCassettes(
-        collected,
-        createCassetteListing(root, { readdir, stat }),
-        cassetteDir,
-      )
-      if (this.prune) {
-        for (const path of found) await rm(join(root, path), { force: true })
-        pruned.push(...found)
-      } else {
-        obsolete.push(...found)
-      }
-    }
-    if (entries.length === 0 && obsolete.length === 0 && pruned.length === 0) return
-    const summary: TapeRunSummary = {
-      entries,
-      obsolete,
-      ...(pruned.length > 0 ? { pruned } : {}),
+        .map((r) => ({ testFile: r.testFile, tapeNames: r.tapeNames })),
+    }))
+    await finishRun(projects, {
+      prune: this.prune,
       // Plain `jest` reads what follows `--` as test path patterns: the Jest CLI of agent-tape prunes.
       pruneCommand: `${detectExec(process.env.npm_config_user_agent)} agent-tape-jest ${PRUNE_FLAG}`,
-    }
-    process.stderr.write(`\n${renderSummaryText(summary)}\n\n`)
-    const stepSummary = process.env.GITHUB_STEP_SUMMARY
-    if (stepSummary) appendFileSync(stepSummary, renderSummaryMarkdown(summary))
+      print: (text) => process.stderr.write(`\n${text}\n\n`),
+    })
   }
 }
 

@@ -1,6 +1,5 @@
-import { openTestTape, readTokenUsage, runWithTape, type Tape } from '@agent-tape/core'
-import { createFileStore, createGitHarness } from '@agent-tape/core/node'
-import { recordedUsage } from '@agent-tape/http'
+import { runWithTape, type Tape } from '@agent-tape/core'
+import { openTestTape, toRunnerTapeConfig } from '@agent-tape/runner-kit'
 import type { TapeBridge } from './bridge.js'
 import { runtimeOptions } from './configure.js'
 
@@ -30,11 +29,9 @@ export async function runTapeTest({ bridge, name, names, body }: TapeTestInput):
     testFile: bridge.testFile,
     names,
     name,
-    store: createFileStore(bridge.root),
-    config: bridge.options,
+    root: bridge.root,
+    config: toRunnerTapeConfig(bridge.config),
     runtime: runtimeOptions(),
-    harnessProvider: () => createGitHarness(bridge.root),
-    usage: (d) => recordedUsage(d.in, d.out) ?? readTokenUsage(d),
     env: bridge.env,
     report: (entry) => bridge.entries.push(entry),
   })

@@ -3,6 +3,7 @@
 // be installed first.
 import { ConfigError } from '@agent-tape/core'
 import { installHttpBoundary, useMswInterception } from '@agent-tape/http'
+import { toHttpOptions } from '@agent-tape/runner-kit'
 import { BRIDGE_KEY, type TapeBridge } from './bridge.js'
 import { tapeMatchers } from './matchers.js'
 import { createTapeApi } from './tape-api.js'
@@ -21,14 +22,10 @@ if (!bridge) {
     fix: "Use the preset (preset: '@agent-tape/jest'), or set testEnvironment: '@agent-tape/jest/environment' beside the setup file",
   })
 }
-const http = {
-  modelEndpoints: [...bridge.options.modelEndpoints],
-  allowHosts: [...bridge.options.allowHosts],
-  timing: bridge.options.timing,
-}
+const http = toHttpOptions(bridge.config)
 // With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
 const dispose =
-  bridge.options.interception === 'msw' ? useMswInterception(http) : installHttpBoundary(http).dispose
+  bridge.config.interception === 'msw' ? useMswInterception(http) : installHttpBoundary(http).dispose
 // Jest loads a new sandbox per test file but shares Node's `http` module within a worker:
 // remove the interception with the file, so the next file installs a fresh one.
 sandbox.afterAll(() => dispose())

@@ -1,4 +1,5 @@
-import { assertTapeName, ConfigError, currentTape, TapeNameRegistry } from '@agent-tape/core'
+import { ConfigError, currentTape } from '@agent-tape/core'
+import { assertTapeName, TapeNameRegistry } from '@agent-tape/runner-kit'
 import { bind } from 'jest-each'
 import type { TapeBridge } from './bridge.js'
 import { runTapeTest, type TapeContext } from './run-tape-test.js'

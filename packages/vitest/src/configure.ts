@@ -1,4 +1,4 @@
-import { createRuntimeOptionsSlot, type TapeRuntimeOptions } from '@agent-tape/core'
+import { createRuntimeOptionsSlot, type TapeRuntimeOptions } from '@agent-tape/runner-kit'
 
 const slot = createRuntimeOptionsSlot<TapeRuntimeOptions>('agent-tape.vitest.runtime-options')
 

@@ -1,11 +1,11 @@
 import { relative } from 'node:path'
-import { ConfigError, openTestTape, readTokenUsage, type Tape, toPosix } from '@agent-tape/core'
-import { createFileStore, createGitHarness } from '@agent-tape/core/node'
-import { recordedUsage } from '@agent-tape/http'
+import type { Tape } from '@agent-tape/core'
+import { ConfigError } from '@agent-tape/core'
+import { openTestTape, toPosix, toRunnerTapeConfig } from '@agent-tape/runner-kit'
 import { inject, type RunnerTestCase, type TestContext } from 'vitest'
 import { runtimeOptions } from './configure.js'
 import './meta.js'
-import { type ProvidedTapeConfig, toTapeConfig } from './options.js'
+import type { ProvidedTapeConfig } from './options.js'
 
 /** The `tape` fixture: opens the test's tape, and fails the test when its replay diverged. */
 export async function tapeFixture(
@@ -18,14 +18,12 @@ export async function tapeFixture(
   const { tape, finish } = await openTestTape({
     runner: 'vitest',
     exec: config.exec,
+    root: config.root,
     testFile: toPosix(relative(config.root, test.file.filepath)),
     names: namesOf(test),
     name,
-    store: createFileStore(config.root),
-    config: toTapeConfig(config),
+    config: toRunnerTapeConfig(config),
     runtime: runtimeOptions(),
-    harnessProvider: () => createGitHarness(config.root),
-    usage: (d) => recordedUsage(d.in, d.out) ?? readTokenUsage(d),
     report: (entry) => {
       test.meta.agentTape = { name, entry }
     },

@@ -1,4 +1,4 @@
-import { TAPE_MATCHERS, type TapeMatchers } from '@agent-tape/core'
+import { TAPE_MATCHERS, type TapeMatchers } from '@agent-tape/runner-kit'
 import type { MatcherResult as ExpectationResult, MatcherState } from 'vitest'
 
 declare module 'vitest' {
@@ -6,7 +6,7 @@ declare module 'vitest' {
   interface Matchers<T = any> extends TapeMatchers<T> {}
 }
 
-/** The tape matchers for Vitest's `expect.extend`, from core's runner-neutral ones. */
+/** The tape matchers for Vitest's `expect.extend`, from the runner kit's. */
 export const tapeMatchers = {
   toReplayCleanly(this: MatcherState, received: unknown): ExpectationResult {
     return TAPE_MATCHERS.toReplayCleanly(this.isNot, received)

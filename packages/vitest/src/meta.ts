@@ -1,4 +1,4 @@
-import type { TapeSummaryEntry } from '@agent-tape/core'
+import type { TapeSummaryEntry } from '@agent-tape/runner-kit'
 
 /** What a tape test tells the reporter, on `task.meta` (sent from the worker as JSON). */
 export interface TapeMeta {

@@ -9,7 +9,13 @@ describe('agentTape()', () => {
   })
 
   it('refuses an interception it does not know', () => {
-    expect(() => agentTape({ interception: 'nock' } as never)).toThrow('Invalid interception "nock"')
+    expect(() => agentTape({ interception: 'nock' } as never)).toThrow(
+      'Invalid option interception in the agentTape() options: it must be "agent-tape"',
+    )
     expect(agentTape({ interception: 'msw' }).name).toBe('agent-tape')
+  })
+
+  it('accepts its own summary switch beside the shared options', () => {
+    expect(agentTape({ summary: false, harness: ['src/agent'] }).name).toBe('agent-tape')
   })
 })

@@ -1,17 +1,11 @@
-import { appendFileSync } from 'node:fs'
-import { readdir, rm, stat } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { relative } from 'node:path'
 import {
   type CollectedTestFile,
-  createCassetteListing,
   DEFAULT_CASSETTE_DIR,
-  findObsoleteCassettes,
-  renderSummaryMarkdown,
-  renderSummaryText,
-  type TapeRunSummary,
+  finishRun,
   type TapeSummaryEntry,
   toPosix,
-} from '@agent-tape/core'
+} from '@agent-tape/runner-kit'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import './meta.js'
 
@@ -53,26 +47,15 @@ export class TapeSummaryReporter implements Reporter {
         tapeNames.push(meta.name)
         if (meta.entry) entries.push(meta.entry)
       }
-      // A file that failed to load defines no names: all its cassettes would look obsolete.
       if (module.errors().length === 0) {
         collected.push({ testFile: toPosix(relative(root, module.moduleId)), tapeNames })
       }
     }
     const cassetteDir = this.options.cassetteDir ?? DEFAULT_CASSETTE_DIR
-    const obsolete = await findObsoleteCassettes(
-      collected,
-      createCassetteListing(root, { readdir, stat }),
-      cassetteDir,
-    )
-    const summary: TapeRunSummary = { entries, obsolete }
-    if (this.options.prune && obsolete.length > 0) {
-      for (const path of obsolete) await rm(join(root, path), { force: true })
-      Object.assign(summary, { obsolete: [], pruned: obsolete })
-    }
-    if (entries.length === 0 && obsolete.length === 0) return
-    vitest.logger.log(`\n${renderSummaryText(summary)}\n`)
-    const stepSummary = process.env.GITHUB_STEP_SUMMARY
-    if (stepSummary) appendFileSync(stepSummary, renderSummaryMarkdown(summary))
+    await finishRun([{ root, cassetteDir, entries, collected }], {
+      prune: this.options.prune === true,
+      print: (text) => vitest.logger.log(`\n${text}\n`),
+    })
   }
 }
 

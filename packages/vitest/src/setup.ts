@@ -1,19 +1,16 @@
 // Loaded by the agentTape() plugin as a Vitest setup file, in every test worker, before each
 // test file is imported: SDK clients capture `fetch` when they are constructed, so the HTTP
 // boundary must be installed first.
-import { replaysModels, resolveMode, runWithTape, type Tape } from '@agent-tape/core'
+import type { Tape } from '@agent-tape/core'
+import { replaysModels, resolveMode, runWithTape } from '@agent-tape/core/internal'
 import { installHttpBoundary, provideReplayKeys, useMswInterception } from '@agent-tape/http'
+import { toHttpOptions } from '@agent-tape/runner-kit'
 import { aroundEach, expect, inject } from 'vitest'
 import { tapeMatchers } from './matchers.js'
-import { toPattern } from './options.js'
 
 const config = inject('agentTape')
 if (config) {
-  const http = {
-    modelEndpoints: config.modelEndpoints.map(toPattern),
-    allowHosts: (config.allowHosts ?? []).map(toPattern),
-    timing: config.timing,
-  }
+  const http = toHttpOptions(config)
   // With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
   if (config.interception === 'msw') useMswInterception(http)
   else installHttpBoundary(http)

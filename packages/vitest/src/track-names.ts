@@ -1,4 +1,4 @@
-import { assertTapeName, TapeNameRegistry } from '@agent-tape/core'
+import { assertTapeName, TapeNameRegistry } from '@agent-tape/runner-kit'
 import { type RunnerTestCase, type RunnerTestFile, TestRunner } from 'vitest'
 import './meta.js'
 

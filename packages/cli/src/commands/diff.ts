@@ -11,7 +11,7 @@ export const diffCommand: Command = {
     args: '<a> <b>',
     summary: 'Show what changed between two recordings of the same test (before and after a re-record).',
     description: [
-      'Decisions are aligned by position, kind, step and key, so an inserted tool call shows as one added decision and an edited prompt as one changed model request. Changed inputs are shown field by field; changed outputs as text, tool calls, finish reason and token usage. Fields that change on every recording (provider ids such as chatcmpl-/msg_/call_/toolu_/resp_, created times, request ids, obfuscation, timings, recordedAt) are ignored.',
+      'Decisions are aligned by position, kind, step and key, so an inserted tool call shows as one added decision and an edited prompt as one changed model request. Changed inputs are shown field by field; changed outputs as text, tool calls, finish reason and token usage. Fields that change on every recording (the ids a provider generates, created times, request ids, timings, recordedAt, and what each provider codec names) are ignored.',
       'Exit code 0 when the recordings are the same, 1 when they differ, 2 when a file cannot be read.',
       'To compare with the committed version: git show HEAD:<cassette> > /tmp/before.jsonl && agent-tape diff /tmp/before.jsonl <cassette>',
     ],

@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '@agent-tape/core'
+import type { DecisionRecord } from '@agent-tape/core/internal'
 import { HELP_OPTION, usageError } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
 import type { CliIo, Command } from '../command.js'

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path'
-import { type HarnessProvider, secretEnvValues } from '@agent-tape/core'
+import { type HarnessProvider, secretEnvValues } from '@agent-tape/core/internal'
 import { createGitHarness } from '@agent-tape/core/node'
 import { HELP_OPTION } from '../args.js'
 import { displayPath, findCassettes } from '../cassette-files.js'

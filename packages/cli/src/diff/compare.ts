@@ -1,5 +1,11 @@
-import { type Cassette, type DecisionRecord, diffJson, diffStrings, type FieldChange } from '@agent-tape/core'
-import { compactArguments, type ModelAnswer } from '../show/model-answer.js'
+import {
+  type Cassette,
+  type DecisionRecord,
+  diffJson,
+  diffStrings,
+  type FieldChange,
+} from '@agent-tape/core/internal'
+import { compactArguments, type ModelAnswer } from '@agent-tape/http'
 import { previewJson, tokens } from '../show/render-timeline.js'
 import { type DecisionSummary, summarizeDecision } from '../show/summarize.js'
 import { alignDecisions } from './align.js'

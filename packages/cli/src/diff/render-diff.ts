@@ -1,4 +1,4 @@
-import { formatChanges } from '@agent-tape/core'
+import { formatChanges } from '@agent-tape/core/internal'
 import type { Style } from '../output/style.js'
 import { previewJson } from '../show/render-timeline.js'
 import type { DecisionSummary } from '../show/summarize.js'

@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { DEFAULT_CASSETTE_DIR } from '@agent-tape/core'
+import { DEFAULT_CASSETTE_DIR } from '@agent-tape/runner-kit'
 import { SKIPPED_DIRS } from '../cassette-files.js'
 import { readTapeNames } from './tape-names.js'
 

@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '@agent-tape/core'
+import type { DecisionRecord } from '@agent-tape/core/internal'
 import { describe, expect, it } from 'vitest'
 import { createStyle } from '../output/style.js'
 import { countKind, harness, previewJson, renderDecision } from './render-timeline.js'

@@ -1,8 +1,12 @@
-import type { CassetteHeader, HarnessIdentity, TokenUsage } from '@agent-tape/core'
-import { isRecordedResponse } from '@agent-tape/http'
+import type { CassetteHeader, HarnessIdentity } from '@agent-tape/core/internal'
+import {
+  compactArguments,
+  isRecordedResponse,
+  type ModelAnswer,
+  type ModelRequest,
+  type TokenUsage,
+} from '@agent-tape/http'
 import type { Style } from '../output/style.js'
-import { compactArguments, type ModelAnswer } from './model-answer.js'
-import type { ModelRequest } from './model-request.js'
 import type { CassetteSummary, DecisionSummary } from './summarize.js'
 
 export interface TimelineOptions {

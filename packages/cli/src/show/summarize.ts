@@ -1,16 +1,15 @@
+import type { Cassette, CassetteHeader, DecisionRecord, RecordedError } from '@agent-tape/core/internal'
 import {
-  type Cassette,
-  type CassetteHeader,
-  type DecisionRecord,
-  describeDecision,
-  type RecordedError,
-  readTokenUsage,
+  describeHttpDecision,
+  isRecordedResponse,
+  jsonRpcOutcome,
+  type ModelAnswer,
+  type ModelRequest,
+  readModelAnswer,
+  readModelRequest,
   sumUsage,
   type TokenUsage,
-} from '@agent-tape/core'
-import { isRecordedResponse, jsonRpcOutcome } from '@agent-tape/http'
-import { asRecord, type ModelAnswer, readModelAnswer } from './model-answer.js'
-import { type ModelRequest, readModelRequest } from './model-request.js'
+} from '@agent-tape/http'
 
 /** One decision of a run, read for people: what was asked and what came back. */
 export interface DecisionSummary {
@@ -49,7 +48,7 @@ export function summarizeCassette(file: string, cassette: Cassette): CassetteSum
   const kinds: Record<string, number> = {}
   for (const d of decisions) kinds[d.kind] = (kinds[d.kind] ?? 0) + 1
   const usages = cassette.decisions.map((d, i) =>
-    d.kind === 'llm' ? (decisions[i]!.model?.answer?.usage ?? readTokenUsage(d)) : undefined,
+    d.kind === 'llm' ? decisions[i]!.model?.answer?.usage : undefined,
   )
   const totals: CassetteSummary['totals'] = {
     decisions: decisions.length,
@@ -67,7 +66,7 @@ export function summarizeDecision(d: DecisionRecord): DecisionSummary {
     step: d.step,
     key: d.key,
     ms: d.ms,
-    label: describeDecision(d.kind, d.in),
+    label: describeHttpDecision(d.kind, d.in),
   }
   if (d.lane !== undefined) summary.lane = d.lane
   const input = asRecord(d.in)
@@ -100,4 +99,10 @@ export function summarizeDecision(d: DecisionRecord): DecisionSummary {
   }
   if (d.err) summary.error = d.err
   return summary
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {}
 }

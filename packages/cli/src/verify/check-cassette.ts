@@ -9,7 +9,7 @@ import {
   isCassetteCorruptError,
   parseCassette,
   SecretScanner,
-} from '@agent-tape/core'
+} from '@agent-tape/core/internal'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 

@@ -1,12 +1,32 @@
+import type { AnswerParts, ModelRequest, StreamEvent } from './read.js'
+
 /**
- * A provider codec says how one model API is keyed and answered: which requests it owns, how
- * a request body becomes canonical decision input, and how a replay miss is answered in that
- * provider's error shape (so the SDK surfaces the report instead of retrying). Adding a
- * provider is one new file next to this one plus a line in `index.ts`.
+ * A provider codec is everything agent-tape knows about one model API: where it is served,
+ * which requests it owns, how a request body becomes canonical decision input, which headers
+ * change the answer, how a replay miss is answered in the provider's error shape (so the SDK
+ * surfaces the report instead of retrying), and how a recorded exchange is read back (token
+ * usage, the request and the answer for `show`, `diff` and `view`, the ids that vary between
+ * recordings). Adding a provider is one new file next to this one, listed in `index.ts`; no
+ * other file of agent-tape names a provider.
  */
 export interface ModelCodec {
   /** Stable name, part of the key: `openai-chat`, `anthropic-messages`, … */
   readonly name: string
+  /**
+   * Hosts that serve this API: requests to them are model requests without any configuration
+   * (a host name, or a RegExp on the host name). Several codecs may list the same host.
+   */
+  readonly hosts: readonly (string | RegExp)[]
+  /** Variables the provider's SDKs read an API key from when a client is constructed. */
+  readonly keyVariables: readonly string[]
+  /** Request headers that change what the provider does: part of the key. */
+  readonly behaviourHeaders: readonly string[]
+  /** Response headers worth storing beyond the common ones: names, or prefixes ending in `-`. */
+  readonly responseHeaders: readonly string[]
+  /** Response headers or fields whose value changes on every recording (`diff` ignores them). */
+  readonly volatileFields: readonly string[]
+  /** Prefixes of the ids the provider generates (`diff` masks `<prefix><id>` as `<id>`). */
+  readonly idPrefixes: readonly string[]
   /** Whether this codec owns a request to a model endpoint (by method and path). */
   matches(method: string, pathname: string): boolean
   /** Canonical body for the key: volatile fields dropped, tools sorted by name, all else kept. */
@@ -15,6 +35,12 @@ export interface ModelCodec {
   errorBody(message: string): unknown
   /** Token usage of a recorded answer, for reports (`undefined` when it has none). */
   usage(body: unknown, events: readonly unknown[]): TokenUsage | undefined
+  /** The request in a few words, from the canonical input (path and body). */
+  readRequest(input: { path?: string; body: unknown }): Omit<ModelRequest, 'api' | 'method' | 'path'>
+  /** The answer of a JSON body (a successful one: errors are read in common). */
+  readBody(body: unknown): AnswerParts
+  /** The answer assembled from a stream's events, in-band errors included. */
+  readStream(events: readonly StreamEvent[]): AnswerParts
 }
 
 export interface TokenUsage {

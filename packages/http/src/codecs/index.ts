@@ -2,6 +2,7 @@ import { anthropicMessagesCodec } from './anthropic-messages.js'
 import type { ModelCodec } from './codec.js'
 import { openaiChatCodec } from './openai-chat.js'
 import { openaiResponsesCodec } from './openai-responses.js'
+import { UNREAD_PROVIDERS } from './unread-providers.js'
 
 /** The provider codecs, tried in order; a model request none of them owns is keyed as generic HTTP. */
 export const MODEL_CODECS: readonly ModelCodec[] = [
@@ -16,4 +17,59 @@ export function findCodec(method: string, pathname: string): ModelCodec | undefi
 
 export function codecByName(name: string): ModelCodec | undefined {
   return MODEL_CODECS.find((codec) => codec.name === name)
+}
+
+const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
+
+/** Every host a known provider serves a model API from (host names and RegExps). */
+export const MODEL_HOSTS: readonly (string | RegExp)[] = unique([
+  ...MODEL_CODECS.flatMap((c) => c.hosts),
+  ...UNREAD_PROVIDERS.flatMap((p) => p.hosts),
+])
+
+/** Whether `hostname` serves a known provider's model API. */
+export function isModelHost(hostname: string): boolean {
+  return MODEL_HOSTS.some((host) => (typeof host === 'string' ? host === hostname : host.test(hostname)))
+}
+
+/** The variables every known provider's SDKs read an API key from. */
+export const KEY_VARIABLES: readonly string[] = unique([
+  ...MODEL_CODECS.flatMap((c) => c.keyVariables),
+  ...UNREAD_PROVIDERS.flatMap((p) => p.keyVariables),
+])
+
+/**
+ * The behaviour headers of a model request: those of the codec that owns it first, then every
+ * other codec's (a request none owns takes all of them).
+ */
+export function behaviourHeaderNames(codec: ModelCodec | undefined): string[] {
+  return unique([...(codec?.behaviourHeaders ?? []), ...MODEL_CODECS.flatMap((c) => c.behaviourHeaders)])
+}
+
+/** Provider response headers worth storing: names, and prefixes ending in `-`. */
+export const PROVIDER_RESPONSE_HEADERS: readonly string[] = unique(
+  MODEL_CODECS.flatMap((c) => c.responseHeaders),
+)
+
+/** Response headers and fields that change on every recording: names, and prefixes ending in `-`. */
+export const PROVIDER_VOLATILE_FIELDS: readonly string[] = unique(
+  MODEL_CODECS.flatMap((c) => c.volatileFields),
+)
+
+/** Ids the providers generate (`chatcmpl-…`, `toolu_…`): a prefix and at least 8 letters or digits. */
+export const PROVIDER_ID = new RegExp(
+  `\\b(?:${unique(MODEL_CODECS.flatMap((c) => c.idPrefixes))
+    .map((p) => p.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&'))
+    .join('|')})[A-Za-z0-9]{8,}\\b`,
+  'g',
+)
+
+/** Whether `name` is in a list of names and `-`-terminated prefixes. */
+export function inNameList(list: readonly string[], name: string): boolean {
+  return list.some((entry) => (entry.endsWith('-') ? name.startsWith(entry) : name === entry))
+}
+
+/** Whether a response header or field changes on every recording, by some codec's account. */
+export function isVolatileField(name: string): boolean {
+  return inNameList(PROVIDER_VOLATILE_FIELDS, name)
 }

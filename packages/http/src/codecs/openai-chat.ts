@@ -1,8 +1,50 @@
 import { type ModelCodec, numberAt, sortTools, withoutVolatile } from './codec.js'
+import {
+  type AnswerToolCall,
+  asArray,
+  asRecord,
+  byIndex,
+  emptyAnswer,
+  readMessagesRequest,
+  str,
+  toolCall,
+} from './read.js'
 
-/** OpenAI Chat Completions (`POST …/chat/completions`), also used by most OpenAI-compatible servers. */
+/**
+ * OpenAI Chat Completions (`POST …/chat/completions`): OpenAI and Azure OpenAI, and the
+ * providers that serve the same API (Mistral, Groq, xAI, DeepSeek, Together, Fireworks,
+ * OpenRouter, Perplexity), as most OpenAI-compatible servers do.
+ */
 export const openaiChatCodec: ModelCodec = {
   name: 'openai-chat',
+  hosts: [
+    'api.openai.com',
+    /\.openai\.azure\.com$/,
+    'api.mistral.ai',
+    'api.groq.com',
+    'api.deepseek.com',
+    'api.together.xyz',
+    'api.fireworks.ai',
+    'openrouter.ai',
+    'api.x.ai',
+  ],
+  keyVariables: [
+    'OPENAI_API_KEY',
+    'AZURE_OPENAI_API_KEY',
+    'MISTRAL_API_KEY',
+    'GROQ_API_KEY',
+    'XAI_API_KEY',
+    'DEEPSEEK_API_KEY',
+    'OPENROUTER_API_KEY',
+    'TOGETHER_API_KEY',
+    'FIREWORKS_API_KEY',
+    'PERPLEXITY_API_KEY',
+  ],
+  behaviourHeaders: ['openai-beta'],
+  responseHeaders: ['openai-version', 'openai-processing-ms'],
+  volatileFields: ['openai-processing-ms', 'system_fingerprint', 'obfuscation'],
+  // Completions, tool calls, requests.
+  idPrefixes: ['chatcmpl-', 'call_', 'req_'],
   matches: (method, pathname) => method === 'POST' && /\/chat\/completions$/.test(pathname),
   canonicalBody: (body) =>
     sortTools(withoutVolatile(body), (tool) => {
@@ -19,5 +61,52 @@ export const openaiChatCodec: ModelCodec = {
       if (input !== undefined && output !== undefined) return { input, output }
     }
     return undefined
+  },
+  readRequest({ body }) {
+    const json = asRecord(body)
+    return readMessagesRequest(json, asArray(json.messages))
+  },
+  readBody(body) {
+    const json = asRecord(body)
+    const answer = emptyAnswer()
+    answer.model = str(json.model)
+    const choice = asRecord(asArray(json.choices)[0])
+    const message = asRecord(choice.message)
+    answer.text = str(message.content) ?? ''
+    for (const call of asArray(message.tool_calls)) {
+      const fn = asRecord(asRecord(call).function)
+      answer.toolCalls.push(toolCall(str(asRecord(call).id), str(fn.name), fn.arguments))
+    }
+    answer.finishReason = str(choice.finish_reason)
+    return answer
+  },
+  readStream(events) {
+    const answer = emptyAnswer()
+    const calls = new Map<number, AnswerToolCall>()
+    for (const { data } of events) {
+      const chunk = asRecord(data)
+      if (chunk.error)
+        answer.error = `stream error: ${str(asRecord(chunk.error).message) ?? JSON.stringify(chunk.error)}`
+      answer.model = str(chunk.model) ?? answer.model
+      for (const c of asArray(chunk.choices)) {
+        const choice = asRecord(c)
+        if ((choice.index ?? 0) !== 0) continue
+        const delta = asRecord(choice.delta)
+        if (typeof delta.content === 'string') answer.text += delta.content
+        for (const d of asArray(delta.tool_calls)) {
+          const part = asRecord(d)
+          const index = typeof part.index === 'number' ? part.index : calls.size
+          const fn = asRecord(part.function)
+          const call = calls.get(index) ?? { name: '', arguments: '' }
+          if (typeof part.id === 'string') call.id = part.id
+          if (typeof fn.name === 'string') call.name += fn.name
+          if (typeof fn.arguments === 'string') call.arguments += fn.arguments
+          calls.set(index, call)
+        }
+        answer.finishReason = str(choice.finish_reason) ?? answer.finishReason
+      }
+    }
+    answer.toolCalls = byIndex(calls)
+    return answer
   },
 }

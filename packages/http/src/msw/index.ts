@@ -1,4 +1,4 @@
-import { activeTapeCount, assertKnownOptions, currentTape } from '@agent-tape/core'
+import { activeTapeCount, assertKnownOptions, currentTape } from '@agent-tape/core/internal'
 import { bypass, type HttpHandler, http } from 'msw'
 import { classifyUrl, type EndpointPattern } from '../endpoints.js'
 import { type BoundaryConfig, handleRequest } from '../handle-request.js'
@@ -6,6 +6,7 @@ import { runnerMswConfig } from '../msw-interception.js'
 import { assertHostPatterns, type HostPattern, matchesHost } from '../network/allow-hosts.js'
 import { performingForTape } from '../network/performing.js'
 import { installSocketGuard } from '../network/socket-guard.js'
+import { useCodecLabels } from '../read-exchange.js'
 import type { ReplayTiming } from '../replay-response.js'
 
 export interface TapeHandlerOptions {
@@ -43,6 +44,7 @@ const HANDLER_OPTION_NAMES = Object.keys({
  */
 export function tapeHandlers(options: TapeHandlerOptions = {}): HttpHandler[] {
   assertKnownOptions(options, HANDLER_OPTION_NAMES, 'the tapeHandlers() options')
+  useCodecLabels()
   const hosts = [...(options.hosts ?? [])]
   assertHostPatterns(hosts)
   assertHostPatterns(options.allowHosts ?? [])

@@ -1,4 +1,4 @@
-import { isConfigError } from '@agent-tape/core'
+import { isConfigError } from '@agent-tape/core/internal'
 import { expect, it } from 'vitest'
 import { assertHostPatterns, matchesHost } from './allow-hosts.js'
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '@agent-tape/core'
+import { ConfigError } from '@agent-tape/core/internal'
 
 /**
  * Hosts a tape test may reach for real in every mode, neither recorded nor blocked: a local

@@ -1,17 +1,21 @@
-import type { CassetteStore } from '../cassette-store.js'
-import type { HarnessProvider } from '../harness.js'
-import { resolveMode, type TapeMode } from '../modes.js'
-import type { Normalizer } from '../normalize.js'
-import { openTape } from '../open-tape.js'
-import type { Redactor } from '../redaction.js'
-import type { SecretAllowList } from '../secrets/index.js'
-import type { Tape } from '../tape.js'
+import {
+  type CassetteStore,
+  type HarnessProvider,
+  type Normalizer,
+  openTape,
+  type Redactor,
+  resolveMode,
+  type SecretAllowList,
+  type Tape,
+  type TapeMode,
+} from '@agent-tape/core/internal'
+import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import { cassettePathFor } from './cassette-path.js'
 import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
 import type { TapeRuntimeOptions } from './runtime-options.js'
 import { needsFailureReport, replayedTokens, summarizeOpenFailure } from './tape-outcome.js'
 import { summarizeTape, type TapeSummaryEntry } from './tape-summary.js'
-import type { UsageReader } from './token-usage.js'
+import { readRecordedUsage, type UsageReader } from './usage.js'
 
 /** A runner's tape options once read from its config, patterns compiled. */
 export interface RunnerTapeConfig {
@@ -35,15 +39,17 @@ export interface TestTapeInput {
   names: readonly string[]
   /** The tape name: the cassette file name. */
   name: string
-  /** Reads and writes cassettes relative to the project root. */
-  store: CassetteStore
+  /** The project root: cassette paths and the harness are relative to it. */
+  root: string
+  /** Reads and writes cassettes relative to the root (default: the file system). */
+  store?: CassetteStore
   config: RunnerTapeConfig
   /** The setup file's options; their rules add to the config's. */
   runtime: TapeRuntimeOptions
-  /** The project's harness reader, asked for only when the config names harness paths. */
-  harnessProvider: () => HarnessProvider
-  /** Reads replayed token usage when the runtime options give no reader. */
-  usage: UsageReader
+  /** The harness reader, asked for only when the config names harness paths (default: git). */
+  harnessProvider?: () => HarnessProvider
+  /** Reads replayed token usage when the runtime options give no reader (default: the codecs'). */
+  usage?: UsageReader
   /** Environment for mode resolution and the secret scan (default `process.env`). */
   env?: Record<string, string | undefined>
   /** Receives the tape's summary entry: when it cannot open, and when it finishes. */
@@ -78,11 +84,11 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
     tape = await openTape({
       id,
       cassettePath,
-      store: input.store,
+      store: input.store ?? createFileStore(input.root),
       ...(input.env ? { env: input.env } : {}),
       ...(config.mode ? { mode: config.mode } : {}),
       allowRecordingInCI: config.allowRecordingInCI,
-      ...(config.harness ? { harness: { provider: input.harnessProvider(), ...config.harness } } : {}),
+      ...(config.harness ? { harness: { provider: harnessOf(input), ...config.harness } } : {}),
       redactors: [...config.redactors, ...(runtime.redactors ?? [])],
       normalizers: [...config.normalizers, ...(runtime.normalizers ?? [])],
       allowSecrets: [...config.allowSecrets, ...(runtime.allowSecrets ?? [])],
@@ -98,7 +104,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
     tape,
     async finish(testErrors) {
       const state = await tape.finish()
-      const reader = runtime.usage ?? input.usage
+      const reader = runtime.usage ?? input.usage ?? readRecordedUsage
       const tokens =
         state.action === 'replay' ? replayedTokens(state, tape.recordedDecisions, reader) : undefined
       input.report(summarizeTape(state, id, tokens))
@@ -106,6 +112,10 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       return needsFailureReport(failure, testErrors) ? failure : undefined
     },
   }
+}
+
+function harnessOf(input: TestTapeInput): HarnessProvider {
+  return input.harnessProvider ? input.harnessProvider() : createGitHarness(input.root)
 }
 
 /** The mode a tape that could not open is listed under: the one it would have run in. */

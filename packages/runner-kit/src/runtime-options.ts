@@ -1,7 +1,5 @@
-import type { Normalizer } from '../normalize.js'
-import type { Redactor } from '../redaction.js'
-import type { SecretAllowList } from '../secrets/index.js'
-import type { UsageReader } from './token-usage.js'
+import type { Normalizer, Redactor, SecretAllowList } from '@agent-tape/core/internal'
+import type { UsageReader } from './usage.js'
 
 /** Options given in a setup file: rules that are functions, which a runner's config cannot carry. */
 export interface TapeRuntimeOptions {

@@ -1,6 +1,4 @@
-import { formatMessage } from '../format-message.js'
-import type { Tape } from '../tape.js'
-import type { DecisionState } from '../tape-state.js'
+import { type DecisionState, formatMessage, type Tape } from '@agent-tape/core/internal'
 
 /** What a matcher returns, in the shape both Vitest's and Jest's `expect.extend` accept. */
 export interface TapeMatcherResult {

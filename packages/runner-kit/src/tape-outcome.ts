@@ -1,9 +1,12 @@
-import type { DecisionRecord } from '../cassette-format.js'
-import { isAgentTapeError } from '../errors.js'
-import type { TapeMode } from '../modes.js'
-import type { TapeState } from '../tape-state.js'
+import {
+  type DecisionRecord,
+  isAgentTapeError,
+  type TapeMode,
+  type TapeState,
+} from '@agent-tape/core/internal'
+import { sumUsage, type TokenUsage } from '@agent-tape/http'
 import type { TapeSummaryEntry } from './tape-summary.js'
-import { readTokenUsage, sumUsage, type TokenUsage, type UsageReader } from './token-usage.js'
+import { readRecordedUsage, type UsageReader } from './usage.js'
 
 /**
  * The summary entry of a tape that could not open (a damaged cassette, a missing one in CI),
@@ -35,7 +38,7 @@ export function summarizeOpenFailure(
 export function replayedTokens(
   state: TapeState,
   recorded: readonly DecisionRecord[],
-  reader: UsageReader = readTokenUsage,
+  reader: UsageReader = readRecordedUsage,
 ): TokenUsage | undefined {
   if (recorded.length === 0) return undefined
   const replayed = new Set(state.decisions.filter((d) => d.status === 'replayed').map((d) => d.seq))

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js'
+import { ConfigError } from '@agent-tape/core/internal'
 
 interface Claim {
   testName: string

@@ -1,7 +1,6 @@
-import type { TapeMode } from '../modes.js'
-import type { TapeAction, TapeState } from '../tape-state.js'
+import type { TapeAction, TapeMode, TapeState } from '@agent-tape/core/internal'
+import { sumUsage, type TokenUsage } from '@agent-tape/http'
 import { PRUNE_FLAG } from './obsolete-cassettes.js'
-import { sumUsage, type TokenUsage } from './token-usage.js'
 
 /** One tape of a run, as the summary shows it: plain data a worker can send to the reporter. */
 export interface TapeSummaryEntry {

@@ -1,8 +1,11 @@
 /** The update switch every runner understands after `--`: runners reject unknown flags before it. */
 export const UPDATE_FLAG = '--update-cassettes'
 
+/** The test runners agent-tape integrates with. */
+export type RunnerName = 'vitest' | 'jest'
+
 export interface RerecordCommandInput {
-  runner: 'vitest' | 'jest'
+  runner: RunnerName
   /** The test file, relative to the directory the command runs in, with `/` separators. */
   testFile: string
   /** Names from the outermost `describe` to the test, as the runner's name filter sees them. */

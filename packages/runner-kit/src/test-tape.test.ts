@@ -1,6 +1,5 @@
+import { createMemoryStore, type HarnessProvider } from '@agent-tape/core/internal'
 import { expect, it } from 'vitest'
-import { createMemoryStore } from '../cassette-store.js'
-import type { HarnessProvider } from '../harness.js'
 import type { TapeSummaryEntry } from './tape-summary.js'
 import { openTestTape, type TestTapeInput } from './test-tape.js'
 
@@ -24,6 +23,7 @@ function setup(extra: Partial<TestTapeInput> = {}) {
       testFile: 'test/agent.test.ts',
       names: ['billing', 'refund'],
       name: 'refund',
+      root: '/project',
       store,
       config: CONFIG,
       runtime: {},

@@ -1,6 +1,5 @@
+import { createMemoryStore, openTape } from '@agent-tape/core/internal'
 import { expect, it } from 'vitest'
-import { createMemoryStore } from '../cassette-store.js'
-import { openTape } from '../open-tape.js'
 import { TAPE_MATCHERS } from './tape-matchers.js'
 
 const PATH = '__cassettes__/a.test.ts/refund.jsonl'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compactArguments, readModelAnswer } from './model-answer.js'
+import { compactArguments, readModelAnswer } from './read-exchange.js'
 
 const sse = (events: unknown[], end?: unknown) => ({
   status: 200,

@@ -1,0 +1,58 @@
+// What agent-tape's own packages share beyond the user API: keys, messages, secrets, modes,
+// the tape context the boundaries read. No semver promise: import it only from agent-tape's
+// packages, at the same version.
+
+export type { DecisionKey, DecisionPosition } from './canonical-key.js'
+export { computeKey, isDecisionKey, isValidKind, KEY_SCHEME_VERSION, stableJson } from './canonical-key.js'
+export { isSameRecording } from './cassette-format.js'
+export { describeDecision, describePosition } from './describe-decision.js'
+export type { DivergenceContext } from './divergence.js'
+export { deepInputError, isStackOverflow } from './errors.js'
+export type { MessageParts } from './format-message.js'
+export { formatMessage, formatReason, MESSAGE_PREFIX, maskForPrinting } from './format-message.js'
+export type { HarnessComparison } from './harness.js'
+export { compareHarness } from './harness.js'
+export * from './index.js'
+export type { FieldChange } from './json-diff.js'
+export { diffJson, diffStringHunks, diffStrings, formatChange, formatChanges } from './json-diff.js'
+export { assertKnownOptions } from './known-options.js'
+export type { ResolvedMode, ResolveModeOptions } from './modes.js'
+export {
+  ALLOW_CI_RECORDING_ENV,
+  assertMode,
+  CI_FROM_ENV,
+  describeCi,
+  isTruthyEnv,
+  MODE_ENV,
+  MODE_FROM_ENV,
+  replaysModels,
+  resolveMode,
+  setModeFromFlag,
+} from './modes.js'
+export { toRecordedError, toReplayedError } from './recorded-error.js'
+export type { CassetteFinding } from './secret-scan.js'
+export { findCassetteSecrets } from './secret-scan.js'
+export type { EnvSecret, SecretFinding, SecretMatch, SecretRule } from './secrets/index.js'
+export {
+  findSecrets,
+  isSecretParamName,
+  maskSecret,
+  REDACTED_VALUE,
+  readForm,
+  redactSecrets,
+  redactUrl,
+  redactUrlsIn,
+  SECRET_RULES,
+  SecretScanner,
+  secretEnvValues,
+} from './secrets/index.js'
+export type { DecisionLabeler } from './tape-context.js'
+export {
+  activeTapeCount,
+  activeTapes,
+  addDecisionLabels,
+  isInsideDecision,
+  onTapeRun,
+  runInsideDecision,
+} from './tape-context.js'
+export type { BegunDecision } from './tape-options.js'

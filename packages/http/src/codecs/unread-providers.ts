@@ -1,0 +1,13 @@
+/**
+ * Model providers whose API no codec reads yet. Requests to their hosts are still model
+ * requests (taped, never sent in replay), keyed as generic HTTP: by method, path, query and
+ * body. Their key variables get a placeholder in replay, as every provider's do.
+ */
+export const UNREAD_PROVIDERS: readonly { hosts: readonly string[]; keyVariables: readonly string[] }[] = [
+  {
+    // Google Gemini API.
+    hosts: ['generativelanguage.googleapis.com'],
+    keyVariables: ['GOOGLE_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
+  },
+  { hosts: ['api.cohere.com'], keyVariables: ['COHERE_API_KEY'] },
+]

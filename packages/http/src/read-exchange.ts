@@ -1,0 +1,94 @@
+import { addDecisionLabels, describeDecision } from '@agent-tape/core/internal'
+import { codecByName } from './codecs/index.js'
+import {
+  asRecord,
+  emptyAnswer,
+  type Json,
+  type ModelAnswer,
+  type ModelRequest,
+  parseJson,
+} from './codecs/read.js'
+import { isRecordedResponse, type RecordedResponse } from './recorded-response.js'
+import { recordedUsage } from './usage.js'
+
+/**
+ * Reads a recorded model response (`out` of an `llm` decision, `in.api` naming its codec),
+ * whatever its API and whether it was streamed; `undefined` when it is not one.
+ */
+export function readModelAnswer(input: unknown, out: unknown): ModelAnswer | undefined {
+  if (!isRecordedResponse(out)) return undefined
+  const codec = codecByName(String(asRecord(input).api))
+  const answer: ModelAnswer = { status: out.status, streamed: false, text: '', toolCalls: [] }
+  const body = out.body
+  if (body && 'sse' in body) {
+    answer.streamed = true
+    const events = body.sse.map((e) => ({
+      ...(e.event === undefined ? {} : { event: e.event }),
+      data: e.json ?? parseJson(e.data),
+    }))
+    Object.assign(answer, codec?.readStream(events) ?? emptyAnswer())
+    if (body.end) answer.error ??= `stream cut off: ${body.end.error.name}: ${body.end.error.message}`
+  } else if (body && 'json' in body) {
+    const json = asRecord(body.json)
+    if (out.status >= 400 || json.error) answer.error = errorText(out, json)
+    else Object.assign(answer, codec?.readBody(body.json) ?? emptyAnswer())
+  } else if (body && 'text' in body && out.status >= 400) {
+    answer.error = `${out.status}: ${body.text}`
+  }
+  for (const field of ['model', 'finishReason', 'error'] as const) {
+    if (answer[field] === undefined) delete answer[field]
+  }
+  const usage = recordedUsage(input, out)
+  if (usage) answer.usage = usage
+  return answer
+}
+
+/** What a recorded model request (`in` of an `llm` decision) asked, in a few words. */
+export function readModelRequest(input: unknown): ModelRequest {
+  const record = asRecord(input)
+  const request: ModelRequest = { messages: 0, tools: 0 }
+  for (const field of ['api', 'method', 'path'] as const) {
+    if (typeof record[field] === 'string') request[field] = record[field] as string
+  }
+  const codec = codecByName(String(record.api))
+  if (!codec) return request
+  const path = typeof record.path === 'string' ? record.path : undefined
+  return { ...request, ...codec.readRequest({ ...(path === undefined ? {} : { path }), body: record.body }) }
+}
+
+/** The label of a model request a codec reads: `model request (gpt-4o)`; `undefined` for others. */
+function modelRequestLabel(kind: string, input: unknown): string | undefined {
+  if (kind !== 'llm' || !codecByName(String(asRecord(input).api))) return undefined
+  const model = readModelRequest(input).model
+  return model === undefined ? 'model request' : `model request (${model})`
+}
+
+/** A short label for a decision: core's, with the model of a model request read by its codec. */
+export function describeHttpDecision(kind: string, input: unknown): string {
+  return modelRequestLabel(kind, input) ?? describeDecision(kind, input)
+}
+
+let labelsAdded = false
+
+/**
+ * Has every report that names a decision label model requests by their model, read by each
+ * provider's codec. Called by each way of installing the HTTP boundary, and by the CLI.
+ */
+export function useCodecLabels(): void {
+  if (labelsAdded) return
+  labelsAdded = true
+  addDecisionLabels(modelRequestLabel)
+}
+
+function errorText(out: RecordedResponse, json: Json): string {
+  const error = asRecord(json.error)
+  const type = typeof error.type === 'string' ? `${error.type}: ` : ''
+  const message = typeof error.message === 'string' ? error.message : JSON.stringify(json)
+  return `${out.status} ${type}${message}`
+}
+
+/** Tool-call arguments on one line: compact JSON when they parse, the raw text otherwise. */
+export function compactArguments(text: string): string {
+  const parsed = parseJson(text)
+  return parsed === undefined ? text : JSON.stringify(parsed)
+}

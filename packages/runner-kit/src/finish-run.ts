@@ -1,0 +1,74 @@
+import { appendFileSync } from 'node:fs'
+import { readdir, rm, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { createCassetteListing } from './cassette-listing.js'
+import { type CollectedTestFile, findObsoleteCassettes } from './obsolete-cassettes.js'
+import {
+  renderSummaryMarkdown,
+  renderSummaryText,
+  type TapeRunSummary,
+  type TapeSummaryEntry,
+} from './tape-summary.js'
+
+/** The tapes of one project (one root and cassette folder) as a runner's reporter collected them. */
+export interface ProjectRun {
+  root: string
+  cassetteDir: string
+  /** One entry per tape that ran, in the order to print them. */
+  entries: readonly TapeSummaryEntry[]
+  /**
+   * The test files collected without error, with every tape name each defines: the cassettes of
+   * a file that failed to load would all look obsolete, so such a file is left out.
+   */
+  collected: readonly CollectedTestFile[]
+}
+
+export interface FinishRunOptions {
+  /** Delete obsolete cassettes instead of listing them. */
+  prune: boolean
+  /** The command that deletes them, when it is not the runner's own command with the prune switch. */
+  pruneCommand?: string
+  /** Prints the summary text. */
+  print(text: string): void
+  /** Environment, for `GITHUB_STEP_SUMMARY` (default `process.env`). */
+  env?: Record<string, string | undefined>
+}
+
+/**
+ * The reporter's finish-up, the same for every runner: finds the cassettes no test uses any more
+ * (and deletes them when pruning), then prints the run summary, and appends it as Markdown to
+ * `GITHUB_STEP_SUMMARY` when that is set. Prints nothing for a run without tapes or leftovers.
+ */
+export async function finishRun(
+  projects: readonly ProjectRun[],
+  options: FinishRunOptions,
+): Promise<TapeRunSummary | undefined> {
+  const entries: TapeSummaryEntry[] = []
+  const obsolete: string[] = []
+  const pruned: string[] = []
+  for (const project of projects) {
+    entries.push(...project.entries)
+    const found = await findObsoleteCassettes(
+      project.collected,
+      createCassetteListing(project.root, { readdir, stat }),
+      project.cassetteDir,
+    )
+    if (!options.prune) {
+      obsolete.push(...found)
+      continue
+    }
+    for (const path of found) await rm(join(project.root, path), { force: true })
+    pruned.push(...found)
+  }
+  if (entries.length === 0 && obsolete.length === 0 && pruned.length === 0) return undefined
+  const summary: TapeRunSummary = {
+    entries,
+    obsolete,
+    ...(pruned.length > 0 ? { pruned } : {}),
+    ...(options.pruneCommand ? { pruneCommand: options.pruneCommand } : {}),
+  }
+  options.print(renderSummaryText(summary))
+  const stepSummary = (options.env ?? process.env).GITHUB_STEP_SUMMARY
+  if (stepSummary) appendFileSync(stepSummary, renderSummaryMarkdown(summary))
+  return summary
+}

@@ -1,0 +1,40 @@
+// What the Vitest and Jest integrations share: options and config, the lifecycle of a test's
+// tape, cassette paths and names, re-record commands, matchers, the run summary and the
+// reporter's finish-up. Each runner package keeps only what its runner forces on it.
+export type { DirectoryReader } from './cassette-listing.js'
+export { createCassetteListing } from './cassette-listing.js'
+export type { CassettePathInput } from './cassette-path.js'
+export { assertTapeName, cassettePathFor, DEFAULT_CASSETTE_DIR, toPosix } from './cassette-path.js'
+export type { FinishRunOptions, ProjectRun } from './finish-run.js'
+export { finishRun } from './finish-run.js'
+export { TapeNameRegistry } from './name-registry.js'
+export type { CassetteListing, CollectedTestFile } from './obsolete-cassettes.js'
+export { findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
+export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'
+export { buildRerecordCommand, detectExec, UPDATE_FLAG } from './rerecord-command.js'
+export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runtime-options.js'
+export { createRuntimeOptionsSlot } from './runtime-options.js'
+export type {
+  ConfigSource,
+  Pattern,
+  PatternData,
+  RegExpData,
+  RunnerOptions,
+  TapeConfig,
+} from './tape-config.js'
+export {
+  RUNNER_OPTION_NAMES,
+  resolveTapeConfig,
+  toHttpOptions,
+  toPattern,
+  toRegExp,
+  toRunnerTapeConfig,
+} from './tape-config.js'
+export type { TapeMatcherResult, TapeMatchers } from './tape-matchers.js'
+export { TAPE_MATCHERS } from './tape-matchers.js'
+export type { SummaryTotals, TapeRunSummary, TapeSummaryEntry } from './tape-summary.js'
+export { renderSummaryMarkdown, renderSummaryText, summarizeTape } from './tape-summary.js'
+export type { RunnerTapeConfig, TestTape, TestTapeInput } from './test-tape.js'
+export { openTestTape } from './test-tape.js'
+export type { UsageReader } from './usage.js'
+export { readRecordedUsage } from './usage.js'
