@@ -68,10 +68,11 @@ describe.each(PACKAGES)('%s', (name) => {
   })
 })
 
-it('packs the five published packages under their npm names', () => {
+it('packs the six published packages under their npm names', () => {
   expect(PACKAGES.map((p) => packed[p].name)).toEqual([
     '@agent-tape/core',
     '@agent-tape/http',
+    '@agent-tape/runner-kit',
     '@agent-tape/vitest',
     '@agent-tape/jest',
     'agent-tape',
