@@ -558,13 +558,12 @@ export class Tape {
       (k) => `  ${k.padEnd(20)} ${describeEnvChange(before[k] ?? null, now[k] ?? null)}`,
     )
     this.divergences.push(
-      createDivergence(
-        'ERR_TAPE_ENV_DRIFT',
-        `Environment drift at step ${record.step}`,
-        `${drift.length} of ${Object.keys(now).length} environment values read through tape.env() differ from the recording (values are compared by hash)`,
-        `Restore the recorded environment, or re-record this test: ${this.rerecordCommand}`,
-        [`  cassette  ${this.cassettePath}`, '', ...lines],
-      ),
+      createDivergence('ERR_TAPE_ENV_DRIFT', {
+        what: `Environment drift at step ${record.step}`,
+        why: `${drift.length} of ${Object.keys(now).length} environment values read through tape.env() differ from the recording (values are compared by hash)`,
+        fix: `Restore the recorded environment, or re-record this test: ${this.rerecordCommand}`,
+        details: [`  cassette  ${this.cassettePath}`, '', ...lines],
+      }),
     )
   }
 
@@ -576,13 +575,12 @@ export class Tape {
       if (comparison.note && provider.paths?.length) this.warnings.push(comparison.note)
       return
     }
-    const divergence = createDivergence(
-      'ERR_TAPE_HARNESS',
-      'Harness mismatch',
-      `this cassette was recorded under a different agent harness: ${comparison.note}`,
-      `Re-record this test if the recording no longer describes the code path: ${this.rerecordCommand}`,
-      [`  cassette  ${this.cassettePath}`],
-    )
+    const divergence = createDivergence('ERR_TAPE_HARNESS', {
+      what: 'Harness mismatch',
+      why: `this cassette was recorded under a different agent harness: ${comparison.note}`,
+      fix: `Re-record this test if the recording no longer describes the code path: ${this.rerecordCommand}`,
+      details: [`  cassette  ${this.cassettePath}`],
+    })
     if (provider.strict) this.divergences.push(divergence)
     else this.warnings.push(divergence.message)
   }
