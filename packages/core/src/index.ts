@@ -68,6 +68,7 @@ export {
   DEFAULT_CASSETTE_DIR,
   toPosix,
 } from './runner/cassette-path.js'
+export { TapeNameRegistry } from './runner/name-registry.js'
 export type { CassetteListing, CollectedTestFile } from './runner/obsolete-cassettes.js'
 export { findObsoleteCassettes, PRUNE_FLAG } from './runner/obsolete-cassettes.js'
 export type { RerecordCommandInput } from './runner/rerecord-command.js'
@@ -76,7 +77,6 @@ export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runner/runtime-op
 export { createRuntimeOptionsSlot } from './runner/runtime-options.js'
 export type { TapeMatcherResult, TapeMatchers } from './runner/tape-matchers.js'
 export { TAPE_MATCHERS } from './runner/tape-matchers.js'
-export { TapeNameRegistry } from './runner/tape-names.js'
 export type { SummaryTotals, TapeRunSummary, TapeSummaryEntry } from './runner/tape-summary.js'
 export {
   renderSummaryMarkdown,

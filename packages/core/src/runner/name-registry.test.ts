@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { TapeNameRegistry } from './tape-names.js'
+import { TapeNameRegistry } from './name-registry.js'
 
 it('rejects a second tape with the same name in one file, naming both tests', () => {
   const registry = new TapeNameRegistry()
