@@ -387,7 +387,7 @@ export class Tape {
       mode: this.mode,
       action: this.action,
       status: this.finishedStatus(written || writeSkipped !== undefined),
-      recorded: this.action === 'replay' ? (this.existing?.decisions.length ?? 0) : 0,
+      inCassette: this.action === 'replay' ? (this.existing?.decisions.length ?? 0) : 0,
       replayed: this.index?.consumed ?? 0,
       captured: this.records.length,
       missed: this.misses.length,
