@@ -103,7 +103,7 @@ it('replays the run with zero calls to the model and no tool running', async () 
   expect(state).toMatchObject({
     action: 'replay',
     status: 'clean',
-    recorded: 17,
+    inCassette: 17,
     replayed: 17,
     missed: 0,
     unused: 0,

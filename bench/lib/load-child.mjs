@@ -19,5 +19,5 @@ clearInterval(sampler)
 rssPeak = Math.max(rssPeak, process.memoryUsage().rss)
 globalThis.gc()
 const heapAfter = process.memoryUsage().heapUsed
-if (what === 'load' && tape.state.recorded !== 10_000) throw new Error('the cassette did not load whole')
+if (what === 'load' && tape.state.inCassette !== 10_000) throw new Error('the cassette did not load whole')
 process.stdout.write(JSON.stringify({ ms, heapBefore, heapAfter, rssGrowth: rssPeak - rssBefore }))

@@ -1,7 +1,7 @@
 import type { DecisionRecord } from './cassette-format.js'
 import { describeDecision, describePosition } from './describe-decision.js'
 import { AgentTapeError, type AgentTapeErrorCode, hasShape } from './errors.js'
-import { formatMessage } from './format-message.js'
+import { formatMessage, type MessageParts } from './format-message.js'
 import { diffJson, type FieldChange, formatChanges } from './json-diff.js'
 
 /** What every divergence report needs to know about the tape. */
@@ -106,12 +106,16 @@ function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
   })
 }
 
+/**
+ * A divergence with its report, as every error takes one: what failed, why, what to do, and
+ * the lines of the report (the cassette first).
+ *
+ * @example
+ * createDivergence('ERR_TAPE_UNUSED', { what, why, fix, details: [`  cassette  ${cassettePath}`] })
+ */
 export function createDivergence(
   code: Exclude<AgentTapeErrorCode, 'ERR_TAPE_MISS'>,
-  what: string,
-  why: string,
-  fix: string,
-  details: string[],
+  parts: MessageParts & { details: string[] },
 ): DivergenceError {
-  return new DivergenceError(code, { what, why, fix, details })
+  return new DivergenceError(code, parts)
 }

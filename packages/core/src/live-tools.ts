@@ -64,13 +64,12 @@ export async function runToolLive(
         : `  The next model request (${describePosition(next.step, next.lane)}) does not quote this result; it may still depend on it.`,
     )
   }
-  const error = createDivergence(
-    'ERR_TAPE_DRIFT',
-    `Tool drift at ${label}`,
-    'run live, the tool returned something other than its recording',
-    `If its upstream changed for good, re-record this test: ${context.rerecordCommand}`,
+  const error = createDivergence('ERR_TAPE_DRIFT', {
+    what: `Tool drift at ${label}`,
+    why: 'run live, the tool returned something other than its recording',
+    fix: `If its upstream changed for good, re-record this test: ${context.rerecordCommand}`,
     details,
-  )
+  })
   return { error, label }
 }
 

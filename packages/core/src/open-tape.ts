@@ -1,12 +1,15 @@
 import type { Cassette } from './cassette-format.js'
 import { parseCassette } from './cassette-format.js'
 import { AgentTapeError, isAgentTapeError } from './errors.js'
-import { describeCi, resolveMode } from './modes.js'
+import { describeCi, resolveMode, type TapeMode } from './modes.js'
 import { validateNormalizers } from './normalize.js'
 import { validateRedactors } from './redaction.js'
 import { Tape } from './tape.js'
 import type { TapeOptions } from './tape-options.js'
-import type { TapeAction } from './tape-state.js'
+import type { PartContext, TapePart } from './tape-part.js'
+import { PassthroughPart } from './tape-passthrough.js'
+import { RecordingPart } from './tape-recording.js'
+import { ReplayPart } from './tape-replay.js'
 
 /**
  * Opens the tape of one test: resolves the mode, loads and validates the cassette, and reads
@@ -40,14 +43,19 @@ export async function openTape(options: TapeOptions): Promise<Tape> {
       fix: 'Run the test locally without CI to record it (mode "auto" records missing cassettes), then commit the file',
     })
   }
-  const action: TapeAction =
-    mode === 'live'
-      ? 'passthrough'
-      : mode === 'update' || (mode === 'auto' && !existing)
-        ? 'record'
-        : 'replay'
   const harness = options.harness
     ? await options.harness.provider.identify(options.harness.paths ?? [])
     : undefined
-  return new Tape(options, { mode, action, existing, harness, env })
+  return new Tape(options, { mode, part: partFor(mode, existing), harness, env })
+}
+
+/**
+ * The part of the action of this run, chosen once: `live` passes through, `update` records, and
+ * the other modes replay the cassette, or record it when it is missing (in `auto`; the other
+ * modes refused a missing cassette above).
+ */
+function partFor(mode: TapeMode, existing: Cassette | undefined): (context: PartContext) => TapePart {
+  if (mode === 'live') return (context) => new PassthroughPart(context)
+  if (mode === 'update' || !existing) return (context) => new RecordingPart(existing, context)
+  return (context) => new ReplayPart(existing, context)
 }

@@ -23,12 +23,11 @@ export function checkRun(
   }
   if (unused.length > LISTED) lines.push(`    … and ${unused.length - LISTED} more`)
   return [
-    createDivergence(
-      'ERR_TAPE_UNUSED',
-      `Run finished after ${index.consumed} of ${index.total} recorded decisions`,
-      `${unused.length} recorded decision${unused.length === 1 ? ' was' : 's were'} never asked for, so the run stopped early or took another path`,
-      `If the change is intended, re-record this test: ${context.rerecordCommand} (or set failOnUnused: false to allow it)`,
-      lines,
-    ),
+    createDivergence('ERR_TAPE_UNUSED', {
+      what: `Run finished after ${index.consumed} of ${index.total} recorded decisions`,
+      why: `${unused.length} recorded decision${unused.length === 1 ? ' was' : 's were'} never asked for, so the run stopped early or took another path`,
+      fix: `If the change is intended, re-record this test: ${context.rerecordCommand} (or set failOnUnused: false to allow it)`,
+      details: lines,
+    }),
   ]
 }

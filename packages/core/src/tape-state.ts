@@ -31,8 +31,8 @@ export interface TapeState {
   mode: TapeMode
   action: TapeAction
   status: 'running' | 'clean' | 'diverged' | 'recorded' | 'passthrough'
-  /** Decisions in the cassette that was loaded (0 when recording a new one). */
-  recorded: number
+  /** Decisions in the cassette this tape replays (0 when it records or passes through). */
+  inCassette: number
   replayed: number
   /** Decisions captured into a new recording during this run. */
   captured: number

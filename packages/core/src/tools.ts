@@ -75,3 +75,62 @@ export function assertEffect(name: string, effect: ToolEffect | undefined, stub:
 function capitalize(text: string): string {
   return text.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())
 }
+
+/**
+ * One tool call as a decision: its input (the name, the arguments and the idempotency key) and
+ * what runs while recording: the stub when there is one, else `fn`.
+ */
+export function toolDecision<T>(
+  name: string,
+  args: unknown,
+  fn: () => T | Promise<T>,
+  options: ToolOptions,
+): { input: unknown; run: () => T | Promise<T> } {
+  assertEffect(name, options.effect, options.stub)
+  const input =
+    options.idempotencyKey === undefined
+      ? { name, args }
+      : { name, args, idempotencyKey: options.idempotencyKey }
+  return { input, run: (options.stub ?? fn) as () => T | Promise<T> }
+}
+
+/**
+ * Wraps each tool of a map with `tool` (a tape's `tool()`), keeping its parameters; its
+ * arguments, less a framework's call context (see {@link keyedToolArgs}), are the decision's.
+ */
+export function wrapTools<T extends Record<string, ToolDefinition>>(
+  definitions: T,
+  tool: (name: string, args: unknown, fn: () => unknown, options: ToolOptions) => Promise<unknown>,
+): TapedTools<T> {
+  const wrapped: Record<string, (...args: unknown[]) => Promise<unknown>> = {}
+  for (const [name, definition] of Object.entries(definitions)) {
+    const spec = resolveToolSpec(name, definition)
+    wrapped[name] = (...args: unknown[]) => {
+      const options: ToolOptions = {}
+      if (spec.effect) options.effect = spec.effect
+      if (spec.stub) options.stub = () => spec.stub!(...args)
+      if (spec.idempotencyKey) options.idempotencyKey = spec.idempotencyKey(...args)
+      return tool(name, keyedToolArgs(args), () => spec.run(...args), options)
+    }
+  }
+  return wrapped as TapedTools<T>
+}
+
+/**
+ * The arguments of a wrapped tool call that key it: all of them but a trailing call context
+ * that frameworks add and that says nothing about what the tool does. The ai SDK passes
+ * `{ toolCallId, messages, abortSignal }` to `execute`, and keying on it would tie every tool
+ * call to the whole conversation so far and to a provider's generated id; an `AbortSignal` is
+ * not data. The tool itself still receives every argument.
+ */
+export function keyedToolArgs(args: readonly unknown[]): unknown[] {
+  const last = args.at(-1)
+  return isCallContext(last) ? args.slice(0, -1) : [...args]
+}
+
+function isCallContext(value: unknown): boolean {
+  if (typeof AbortSignal !== 'undefined' && value instanceof AbortSignal) return true
+  if (typeof value !== 'object' || value === null) return false
+  const context = value as { toolCallId?: unknown; messages?: unknown }
+  return typeof context.toolCallId === 'string' && Array.isArray(context.messages)
+}

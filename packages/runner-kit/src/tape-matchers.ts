@@ -24,7 +24,7 @@ export const TAPE_MATCHERS = {
     if (state.action === 'replay' && state.status === 'running' && state.unused > 0) {
       problems.push(
         formatMessage({
-          what: `${state.unused} of ${state.recorded} recorded decisions of ${state.cassettePath} are still unused`,
+          what: `${state.unused} of ${state.inCassette} recorded decisions of ${state.cassettePath} are still unused`,
           why: 'the run has not asked for them yet, so it stopped early or took another path',
           fix: `Assert once the agent has finished, or, if the change is intended, re-record this test: ${tape.rerecordCommand}`,
         }),

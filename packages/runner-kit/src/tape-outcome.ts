@@ -25,7 +25,7 @@ export function summarizeOpenFailure(
     action: mode === 'live' ? 'passthrough' : mode === 'update' ? 'record' : 'replay',
     status: 'error',
     ...(isAgentTapeError(error) ? { error: error.code } : {}),
-    recorded: 0,
+    inCassette: 0,
     replayed: 0,
     captured: 0,
     missed: 0,

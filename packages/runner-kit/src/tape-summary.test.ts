@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest'
 import { renderSummaryMarkdown, renderSummaryText, type TapeSummaryEntry } from './tape-summary.js'
 
-const base = { recorded: 0, replayed: 0, captured: 0, missed: 0, unused: 0, written: false }
+const base = { inCassette: 0, replayed: 0, captured: 0, missed: 0, unused: 0, written: false }
 const entries: TapeSummaryEntry[] = [
   {
     ...base,
@@ -10,7 +10,7 @@ const entries: TapeSummaryEntry[] = [
     mode: 'auto',
     action: 'replay',
     status: 'clean',
-    recorded: 17,
+    inCassette: 17,
     replayed: 17,
     tokens: { input: 1200, output: 34 },
   },
@@ -31,7 +31,7 @@ const entries: TapeSummaryEntry[] = [
     mode: 'auto',
     action: 'replay',
     status: 'diverged',
-    recorded: 4,
+    inCassette: 4,
     replayed: 0,
     missed: 1,
     unused: 4,

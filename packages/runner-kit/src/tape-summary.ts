@@ -13,7 +13,8 @@ export interface TapeSummaryEntry {
   status: TapeState['status'] | 'error'
   /** The error code when `status` is `error`. */
   error?: string
-  recorded: number
+  /** Decisions in the cassette the tape replays (0 when it records or passes through). */
+  inCassette: number
   replayed: number
   captured: number
   missed: number
@@ -44,7 +45,7 @@ export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsag
     mode: state.mode,
     action: state.action,
     status: state.status,
-    recorded: state.recorded,
+    inCassette: state.inCassette,
     replayed: state.replayed,
     captured: state.captured,
     missed: state.missed,
@@ -98,7 +99,7 @@ function row(e: TapeSummaryEntry): string[] {
     e.test,
     e.mode,
     e.status === 'error' ? `error ${e.error ?? ''}`.trim() : e.status,
-    replaying ? `${e.replayed}/${e.recorded}` : '-',
+    replaying ? `${e.replayed}/${e.inCassette}` : '-',
     e.action === 'record' ? `${e.captured}${e.written ? '' : ' (unchanged)'}` : '-',
     replaying ? String(e.missed) : '-',
     replaying && e.missed === 0 ? String(e.unused) : '-',

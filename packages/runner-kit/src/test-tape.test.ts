@@ -108,7 +108,7 @@ it('reports a tape that cannot open as an error entry under the mode it would ha
       action: 'replay',
       status: 'error',
       error: 'ERR_TAPE_CORRUPT',
-      recorded: 0,
+      inCassette: 0,
       replayed: 0,
       captured: 0,
       missed: 0,

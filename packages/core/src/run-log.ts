@@ -1,0 +1,99 @@
+import { describeDecision } from './describe-decision.js'
+import type { DivergenceError, ReplayMiss } from './divergence.js'
+import { deepInputError, isStackOverflow } from './errors.js'
+import type { ToolDrift } from './live-tools.js'
+import type { KeyedDecision, PartEnding, PartTally } from './tape-part.js'
+import type { DecisionState, DecisionStatus, TapeState } from './tape-state.js'
+
+/**
+ * What happened in one run, as `tape.state` reports it: how each decision ended up, the
+ * divergences (the first one fails the test), warnings, drifted tools and the normalizers that
+ * fired. The tape and the part of its action write here; the state is a snapshot of it.
+ */
+export class RunLog {
+  readonly decisions: DecisionState[] = []
+  readonly divergences: (ReplayMiss | DivergenceError)[] = []
+  readonly warnings: string[] = []
+  /** Tools whose live result differed from the recording (`live-tools` mode). */
+  readonly drifts: string[] = []
+  readonly normalizations: Record<string, number> = {}
+
+  /** Notes how a decision of this run ended up, under its number in the cassette (or in the run). */
+  note(decision: KeyedDecision, seq: number, status: DecisionStatus): void {
+    const { key, kind, position, label } = decision
+    this.decisions.push({ seq, key, kind, ...position, label, status })
+  }
+
+  diverge(error: ReplayMiss | DivergenceError): void {
+    this.divergences.push(error)
+  }
+
+  /** Notes something to fix that does not fail the run, once. */
+  warn(message: string): void {
+    if (!this.warnings.includes(message)) this.warnings.push(message)
+  }
+
+  drift(drift: ToolDrift): void {
+    this.drifts.push(drift.label)
+    this.divergences.push(drift.error)
+  }
+
+  countNormalizations(fired: readonly string[]): void {
+    for (const name of fired) this.normalizations[name] = (this.normalizations[name] ?? 0) + 1
+  }
+
+  /**
+   * Runs `fn`, which walks a decision's input, turning the engine's stack overflow on an input
+   * nested thousands of levels deep into an error that says so, and fails the run with it.
+   */
+  walk<T>(kind: string, fn: () => T): T {
+    try {
+      return fn()
+    } catch (error) {
+      if (!isStackOverflow(error)) throw error
+      const refused = deepInputError(kind, error)
+      this.divergences.push(refused as DivergenceError)
+      throw refused
+    }
+  }
+
+  /** The state of the run: `running` until the part's `ending` is known. */
+  snapshot(
+    head: Pick<TapeState, 'id' | 'cassettePath' | 'mode' | 'action'>,
+    tally: PartTally,
+    ending: PartEnding | undefined,
+  ): TapeState {
+    const decisions: DecisionState[] = [...this.decisions]
+    for (const d of tally.unused) {
+      const label = describeDecision(d.kind, d.in)
+      decisions.push({
+        seq: d.seq,
+        key: d.key,
+        kind: d.kind,
+        step: d.step,
+        lane: d.lane,
+        label,
+        status: 'unused',
+      })
+    }
+    return {
+      id: head.id,
+      cassettePath: head.cassettePath,
+      mode: head.mode,
+      action: head.action,
+      status: ending?.status ?? 'running',
+      inCassette: tally.inCassette,
+      replayed: tally.replayed,
+      captured: tally.captured,
+      missed: tally.missed,
+      unused: tally.unused.length,
+      written: ending?.written ?? false,
+      ...(ending?.writeSkipped ? { writeSkipped: ending.writeSkipped } : {}),
+      normalizations: { ...this.normalizations },
+      warnings: [...this.warnings],
+      drifted: [...this.drifts],
+      divergences: this.divergences.map((d) => ({ code: d.code, message: d.message })),
+      decisions,
+    }
+  }
+}

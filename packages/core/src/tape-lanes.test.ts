@@ -1,0 +1,57 @@
+import { expect, it } from 'vitest'
+import { isConfigError } from './errors.js'
+import { Lanes } from './tape-lanes.js'
+
+it('starts a new step with each model request, and gives other decisions the step of the latest', () => {
+  const lanes = new Lanes()
+  expect(lanes.place('env')).toEqual({ step: 0 })
+  expect(lanes.place('llm')).toEqual({ step: 1 })
+  expect(lanes.place('tool')).toEqual({ step: 1 })
+  expect(lanes.place('llm')).toEqual({ step: 2 })
+  expect(lanes.step).toBe(2)
+})
+
+it('counts the steps of each lane apart, nested lanes under their parent path', () => {
+  const lanes = new Lanes()
+  lanes.place('llm')
+  const inner = lanes.run('researcher', () => {
+    const first = lanes.place('llm')
+    const nested = lanes.run('reader', () => [lanes.place('llm'), lanes.place('tool')])
+    return [first, ...nested, lanes.place('llm')]
+  })
+  expect(inner).toEqual([
+    { step: 1, lane: 'researcher' },
+    { step: 1, lane: 'researcher/reader' },
+    { step: 1, lane: 'researcher/reader' },
+    { step: 2, lane: 'researcher' },
+  ])
+  expect(lanes.place('tool')).toEqual({ step: 1 })
+})
+
+it('refuses a lane of a name already running until its promise settles, and invalid names', async () => {
+  const lanes = new Lanes()
+  let release = () => {}
+  const running = lanes.run('worker', () => new Promise<void>((resolve) => (release = resolve)))
+  const twice = (() => {
+    try {
+      lanes.run('worker', () => 0)
+    } catch (error) {
+      return error
+    }
+  })()
+  expect(isConfigError(twice) && twice.message).toMatch(/^\[agent-tape\] Lane "worker" is already running/)
+  release()
+  await running
+  expect(lanes.run('worker', () => 'again')).toBe('again')
+  expect(() => lanes.run('two words', () => 0)).toThrow('[agent-tape] Invalid lane name "two words"')
+})
+
+it('frees a lane whose function threw', () => {
+  const lanes = new Lanes()
+  expect(() =>
+    lanes.run('worker', () => {
+      throw new Error('boom')
+    }),
+  ).toThrow('boom')
+  expect(lanes.run('worker', () => 'ok')).toBe('ok')
+})

@@ -1,0 +1,66 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { DecisionPosition } from './canonical-key.js'
+import { ConfigError } from './errors.js'
+
+/**
+ * The step counters of a run, one per lane. A model request starts a new step of the lane it
+ * is made in; every other decision takes the step of the latest one. A sub-agent run in its own
+ * lane (`tape.lane`) counts its own steps, so sub-agents running under `Promise.all` get the
+ * same positions whatever order their requests arrive in.
+ */
+export class Lanes {
+  private readonly storage = new AsyncLocalStorage<{ path: string }>()
+  private readonly running = new Set<string>()
+  private readonly steps = new Map<string, number>()
+
+  /** The current step of the calling lane. */
+  get step(): number {
+    return this.steps.get(this.current()) ?? 0
+  }
+
+  /** The position of a decision of `kind` made now; a model request (`llm`) starts a new step. */
+  place(kind: string): DecisionPosition {
+    const lane = this.current()
+    if (kind === 'llm') this.steps.set(lane, (this.steps.get(lane) ?? 0) + 1)
+    const step = this.steps.get(lane) ?? 0
+    return lane === '' ? { step } : { step, lane }
+  }
+
+  /** Runs `fn` in lane `name`, nested in the calling lane (see {@link Tape.lane}). */
+  run<T>(name: string, fn: () => T): T {
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
+      throw new ConfigError({
+        what: `Invalid lane name ${JSON.stringify(name)}`,
+        why: 'a lane name is 1 to 64 letters, digits, ".", "-" or "_"',
+        fix: 'Name the lane after the sub-agent, e.g. tape.lane("researcher", () => research(topic))',
+      })
+    }
+    const parent = this.current()
+    const path = parent === '' ? name : `${parent}/${name}`
+    if (this.running.has(path)) {
+      throw new ConfigError({
+        what: `Lane ${JSON.stringify(path)} is already running`,
+        why: 'two concurrent lanes with one name would share a step counter, and their order would decide the keys',
+        fix: 'Give concurrent lanes distinct names, e.g. worker-1 and worker-2',
+      })
+    }
+    this.running.add(path)
+    let result: T
+    try {
+      result = this.storage.run({ path }, fn)
+    } catch (error) {
+      this.running.delete(path)
+      throw error
+    }
+    if (result instanceof Promise) {
+      return result.finally(() => this.running.delete(path)) as T
+    }
+    this.running.delete(path)
+    return result
+  }
+
+  /** The lane path of the calling code, `''` on the main lane. */
+  private current(): string {
+    return this.storage.getStore()?.path ?? ''
+  }
+}

@@ -1,0 +1,105 @@
+import type { DecisionKey, DecisionPosition } from './canonical-key.js'
+import type { DecisionRecord } from './cassette-format.js'
+import type { DivergenceContext } from './divergence.js'
+import type { HarnessIdentity } from './harness.js'
+import type { KeyHasher } from './key-hasher.js'
+import { runToolLive } from './live-tools.js'
+import type { TapeMode } from './modes.js'
+import { applyRedactors } from './redaction.js'
+import type { RunLog } from './run-log.js'
+import type { SecretScanner } from './secrets/index.js'
+import type { BegunDecision, TapeOptions } from './tape-options.js'
+import type { TapeAction, TapeState } from './tape-state.js'
+
+/** A boundary crossing as the tape keyed it, handed to the part of the run's action. */
+export interface KeyedDecision {
+  kind: string
+  key: DecisionKey
+  label: string
+  position: DecisionPosition
+  /** The input after the normalizers, before redaction. */
+  normalized: unknown
+  /**
+   * 1-based position of the decision in this run, counting every decision the run asked for.
+   * A cassette numbers its decisions with `seq` instead, counting only those it recorded.
+   */
+  decisionIndex: number
+}
+
+/** What every part shares with its tape. */
+export interface PartContext {
+  options: TapeOptions
+  mode: TapeMode
+  divergence: DivergenceContext
+  log: RunLog
+  keys: KeyHasher
+  secrets: SecretScanner
+  /** The harness identity of this run, when the tape checks one. */
+  harness: HarnessIdentity | undefined
+}
+
+/** How a part ended the run. */
+export interface PartEnding {
+  status: Exclude<TapeState['status'], 'running'>
+  written: boolean
+  writeSkipped: TapeState['writeSkipped']
+}
+
+/** A part's counts for the tape's state, with the recorded decisions the run left unused. */
+export type PartTally = Pick<TapeState, 'inCassette' | 'replayed' | 'captured' | 'missed'> & {
+  unused: readonly DecisionRecord[]
+}
+
+/**
+ * What a tape does with each decision in one run: the part of its action, chosen once when the
+ * tape opens (replay, record or passthrough). The tape keys each decision; its part answers it,
+ * and says how the run ended.
+ */
+export abstract class TapePart {
+  abstract readonly action: TapeAction
+  /**
+   * Whether an input that already is plain JSON may be keyed as it is, without a copy: only when
+   * nothing keeps it (a recording does) and no normalizer function could change it in place.
+   */
+  abstract readonly keysInPlace: boolean
+  /** The decisions of the cassette this part replays (none when it records or passes through). */
+  abstract readonly replayable: readonly DecisionRecord[]
+  /** The salt of the env hashes this run reads and writes. */
+  abstract readonly envSalt: string | undefined
+
+  constructor(protected readonly context: PartContext) {}
+
+  /** Answers a decision whose outcome the caller brings later (see {@link Tape.begin}). */
+  abstract begin(decision: KeyedDecision): BegunDecision
+
+  /** Answers a decision whose outcome is what `fn` returns or throws. */
+  abstract call<T>(decision: KeyedDecision, fn: () => T | Promise<T>): Promise<Awaited<T>>
+
+  /** Ends the run: the checks and the write of this action. */
+  abstract finish(): Promise<PartEnding>
+
+  tally(): PartTally {
+    return { inCassette: 0, replayed: 0, captured: 0, missed: 0, unused: [] }
+  }
+
+  /**
+   * `live-tools`: runs a recorded tool for real (`fn`) and compares its result with the
+   * recording. A drift fails the run; the caller goes on with the recorded result, so that every
+   * drifted tool of the run is reported and the model decisions after it still replay.
+   */
+  async checkLive(record: DecisionRecord, fn: () => unknown): Promise<void> {
+    const { divergence, options, log } = this.context
+    const drift = await runToolLive(record, fn, {
+      ...divergence,
+      normalizers: options.normalizers ?? [],
+      decisions: this.replayable,
+    })
+    if (drift) log.drift(drift)
+  }
+
+  /** An input as a cassette or a report may show it: secrets and redacted fields replaced. */
+  protected redact(input: unknown): unknown {
+    const { secrets, options } = this.context
+    return applyRedactors(secrets.redactJson(input), options.redactors ?? [])
+  }
+}

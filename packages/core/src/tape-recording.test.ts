@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest'
+import { computeKey, type DecisionPosition } from './canonical-key.js'
+import { parseCassette } from './cassette-format.js'
+import { createMemoryStore } from './cassette-store.js'
+import { describeDecision } from './describe-decision.js'
+import { isAgentTapeError } from './errors.js'
+import { KeyHasher } from './key-hasher.js'
+import { RunLog } from './run-log.js'
+import { SecretScanner } from './secrets/index.js'
+import type { TapeOptions } from './tape-options.js'
+import type { KeyedDecision, PartContext } from './tape-part.js'
+import { RecordingPart } from './tape-recording.js'
+
+const PATH = '__cassettes__/c.jsonl'
+
+function contextFor(store = createMemoryStore(), options: Partial<TapeOptions> = {}): PartContext {
+  return {
+    options: { id: 'c', cassettePath: PATH, store, ...options },
+    mode: 'auto',
+    divergence: { cassettePath: PATH, rerecordCommand: 'rerecord' },
+    log: new RunLog(),
+    keys: new KeyHasher(),
+    secrets: new SecretScanner(),
+    harness: undefined,
+  }
+}
+
+function decision(
+  kind: string,
+  input: unknown,
+  position: DecisionPosition,
+  decisionIndex: number,
+): KeyedDecision {
+  const key = computeKey(kind, input, position)
+  return { kind, key, label: describeDecision(kind, input), position, normalized: input, decisionIndex }
+}
+
+/** Records one model answer and one tool result, and ends the run. */
+async function record(store: ReturnType<typeof createMemoryStore>, answer: string, ms: number) {
+  const text = store.files[PATH]
+  const part = new RecordingPart(
+    text === undefined ? undefined : parseCassette(text, PATH),
+    contextFor(store),
+  )
+  part.begin(decision('llm', { prompt: 'refund INV-412' }, { step: 1 }, 1)).complete({ out: answer }, ms)
+  await part.call(decision('tool', { name: 'refund', args: ['INV-412'] }, { step: 1 }, 2), () => 'ok')
+  return part.finish()
+}
+
+describe('the recording part', () => {
+  it('writes a new cassette, numbered in the order the run made its decisions', async () => {
+    const store = createMemoryStore()
+    expect(await record(store, 'on it', 812.4)).toEqual({
+      status: 'recorded',
+      written: true,
+      writeSkipped: undefined,
+    })
+    const cassette = parseCassette(store.files[PATH]!, PATH)
+    expect(cassette.header).toMatchObject({ agentTape: 1, keyScheme: 1, test: 'c' })
+    expect(cassette.decisions.map(({ seq, kind, step, ms, out }) => ({ seq, kind, step, ms, out }))).toEqual([
+      { seq: 1, kind: 'llm', step: 1, ms: 812, out: 'on it' },
+      { seq: 2, kind: 'tool', step: 1, ms: expect.any(Number), out: 'ok' },
+    ])
+  })
+
+  it('writes nothing when the recording equals the cassette it replaces, whatever its timings', async () => {
+    const store = createMemoryStore()
+    await record(store, 'on it', 812)
+    const before = store.files[PATH]
+    expect(await record(store, 'on it', 95)).toEqual({
+      status: 'recorded',
+      written: false,
+      writeSkipped: 'unchanged',
+    })
+    expect(store.files[PATH]).toBe(before)
+    expect(await record(store, 'done', 95)).toMatchObject({ written: true })
+    expect(parseCassette(store.files[PATH]!, PATH).decisions[0]!.out).toBe('done')
+  })
+
+  it('keeps the env salt of the cassette it replaces, and makes one for a new cassette', () => {
+    const fresh = new RecordingPart(undefined, contextFor())
+    expect(fresh.envSalt).toMatch(/^[0-9a-f]{24}$/)
+    expect(new RecordingPart(undefined, contextFor()).envSalt).not.toBe(fresh.envSalt)
+    const previous = {
+      header: { agentTape: 1, keyScheme: 1, test: 'c', recordedAt: '', envSalt: 'abc123' },
+      decisions: [],
+    }
+    expect(new RecordingPart(previous, contextFor()).envSalt).toBe('abc123')
+  })
+
+  it('numbers the cassette by what it records: a decision whose input it could not walk takes no seq', async () => {
+    const deep: Record<string, unknown> = {}
+    let node = deep
+    for (let i = 0; i < 10_000; i++) node = node.a = {}
+    const context = contextFor()
+    const part = new RecordingPart(undefined, context)
+    const refused = (() => {
+      try {
+        part.begin({ ...decision('search', {}, { step: 0 }, 1), normalized: deep })
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(isAgentTapeError(refused) && refused.code).toBe('ERR_TAPE_USAGE')
+    expect(context.log.divergences).toEqual([refused])
+    await part.call(decision('search', { q: 'flat' }, { step: 0 }, 2), () => 'found')
+    expect(context.log.decisions.map((d) => d.seq)).toEqual([1])
+    expect(part.tally()).toMatchObject({ captured: 1 })
+  })
+
+  it('waits for decisions still in flight, and names them when they outlive the timeout', async () => {
+    const store = createMemoryStore()
+    const waited = new RecordingPart(undefined, contextFor(store))
+    const late = waited.begin(decision('http', { url: 'https://api.example.com' }, { step: 0 }, 1))
+    setTimeout(() => late.complete({ out: 'body' }, 30), 20)
+    expect(await waited.finish()).toMatchObject({ written: true })
+    expect(parseCassette(store.files[PATH]!, PATH).decisions[0]!.out).toBe('body')
+    const stuck = new RecordingPart(undefined, contextFor(createMemoryStore(), { pendingTimeoutMs: 10 }))
+    const { key } = stuck.begin(decision('http', { url: 'https://api.example.com' }, { step: 0 }, 1))
+    await expect(stuck.finish()).rejects.toThrow(
+      `[agent-tape] Cannot write cassette ${PATH}: decisions #1 ${key} were still in flight 10 ms after the run ended`,
+    )
+  })
+
+  it('warns once, and marks the cassette, when model requests of one lane overlap', async () => {
+    const store = createMemoryStore()
+    const context = contextFor(store)
+    const part = new RecordingPart(undefined, context)
+    const first = part.begin(decision('llm', { prompt: 'a' }, { step: 1 }, 1))
+    const second = part.begin(decision('llm', { prompt: 'b' }, { step: 2 }, 2))
+    first.complete({ out: 'A' }, 5)
+    second.complete({ out: 'B' }, 5)
+    await part.finish()
+    expect(context.log.warnings).toHaveLength(1)
+    expect(context.log.warnings[0]).toContain('Model requests overlapped while recording (steps 1 and 2')
+    expect(parseCassette(store.files[PATH]!, PATH).header.overlapped).toBe(true)
+  })
+})

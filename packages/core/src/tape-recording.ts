@@ -1,0 +1,178 @@
+import { KEY_SCHEME_VERSION } from './canonical-key.js'
+import {
+  CASSETTE_FORMAT_VERSION,
+  type Cassette,
+  type CassetteHeader,
+  type DecisionRecord,
+  isSameRecording,
+  serializeCassette,
+} from './cassette-format.js'
+import { createEnvSalt, envSummary } from './env-hash.js'
+import { AgentTapeError } from './errors.js'
+import { formatMessage } from './format-message.js'
+import { toJsonData } from './json-walk.js'
+import { toRecordedError } from './recorded-error.js'
+import { scanCassette } from './secret-scan.js'
+import { runInsideDecision } from './tape-context.js'
+import type { BegunDecision } from './tape-options.js'
+import {
+  type KeyedDecision,
+  type PartContext,
+  type PartEnding,
+  type PartTally,
+  TapePart,
+} from './tape-part.js'
+import { AGENT_TAPE_VERSION } from './version.js'
+
+type RecordingDecision = Extract<BegunDecision, { action: 'record' }>
+
+interface Pending {
+  record: DecisionRecord
+  done: Promise<void>
+}
+
+/**
+ * Records a run into a new cassette: every decision runs for real and is kept with its redacted
+ * input, numbered in the order the run made it. As the run ends, it waits for decisions still
+ * in flight (a streamed response being read), scans the recording for secrets, and writes it,
+ * unless it equals the cassette it replaces.
+ */
+export class RecordingPart extends TapePart {
+  readonly action = 'record'
+  readonly keysInPlace = false
+  readonly replayable: readonly DecisionRecord[] = []
+  /** Kept from the cassette this one replaces, so that a re-record that changes nothing writes nothing. */
+  readonly envSalt: string
+  private readonly records: DecisionRecord[] = []
+  private readonly pending = new Set<Pending>()
+  /** Whether two model requests of one lane were in flight together in this recording. */
+  private overlapped = false
+
+  constructor(
+    private readonly previous: Cassette | undefined,
+    context: PartContext,
+  ) {
+    super(context)
+    this.envSalt = previous?.header.envSalt ?? createEnvSalt()
+  }
+
+  /** Records a decision whose outcome the caller completes later. */
+  begin(decision: KeyedDecision): RecordingDecision {
+    const { kind, key, position } = decision
+    const record: DecisionRecord = {
+      // The cassette counts what it records; a decision the run could not walk is not among them.
+      seq: this.records.length + 1,
+      key,
+      kind,
+      ...position,
+      ms: 0,
+      in: this.context.log.walk(kind, () => this.redact(decision.normalized)),
+    }
+    this.records.push(record)
+    this.context.log.note(decision, record.seq, 'recorded')
+    if (kind === 'llm') this.noteOverlap(record)
+    let resolve = () => {}
+    const pending: Pending = { record, done: new Promise<void>((r) => (resolve = r)) }
+    this.pending.add(pending)
+    return {
+      action: 'record',
+      key,
+      complete: (outcome, ms) => {
+        record.ms = Math.round(ms)
+        if ('err' in outcome && outcome.err) record.err = outcome.err
+        else if (outcome.out !== undefined) record.out = outcome.out
+        this.pending.delete(pending)
+        resolve()
+      },
+    }
+  }
+
+  async call<T>(decision: KeyedDecision, fn: () => T | Promise<T>): Promise<Awaited<T>> {
+    const begun = this.begin(decision)
+    const started = performance.now()
+    try {
+      const value = await runInsideDecision(fn)
+      begun.complete({ out: toJsonData(value) }, performance.now() - started)
+      return value
+    } catch (error) {
+      begun.complete({ err: toRecordedError(error) }, performance.now() - started)
+      throw error
+    }
+  }
+
+  async finish(): Promise<PartEnding> {
+    await this.settlePending()
+    const written = await this.write()
+    return { status: 'recorded', written, writeSkipped: written ? undefined : 'unchanged' }
+  }
+
+  override tally(): PartTally {
+    return { inCassette: 0, replayed: 0, captured: this.records.length, missed: 0, unused: [] }
+  }
+
+  /**
+   * A model request that starts while another of the same lane is still in flight. Concurrent
+   * branches without lanes take their steps in the order their requests happen to start, which
+   * a replay need not repeat.
+   */
+  private noteOverlap(record: DecisionRecord): void {
+    const overlapping = [...this.pending].find(
+      (p) => p.record.kind === 'llm' && p.record.lane === record.lane,
+    )
+    if (!overlapping) return
+    this.overlapped = true
+    const where = record.lane === undefined ? '' : ` in lane ${JSON.stringify(record.lane)}`
+    this.context.log.warn(
+      formatMessage({
+        what: `Model requests overlapped while recording${where} (steps ${overlapping.record.step} and ${record.step} were in flight together)`,
+        why: 'concurrent branches that share a lane take their step numbers in the order their requests start, so a replay that starts them in another order misses',
+        fix: "Run each concurrent sub-agent in its own lane, tape.lane('researcher', () => research(topic)), and re-record",
+      }),
+    )
+  }
+
+  private async settlePending(): Promise<void> {
+    if (this.pending.size === 0) return
+    const timeout = this.context.options.pendingTimeoutMs ?? 10_000
+    let timer: NodeJS.Timeout | undefined
+    const expired = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeout)
+    })
+    const result = await Promise.race([Promise.all([...this.pending].map((p) => p.done)), expired])
+    clearTimeout(timer)
+    if (result === 'timeout') {
+      const seqs = [...this.pending].map((p) => `#${p.record.seq} ${p.record.key}`).join(', ')
+      throw new AgentTapeError('ERR_TAPE_USAGE', {
+        what: `Cannot write cassette ${this.context.divergence.cassettePath}`,
+        why: `decisions ${seqs} were still in flight ${timeout} ms after the run ended (a response body that was never read to the end?)`,
+        fix: 'Consume or cancel every response inside the test, or raise pendingTimeoutMs',
+      })
+    }
+  }
+
+  /** Writes the cassette unless it records what the one it replaces does; says whether it wrote. */
+  private async write(): Promise<boolean> {
+    const { options, divergence, secrets } = this.context
+    const cassette: Cassette = { header: this.header(), decisions: this.records }
+    scanCassette(cassette, divergence.cassettePath, secrets)
+    if (this.previous && isSameRecording(this.previous, cassette)) return false
+    await options.store.write(divergence.cassettePath, serializeCassette(cassette))
+    return true
+  }
+
+  private header(): CassetteHeader {
+    const { options, harness } = this.context
+    const env = envSummary(this.records)
+    return {
+      agentTape: CASSETTE_FORMAT_VERSION,
+      keyScheme: KEY_SCHEME_VERSION,
+      test: options.id,
+      recordedAt: new Date().toISOString(),
+      ...(harness ? { harness } : {}),
+      runtime: { node: process.version, platform: process.platform, agentTape: AGENT_TAPE_VERSION },
+      ...(options.sdks ? { sdks: options.sdks } : {}),
+      ...(env ? { envSalt: this.envSalt, env } : {}),
+      ...(this.overlapped ? { overlapped: true as const } : {}),
+    }
+  }
+}

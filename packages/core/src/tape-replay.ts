@@ -1,0 +1,159 @@
+import type { Cassette, DecisionRecord } from './cassette-format.js'
+import { describePosition } from './describe-decision.js'
+import { createDivergence, explainMiss, ReplayMiss } from './divergence.js'
+import { compareHarness } from './harness.js'
+import { LIVE_KINDS } from './live-tools.js'
+import { replayOutcome } from './recorded-error.js'
+import { ReplayIndex } from './replay-index.js'
+import { checkRun } from './run-checks.js'
+import type { BegunDecision } from './tape-options.js'
+import {
+  type KeyedDecision,
+  type PartContext,
+  type PartEnding,
+  type PartTally,
+  TapePart,
+} from './tape-part.js'
+
+const USE_LANES =
+  "Run each concurrent sub-agent in its own lane, tape.lane('researcher', () => research(topic)), and re-record."
+
+/**
+ * Replays a cassette: each decision is answered by the recorded one with its key (the Nth
+ * identical request by the Nth recording), and one that was never recorded is a miss, thrown
+ * to the caller and kept on the run. As the run ends, recorded decisions it never asked for and
+ * a changed harness diverge. In `live-tools` mode tools also run for real and are compared.
+ */
+export class ReplayPart extends TapePart {
+  readonly action = 'replay'
+  private readonly index: ReplayIndex
+  private readonly misses: ReplayMiss[] = []
+
+  constructor(
+    private readonly cassette: Cassette,
+    context: PartContext,
+  ) {
+    super(context)
+    this.index = new ReplayIndex(cassette.decisions)
+  }
+
+  /** A replay only keys its inputs: no copy, unless a normalizer function could change one in place. */
+  get keysInPlace(): boolean {
+    return !(this.context.options.normalizers ?? []).some((rule) => 'apply' in rule)
+  }
+
+  get replayable(): readonly DecisionRecord[] {
+    return this.index.decisions
+  }
+
+  get envSalt(): string | undefined {
+    return this.cassette.header.envSalt
+  }
+
+  /** Takes the recorded decision with this key; throws a {@link ReplayMiss} when there is none. */
+  begin(decision: KeyedDecision): Extract<BegunDecision, { action: 'replay' }> {
+    const record = this.index.take(decision.key)
+    if (!record) throw this.miss(decision)
+    this.context.log.note(decision, record.seq, 'replayed')
+    return { action: 'replay', key: decision.key, record }
+  }
+
+  async call<T>(decision: KeyedDecision, fn: () => T | Promise<T>): Promise<Awaited<T>> {
+    const { record } = this.begin(decision)
+    if (this.context.mode === 'live-tools' && LIVE_KINDS.has(decision.kind)) await this.checkLive(record, fn)
+    return replayOutcome(record) as Awaited<T>
+  }
+
+  async finish(): Promise<PartEnding> {
+    const { log, options, divergence } = this.context
+    for (const unused of checkRun(this.index, divergence, options.failOnUnused !== false)) log.diverge(unused)
+    this.checkHarness()
+    return {
+      status: log.divergences.length > 0 ? 'diverged' : 'clean',
+      written: false,
+      writeSkipped: 'replay',
+    }
+  }
+
+  override tally(): PartTally {
+    return {
+      inCassette: this.cassette.decisions.length,
+      replayed: this.index.consumed,
+      captured: 0,
+      missed: this.misses.length,
+      unused: this.index.unused(),
+    }
+  }
+
+  /** The miss of a decision that was never recorded, with the nearest recorded one and a diff. */
+  private miss(decision: KeyedDecision): ReplayMiss {
+    const { kind, key, label, decisionIndex, position } = decision
+    const input = this.redact(decision.normalized)
+    const moved = this.movedFrom(decision)
+    const nearest = moved ?? this.index.nearest(kind, position.step, position.lane, input)
+    const details = explainMiss(
+      {
+        kind,
+        key,
+        label,
+        decisionIndex,
+        ...position,
+        total: this.index.total,
+        replayedBefore: this.index.consumed,
+      },
+      input,
+      nearest,
+    )
+    if (moved) {
+      details.hint = `this very request was recorded at ${describePosition(moved.step, moved.lane)}, not ${describePosition(position.step, position.lane)}: concurrent branches took their step numbers in another order than while recording. ${USE_LANES}`
+    } else if (nearest && kind === 'llm' && this.cassette.header.overlapped === true) {
+      details.hint = `model requests overlapped while this cassette was recorded, so the nearest recorded request (#${nearest.seq}) may belong to another concurrent branch. ${USE_LANES}`
+    }
+    const error = new ReplayMiss(details, this.context.divergence)
+    this.misses.push(error)
+    this.context.log.diverge(error)
+    this.context.log.note(decision, decisionIndex, 'missed')
+    return error
+  }
+
+  /**
+   * The same request, recorded at another step of its lane and not replayed yet: concurrent
+   * branches took their steps in another order than while recording.
+   */
+  private movedFrom({ kind, normalized, position }: KeyedDecision): DecisionRecord | undefined {
+    return this.index
+      .unused()
+      .find(
+        (d) =>
+          d.kind === kind &&
+          d.lane === position.lane &&
+          d.step !== position.step &&
+          d.key ===
+            this.context.keys.key(
+              kind,
+              normalized,
+              d.lane === undefined ? { step: d.step } : { step: d.step, lane: d.lane },
+            ),
+      )
+  }
+
+  /** A harness other than the recording's: a divergence when strict, a warning otherwise. */
+  private checkHarness(): void {
+    const { options, harness, log, divergence } = this.context
+    const provider = options.harness
+    if (!provider || !harness) return
+    const comparison = compareHarness(this.cassette.header.harness, harness)
+    if (comparison.matches) {
+      if (comparison.note && provider.paths?.length) log.warnings.push(comparison.note)
+      return
+    }
+    const mismatch = createDivergence('ERR_TAPE_HARNESS', {
+      what: 'Harness mismatch',
+      why: `this cassette was recorded under a different agent harness: ${comparison.note}`,
+      fix: `Re-record this test if the recording no longer describes the code path: ${divergence.rerecordCommand}`,
+      details: [`  cassette  ${divergence.cassettePath}`],
+    })
+    if (provider.strict) log.diverge(mismatch)
+    else log.warnings.push(mismatch.message)
+  }
+}
