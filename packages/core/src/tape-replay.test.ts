@@ -66,7 +66,7 @@ function missOf(fn: () => unknown): ReplayMiss {
 const ask = (prompt: string, step: number, index: number) =>
   decision(
     'llm',
-    { body: { model: 'gpt-4o', messages: [{ role: 'user', content: prompt }] } },
+    { model: 'gpt-4o', messages: [{ role: 'user', content: prompt }] },
     { step },
     index,
   )
@@ -109,7 +109,7 @@ describe('the replay part', () => {
       total: 1,
       replayedBefore: 0,
       nearest: { seq: 1, step: 1, label: 'model request (gpt-4o)' },
-      changes: [expect.objectContaining({ path: 'body.messages[0].content' })],
+      changes: [expect.objectContaining({ path: 'messages[0].content' })],
     })
     expect(miss.details.hint).toBeUndefined()
     expect(miss.message).toContain('  progress  diverged at decision 3 of 1 (0 replayed before it)')
