@@ -15,14 +15,15 @@ import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import { performAndRecord } from './record-response.js'
 import { isRecordedResponse } from './recorded-response.js'
+import { buildReplayResponse } from './replay-response.js'
 import {
   ABORT_FALLBACK_MS,
   abortOf,
-  buildReplayResponse,
   isAbortError,
   type ReplayTiming,
   replaySpeed,
-} from './replay-response.js'
+  sleep,
+} from './replay-timing.js'
 import { toRequestDecision } from './request-input.js'
 import { modelLookalike, unconfiguredFailure, unconfiguredWarning } from './unconfigured-model.js'
 
@@ -185,8 +186,4 @@ function damagedResponse(tape: Tape, seq: number): AgentTapeError {
     why: 'its "out" is not a recorded HTTP response (it needs a numeric "status" and a "headers" object)',
     fix: `Restore the cassette from version control, or re-record this test: ${tape.rerecordCommand}`,
   })
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
 }

@@ -10,7 +10,7 @@ import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
 import { performingForTape } from './network/performing.js'
 import { installSocketGuard } from './network/socket-guard.js'
 import { useCodecLabels } from './read-exchange.js'
-import type { ReplayTiming } from './replay-response.js'
+import type { ReplayTiming } from './replay-timing.js'
 
 export interface HttpBoundaryOptions {
   /** Base URLs (or patterns) of model endpoints beyond the known provider hosts. */

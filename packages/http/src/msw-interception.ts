@@ -2,7 +2,7 @@ import type { EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import { installSocketGuard } from './network/socket-guard.js'
 import { useCodecLabels } from './read-exchange.js'
-import type { ReplayTiming } from './replay-response.js'
+import type { ReplayTiming } from './replay-timing.js'
 
 /** What a runner set up for `tapeHandlers()` when the team's MSW server is the interception. */
 export interface MswInterceptionConfig {

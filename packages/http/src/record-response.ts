@@ -1,8 +1,8 @@
 import { type BegunDecision, toRecordedError } from '@agent-tape/core/internal'
 import { storableResponseHeaders } from './headers.js'
-import type { RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
+import type { RecordedBody, RecordedResponse } from './recorded-response.js'
 import { isTextual } from './request-body.js'
-import { SseParser } from './sse/sse-parser.js'
+import { captureEvents } from './sse/capture-events.js'
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
 
@@ -36,39 +36,9 @@ export function teeForRecording(real: Response, started: number): TeedResponse {
   const contentType = real.headers.get('content-type') ?? ''
   const clock = () => performance.now() - started
   const recorded = /text\/event-stream/i.test(contentType)
-    ? captureEvents(forTape, clock, contentType).then((body) => ({ ...base, body }))
+    ? captureStream(forTape, clock, contentType).then((body) => ({ ...base, body }))
     : captureBytes(forTape, contentType).then((body) => ({ ...base, ...(body ? { body } : {}) }))
   return { response: new Response(forCaller, init), recorded }
-}
-
-async function captureEvents(
-  stream: ReadableStream<Uint8Array>,
-  clock: () => number,
-  contentType: string,
-): Promise<RecordedBody> {
-  const parser = new SseParser(clock)
-  const decoder = new TextDecoder()
-  const events: SseEvent[] = []
-  const chunks: Uint8Array[] = []
-  let end: StreamEnd | undefined
-  const reader = stream.getReader()
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      chunks.push(value)
-      events.push(...parser.push(decoder.decode(value, { stream: true })))
-    }
-    events.push(...parser.push(decoder.decode()), ...parser.end())
-  } catch (error) {
-    const { name, message } = toRecordedError(error)
-    end = { error: { name, message } }
-  }
-  // Bytes that are not UTF-8 would come back as U+FFFD from parsed events: keep them exactly.
-  if (!end && !isUtf8(Buffer.concat(chunks))) {
-    return (await captureBytes(new Blob(chunks).stream(), contentType)) ?? { base64: '' }
-  }
-  return end ? { sse: events, end } : { sse: events }
 }
 
 async function captureBytes(
@@ -89,6 +59,20 @@ async function captureBytes(
     }
   }
   return { text }
+}
+
+/** A stream's events; its bytes as they came when they are not UTF-8 (parsed events would change them). */
+async function captureStream(
+  stream: ReadableStream<Uint8Array>,
+  clock: () => number,
+  contentType: string,
+): Promise<RecordedBody> {
+  const { events, end, chunks } = await captureEvents(stream, clock)
+  // Bytes that are not UTF-8 would come back as U+FFFD from parsed events: keep them exactly.
+  if (!end && !isUtf8(Buffer.concat(chunks))) {
+    return (await captureBytes(new Blob(chunks).stream(), contentType)) ?? { base64: '' }
+  }
+  return end ? { sse: events, end } : { sse: events }
 }
 
 function isUtf8(bytes: Buffer): boolean {

@@ -7,7 +7,7 @@ import { assertHostPatterns, type HostPattern, matchesHost } from '../network/al
 import { performingForTape } from '../network/performing.js'
 import { installSocketGuard } from '../network/socket-guard.js'
 import { useCodecLabels } from '../read-exchange.js'
-import type { ReplayTiming } from '../replay-response.js'
+import type { ReplayTiming } from '../replay-timing.js'
 
 export interface TapeHandlerOptions {
   /** Base URLs of model endpoints beyond the known provider hosts (added to the runner's). */
