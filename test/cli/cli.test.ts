@@ -1,17 +1,19 @@
 import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { createCliIo, main } from 'agent-tape'
 import { expect, it } from 'vitest'
 import { runBin } from './support/bin.js'
+import { runCli } from './support/cli.js'
 
 const cwd = tmpdir()
 
-it('prints the version of the package', () => {
+it('runs as the built bin: prints the version of the package on stdout and exits 0', () => {
   const pkg = JSON.parse(readFileSync(new URL('../../packages/cli/package.json', import.meta.url), 'utf8'))
   expect(runBin(['--version'], cwd)).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
 })
 
-it('prints the list of commands with --help, and exits 2 without a command', () => {
-  const help = runBin(['--help'], cwd)
+it('prints the list of commands with --help, and exits 2 without a command', async () => {
+  const help = await runCli(['--help'], cwd)
   expect(help.code).toBe(0)
   expect(help.stdout).toBe(`Usage: agent-tape <command> [options]
 
@@ -29,23 +31,24 @@ Options:
 
 Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an unreadable file.
 `)
-  // No command is a usage error: the usage goes to stderr, and stdout stays empty.
+  // No command is a usage error: the usage goes to stderr, and stdout stays empty. The built bin
+  // is run, for the exit code and the stream it writes to.
   expect(runBin([], cwd)).toEqual({ code: 2, stdout: '', stderr: help.stdout })
 })
 
-it('has --help for every command, also as `help <command>`', () => {
+it('has --help for every command, also as `help <command>`', async () => {
   for (const command of ['show', 'diff', 'verify', 'prune']) {
-    const help = runBin([command, '--help'], cwd)
+    const help = await runCli([command, '--help'], cwd)
     expect(help.code).toBe(0)
     expect(help.stdout).toMatch(new RegExp(`^Usage: agent-tape ${command} \\[options\\]`))
     expect(help.stdout).toContain('  -h, --help')
-    expect(runBin(['help', command], cwd).stdout).toBe(help.stdout)
+    expect((await runCli(['help', command], cwd)).stdout).toBe(help.stdout)
   }
-  expect(runBin(['show', '-h'], cwd).stdout).toContain('Usage: agent-tape show [options] <cassette>')
+  expect((await runCli(['show', '-h'], cwd)).stdout).toContain('Usage: agent-tape show [options] <cassette>')
 })
 
-it('rejects an unknown command with the list of commands', () => {
-  expect(runBin(['replay'], cwd)).toEqual({
+it('rejects an unknown command with the list of commands', async () => {
+  expect(await runCli(['replay'], cwd)).toEqual({
     code: 2,
     stdout: '',
     stderr:
@@ -53,18 +56,43 @@ it('rejects an unknown command with the list of commands', () => {
   })
 })
 
-it('rejects option values that do not fit the option', () => {
-  expect(runBin(['verify', '--root'], cwd).stderr).toBe(
+it('rejects option values that do not fit the option', async () => {
+  expect((await runCli(['verify', '--root'], cwd)).stderr).toBe(
     '[agent-tape] Invalid arguments for agent-tape verify: option --root needs a value (--root <dir>). Run agent-tape verify --help for usage.\n',
   )
-  expect(runBin(['verify', '--json=yes'], cwd).stderr).toBe(
+  expect((await runCli(['verify', '--json=yes'], cwd)).stderr).toBe(
     '[agent-tape] Invalid arguments for agent-tape verify: option --json takes no value, got "yes". Run agent-tape verify --help for usage.\n',
   )
 })
 
-it('is installed as an executable with a node shebang', () => {
+it('is installed as an executable with a node shebang', async () => {
   const bin = new URL('../../node_modules/.bin/agent-tape', import.meta.url)
   expect(readFileSync(bin, 'utf8')).toContain('agent-tape')
   const built = new URL('../../packages/cli/dist/esm/bin.js', import.meta.url)
   expect(readFileSync(built, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node')
+})
+
+it('reports an error it did not expect as a bug, on stderr with exit code 2, instead of throwing', async () => {
+  let stderr = ''
+  const io = createCliIo(
+    {
+      stdout: {
+        write: () => {
+          throw new Error('the disk is full')
+        },
+      },
+      stderr: {
+        write: (text: string) => {
+          stderr += text
+        },
+      },
+    },
+    {},
+    cwd,
+  )
+  expect(await main(['--version'], io)).toBe(2)
+  expect(stderr).toMatch(
+    /^\[agent-tape\] Unexpected error: the disk is full\. This is a bug in agent-tape: please report it with the command you ran and this output\.\n/,
+  )
+  expect(stderr).toContain('Error: the disk is full\n    at ')
 })

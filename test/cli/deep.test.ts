@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { runBin } from './support/bin.js'
 
+// The built bin is run, not `main` in this process: how deep a walk goes before the stack
+// overflows is a property of the process (its stack size and what is already on it).
 it('reports a cassette nested 10,000 levels deep instead of crashing: verify as a problem, show as unreadable', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-tape-cli-deep-'))
   const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import { runWeatherAgent, weatherTurns } from './support/agents.js'
-import { runBin } from './support/bin.js'
+import { runCli } from './support/cli.js'
 import { recordCassette } from './support/record.js'
 
 const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-diff-'))
@@ -45,8 +45,8 @@ beforeAll(async () => {
   })
 })
 
-it('finds no difference between two recordings of the same run (ids, times and request ids ignored)', () => {
-  expect(runBin(['diff', 'before.jsonl', 'again.jsonl'], root)).toEqual({
+it('finds no difference between two recordings of the same run (ids, times and request ids ignored)', async () => {
+  expect(await runCli(['diff', 'before.jsonl', 'again.jsonl'], root)).toEqual({
     code: 0,
     stderr: '',
     stdout: `--- before.jsonl
@@ -62,8 +62,8 @@ it('finds no difference between two recordings of the same run (ids, times and r
   })
 })
 
-it('shows changed inputs field by field, changed answers, and the decisions a re-record added', () => {
-  const { code, stdout, stderr } = runBin(['diff', 'before.jsonl', 'after.jsonl'], root)
+it('shows changed inputs field by field, changed answers, and the decisions a re-record added', async () => {
+  const { code, stdout, stderr } = await runCli(['diff', 'before.jsonl', 'after.jsonl'], root)
   expect(stderr).toBe('')
   expect(code).toBe(1)
   expect(
@@ -95,12 +95,12 @@ it('shows changed inputs field by field, changed answers, and the decisions a re
 `)
 })
 
-it('reports removed decisions when compared the other way round, and JSON with --json', () => {
-  const reverse = runBin(['diff', 'after.jsonl', 'before.jsonl'], root)
+it('reports removed decisions when compared the other way round, and JSON with --json', async () => {
+  const reverse = await runCli(['diff', 'after.jsonl', 'before.jsonl'], root)
   expect(reverse.code).toBe(1)
   expect(reverse.stdout).toContain('- #5  step 2  tool "get_weather"')
   expect(reverse.stdout).toContain('6 → 4 decisions: 2 changed, 0 added, 2 removed, 2 unchanged')
-  const json = JSON.parse(runBin(['diff', '--json', 'before.jsonl', 'after.jsonl'], root).stdout)
+  const json = JSON.parse((await runCli(['diff', '--json', 'before.jsonl', 'after.jsonl'], root)).stdout)
   expect(json.counts).toEqual({ unchanged: 2, changed: 2, added: 2, removed: 0 })
   expect(json.entries[1].input).toEqual([
     {
@@ -112,8 +112,8 @@ it('reports removed decisions when compared the other way round, and JSON with -
   ])
 })
 
-it('needs exactly two cassettes', () => {
-  expect(runBin(['diff', 'before.jsonl'], root)).toEqual({
+it('needs exactly two cassettes', async () => {
+  expect(await runCli(['diff', 'before.jsonl'], root)).toEqual({
     code: 2,
     stdout: '',
     stderr:
@@ -121,31 +121,33 @@ it('needs exactly two cassettes', () => {
   })
 })
 
-it('takes absolute paths, as the README review recipe passes them (git show … > /tmp/before.jsonl)', () => {
+it('takes absolute paths, as the README review recipe passes them (git show … > /tmp/before.jsonl)', async () => {
   const outside = mkdtempSync(join(tmpdir(), 'agent-tape-cli-outside-'))
   const before = join(outside, 'before.jsonl')
   copyFileSync(join(root, 'before.jsonl'), before)
-  const diff = runBin(['diff', before, 'again.jsonl'], root)
+  const diff = await runCli(['diff', before, 'again.jsonl'], root)
   expect(diff.stderr).toBe('')
   expect(diff.code).toBe(0)
   expect(diff.stdout.split('\n').slice(0, 2)).toEqual([`--- ${before}`, '+++ again.jsonl'])
-  const show = runBin(['show', before], root)
+  const show = await runCli(['show', before], root)
   expect(show.code).toBe(0)
   expect(show.stdout.split('\n')[0]).toBe(before)
-  const verify = runBin(['verify', before], root)
+  const verify = await runCli(['verify', before], root)
   expect(verify.code).toBe(0)
   expect(verify.stdout).toContain(`ok    ${before}`)
 })
 
-it('warns when the two cassettes record different tests', () => {
+it('warns when the two cassettes record different tests', async () => {
   const other = readFileSync(join(root, 'after.jsonl'), 'utf8').replace(
     /"test":"[^"]*"/,
     '"test":"weather.test.ts > another-test"',
   )
   writeFileSync(join(root, 'other-test.jsonl'), other)
-  const { stdout } = runBin(['diff', 'before.jsonl', 'other-test.jsonl'], root)
+  const { stdout } = await runCli(['diff', 'before.jsonl', 'other-test.jsonl'], root)
   expect(stdout.split('\n')[2]).toMatch(
     /^warning: these are recordings of different tests \(".*" and "weather\.test\.ts > another-test"\)/,
   )
-  expect(runBin(['diff', 'before.jsonl', 'after.jsonl'], root).stdout).not.toContain('different tests')
+  expect((await runCli(['diff', 'before.jsonl', 'after.jsonl'], root)).stdout).not.toContain(
+    'different tests',
+  )
 })

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import { runWeatherAgent, weatherTurns } from './support/agents.js'
-import { runBin } from './support/bin.js'
+import { runCli } from './support/cli.js'
 import { recordCassette } from './support/record.js'
 
 const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-prune-'))
@@ -48,8 +48,8 @@ beforeAll(async () => {
   write('node_modules/lib/__cassettes__/gone.test.ts/x.jsonl', recorded)
 })
 
-it('lists cassettes of deleted tests and of tapes no test declares, and keeps dynamic files, with --dry-run', () => {
-  expect(runBin(['prune', '--dry-run'], root)).toEqual({
+it('lists cassettes of deleted tests and of tapes no test declares, and keeps dynamic files, with --dry-run', async () => {
+  expect(await runCli(['prune', '--dry-run'], root)).toEqual({
     code: 0,
     stderr: '',
     stdout: `obsolete    test/__cassettes__/agent.test.ts/renamed-away.jsonl  (test/agent.test.ts declares no tape "renamed-away")
@@ -62,8 +62,8 @@ Would delete 2 obsolete cassettes (dry run: nothing was deleted).
   for (const path of CASSETTES) expect(existsSync(join(root, path))).toBe(true)
 })
 
-it('deletes them when asked, removes folders left empty, and never touches the files it cannot judge', () => {
-  const { code, stdout } = runBin(['prune', 'test'], root)
+it('deletes them when asked, removes folders left empty, and never touches the files it cannot judge', async () => {
+  const { code, stdout } = await runCli(['prune', 'test'], root)
   expect(code).toBe(0)
   expect(stdout).toContain('Deleted 2 obsolete cassettes.')
   expect(readdirSync(join(root, 'test/__cassettes__')).sort()).toEqual(['agent.test.ts', 'table.test.ts'])
@@ -77,13 +77,13 @@ it('deletes them when asked, removes folders left empty, and never touches the f
   ])
   expect(existsSync(join(root, 'node_modules/lib/__cassettes__/gone.test.ts/x.jsonl'))).toBe(true)
   expect(readFileSync(join(root, CASSETTES[0]!), 'utf8')).toContain('"agentTape":1')
-  expect(runBin(['prune'], root).stdout).toBe(
+  expect((await runCli(['prune'], root)).stdout).toBe(
     'cannot tell test/__cassettes__/table.test.ts/  (test/table.test.ts:3: a .each table names its tapes; kept 2 cassettes)\n\nNo obsolete cassettes.\n',
   )
 })
 
-it('rejects a path that is not a folder', () => {
-  expect(runBin(['prune', 'test/agent.test.ts'], root)).toEqual({
+it('rejects a path that is not a folder', async () => {
+  expect(await runCli(['prune', 'test/agent.test.ts'], root)).toEqual({
     code: 2,
     stdout: '',
     stderr:

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { runWeatherAgent, weatherTurns } from './support/agents.js'
-import { maskRun, runBin } from './support/bin.js'
+import { maskRun, runCli } from './support/cli.js'
 import { recordCassette } from './support/record.js'
 
 const section = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8')
@@ -25,12 +25,12 @@ it('shows the timeline docs/cli.md documents for the same run', async () => {
     run: (c) => runWeatherAgent(c, 'Weather in Paris?'),
     tape: { id: 'weather.test.ts > paris', env: { WEATHER_UNITS: 'metric' } },
   })
-  const { stdout } = runBin(['show', cassette], root)
+  const { stdout } = await runCli(['show', cassette], root)
   expect(maskKeys(stdout)).toBe(maskKeys(documentedOutput(`show ${cassette}`)))
 })
 
-it('documents every command the bin has', () => {
-  const help = runBin(['--help'], tmpdir()).stdout
+it('documents every command the bin has', async () => {
+  const help = (await runCli(['--help'], tmpdir())).stdout
   for (const command of ['show', 'diff', 'verify', 'prune']) {
     expect(help).toContain(`  ${command} `)
     expect(section).toContain(`| \`agent-tape ${command} `)

@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseCassette } from '@agent-tape/core'
-import { createStyle, main } from 'agent-tape'
 import { beforeAll, expect, it } from 'vitest'
 import {
   RESEARCH_TURNS,
@@ -11,7 +10,8 @@ import {
   runWeatherAgent,
   weatherTurns,
 } from './support/agents.js'
-import { maskRun, runBin } from './support/bin.js'
+import { runBin } from './support/bin.js'
+import { maskRun, runCli } from './support/cli.js'
 import { recordCassette } from './support/record.js'
 
 const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-show-'))
@@ -53,9 +53,9 @@ function keysOf(path: string): string[] {
   return parseCassette(readFileSync(join(root, path), 'utf8'), path).decisions.map((d) => d.key)
 }
 
-it('prints the timeline of a streamed OpenAI chat run: env read, tool call and assembled answer', () => {
+it('prints the timeline of a streamed OpenAI chat run: env read, tool call and assembled answer', async () => {
   const keys = keysOf(CHAT)
-  const { code, stdout, stderr } = runBin(['show', CHAT], root)
+  const { code, stdout, stderr } = await runCli(['show', CHAT], root)
   expect(stderr).toBe('')
   expect(code).toBe(0)
   expect(maskRun(stdout)).toBe(`${CHAT}
@@ -89,9 +89,9 @@ it('prints the timeline of a streamed OpenAI chat run: env read, tool call and a
 `)
 })
 
-it('assembles an Anthropic stream: text blocks and a tool_use built from input_json_delta', () => {
+it('assembles an Anthropic stream: text blocks and a tool_use built from input_json_delta', async () => {
   const keys = keysOf(ANTHROPIC)
-  const { code, stdout } = runBin(['show', ANTHROPIC], root)
+  const { code, stdout } = await runCli(['show', ANTHROPIC], root)
   expect(code).toBe(0)
   expect(maskRun(stdout)).toBe(`${ANTHROPIC}
   test       research.test.ts > anthropic
@@ -120,8 +120,8 @@ it('assembles an Anthropic stream: text blocks and a tool_use built from input_j
 `)
 })
 
-it('assembles an OpenAI Responses stream: output text deltas and function call arguments', () => {
-  const { code, stdout } = runBin(['show', RESPONSES], root)
+it('assembles an OpenAI Responses stream: output text deltas and function call arguments', async () => {
+  const { code, stdout } = await runCli(['show', RESPONSES], root)
   expect(code).toBe(0)
   const timeline = maskRun(stdout)
   expect(timeline).toContain(`#1  step 1  model request (gpt-4.1)`)
@@ -135,15 +135,15 @@ it('assembles an OpenAI Responses stream: output text deltas and function call a
     text      Magnetic tape was invented in 1928.`)
 })
 
-it('reads non-streamed JSON answers the same way', () => {
-  const { stdout } = runBin(['show', JSON_CHAT], root)
+it('reads non-streamed JSON answers the same way', async () => {
+  const { stdout } = await runCli(['show', JSON_CHAT], root)
   expect(maskRun(stdout)).toContain(`    answer    json · 200 · 61 in / 12 out tokens · finish tool_calls
     call      get_weather {"city":"Paris"}`)
   expect(maskRun(stdout)).toContain(`    answer    json · 200 · 98 in / 11 out tokens · finish stop
     text      It is 18°C and raining.`)
 })
 
-it('is plain when piped or with NO_COLOR, and highlights redaction markers with FORCE_COLOR', () => {
+it('runs as the built bin: plain in a pipe or with NO_COLOR, and highlights redaction markers with FORCE_COLOR', () => {
   const plain = runBin(['show', LEAKY], root).stdout
   expect(plain).toContain('last      user: "Weather in Paris? My key is [REDACTED:openai-key]"')
   expect(plain).not.toContain('\x1b[')
@@ -153,8 +153,8 @@ it('is plain when piped or with NO_COLOR, and highlights redaction markers with 
   expect(colored.replace(/\x1b\[[0-9;]*m/g, '')).toBe(plain)
 })
 
-it('prints the timeline as JSON with --json', () => {
-  const { code, stdout } = runBin(['show', '--json', CHAT], root)
+it('prints the timeline as JSON with --json', async () => {
+  const { code, stdout } = await runCli(['show', '--json', CHAT], root)
   expect(code).toBe(0)
   const summary = JSON.parse(stdout)
   expect(summary.totals).toMatchObject({
@@ -173,11 +173,11 @@ it('prints the timeline as JSON with --json', () => {
   expect(summary.decisions[3].model.answer.text).toBe('It is 18°C and raining.\nTake an umbrella.')
 })
 
-it('names the file and line of a damaged cassette and how to recover, with exit code 2', () => {
+it('names the file and line of a damaged cassette and how to recover, with exit code 2', async () => {
   const damaged = 'test/__cassettes__/weather.test.ts/damaged.jsonl'
   const text = readFileSync(join(root, CHAT), 'utf8')
   writeFileSync(join(root, damaged), text.slice(0, text.length - 40))
-  const { code, stdout, stderr } = runBin(['show', damaged], root)
+  const { code, stdout, stderr } = await runCli(['show', damaged], root)
   expect(code).toBe(2)
   expect(stdout).toBe('')
   expect(stderr).toBe(
@@ -185,14 +185,14 @@ it('names the file and line of a damaged cassette and how to recover, with exit 
   )
 })
 
-it('rejects a missing file and unknown options with exit code 2', () => {
-  expect(runBin(['show', 'nope.jsonl'], root)).toEqual({
+it('rejects a missing file and unknown options with exit code 2', async () => {
+  expect(await runCli(['show', 'nope.jsonl'], root)).toEqual({
     code: 2,
     stdout: '',
     stderr:
       '[agent-tape] Invalid arguments for agent-tape show: nope.jsonl does not exist. Pass the path of a .jsonl cassette.\n',
   })
-  expect(runBin(['show', '--colour', CHAT], root)).toEqual({
+  expect(await runCli(['show', '--colour', CHAT], root)).toEqual({
     code: 2,
     stdout: '',
     stderr:
@@ -200,24 +200,9 @@ it('rejects a missing file and unknown options with exit code 2', () => {
   })
 })
 
-/** Runs the CLI in this process as a terminal of `columns` would: plain, with its width. */
-async function onTerminal(args: string[], columns: number) {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(args, {
-    stdout: (t) => {
-      stdout += t
-    },
-    stderr: (t) => {
-      stderr += t
-    },
-    env: {},
-    cwd: root,
-    style: createStyle(false),
-    columns,
-  })
-  return { code, stdout, stderr }
-}
+/** Runs the CLI as on a terminal `columns` wide that has no colours (so line lengths are visible ones). */
+const onTerminal = (args: string[], columns: number) =>
+  runCli(args, root, {}, { isTTY: true, columns, hasColors: () => false })
 
 it('fits the timeline to an 80-column terminal, and keeps whole lines in a pipe', async () => {
   const long = `Weather in Paris? ${'Tell me everything about the forecast, hour by hour. '.repeat(6)}`
@@ -228,7 +213,7 @@ it('fits the timeline to an 80-column terminal, and keeps whole lines in a pipe'
   for (const line of terminal.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
   // The last message's preview is cut to the width; --full or --decision show it whole.
   expect(terminal.stdout).toContain('user: "Weather in Paris? Tell me everything')
-  const piped = runBin(['show', path], root)
+  const piped = await runCli(['show', path], root)
   expect(Math.max(...piped.stdout.split('\n').map((l) => l.length))).toBeGreaterThan(120)
   // verify and diff fit too.
   const verify = await onTerminal(['verify', '--root', root, path, CHAT], 60)
@@ -242,16 +227,16 @@ it('shows one decision whole with --decision: the full request, every message, a
     reply: weatherTurns(['Rain.']),
     run: (c) => runWeatherAgent(c, question),
   })
-  const whole = runBin(['show', '--decision', '2', path], root)
+  const whole = await runCli(['show', '--decision', '2', path], root)
   expect(whole.code, whole.stderr).toBe(0)
   expect(whole.stdout).toMatch(/^#2 {2}step 1 {2}model request \(gpt-4o\)/)
   // The message list, whole, as recorded.
   expect(whole.stdout).toContain(`"content": "${question}"`)
   expect(whole.stdout).toContain('    out')
-  const json = JSON.parse(runBin(['show', '-d', '2', '--json', path], root).stdout)
+  const json = JSON.parse((await runCli(['show', '-d', '2', '--json', path], root)).stdout)
   expect(json.seq).toBe(2)
   expect(json.in.body.messages.at(-1).content).toBe(question)
-  const missing = runBin(['show', '--decision', '9', path], root)
+  const missing = await runCli(['show', '--decision', '9', path], root)
   expect(missing.code).toBe(2)
   expect(missing.stderr).toContain(
     '--decision 9: test/__cassettes__/weather.test.ts/whole.jsonl has decisions #1 to #',

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import { createGitHarness } from '@agent-tape/core/node'
 import { beforeAll, expect, it } from 'vitest'
 import { RESEARCH_TURNS, runResearchAgent, runWeatherAgent, weatherTurns } from './support/agents.js'
-import { runBin } from './support/bin.js'
+import { runCli } from './support/cli.js'
 import { recordCassette } from './support/record.js'
 
 const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-verify-'))
@@ -52,8 +52,8 @@ beforeAll(async () => {
   write('node_modules/some-lib/__cassettes__/x.test.ts/broken.jsonl', '{"agentTape":1,')
 })
 
-it('checks every cassette under the folder, one line each and a total, and exits 0 when all are fine', () => {
-  expect(runBin(['verify'], root)).toEqual({
+it('checks every cassette under the folder, one line each and a total, and exits 0 when all are fine', async () => {
+  expect(await runCli(['verify'], root)).toEqual({
     code: 0,
     stderr: '',
     stdout: `ok    ${RESEARCH}  3 decisions
@@ -64,8 +64,8 @@ ok    ${WEATHER}  4 decisions
   })
 })
 
-it('fails on the value of a secret-like environment variable found in a cassette', () => {
-  const { code, stdout } = runBin(['verify', 'test'], root, { WEATHER_API_KEY: 'acct-7f3a9c2e41d8' })
+it('fails on the value of a secret-like environment variable found in a cassette', async () => {
+  const { code, stdout } = await runCli(['verify', 'test'], root, { WEATHER_API_KEY: 'acct-7f3a9c2e41d8' })
   expect(code).toBe(1)
   expect(stdout).toBe(`ok    ${RESEARCH}  3 decisions
 FAIL  ${WEATHER}  secret in decision #3 (tool "get_weather", step 1) out.units: the value of $WEATHER_API_KEY (17 chars)
@@ -75,18 +75,22 @@ FAIL  ${WEATHER}  secret in decision #3 (tool "get_weather", step 1) out.units: 
 `)
 })
 
-it('accepts values that only look like secrets with --allow-secret', () => {
+it('accepts values that only look like secrets with --allow-secret', async () => {
   const env = { WEATHER_API_KEY: 'acct-7f3a9c2e41d8' }
-  const { code, stdout } = runBin(['verify', '-q', '--allow-secret', 'acct-7f3a9c2e41d8', 'test'], root, env)
+  const { code, stdout } = await runCli(
+    ['verify', '-q', '--allow-secret', 'acct-7f3a9c2e41d8', 'test'],
+    root,
+    env,
+  )
   expect({ code, stdout }).toEqual({ code: 0, stdout: '2 cassettes checked: 2 ok, 0 with problems.\n' })
 })
 
-it('fails on a damaged cassette with the line and how to recover', () => {
+it('fails on a damaged cassette with the line and how to recover', async () => {
   const damaged = 'test/__cassettes__/research.test.ts/damaged.jsonl'
   const lines = readFileSync(join(root, RESEARCH), 'utf8').split('\n')
   write(damaged, [lines[0], lines[2], lines[1], ''].join('\n'))
   try {
-    const { code, stdout } = runBin(['verify', '--quiet'], root)
+    const { code, stdout } = await runCli(['verify', '--quiet'], root)
     expect(code).toBe(1)
     expect(
       stdout,
@@ -99,15 +103,15 @@ it('fails on a damaged cassette with the line and how to recover', () => {
   }
 })
 
-it('warns when the harness code changed since the recording, and fails with --strict', () => {
+it('warns when the harness code changed since the recording, and fails with --strict', async () => {
   write(LOOP, 'export const loop = 2\n')
   try {
-    const warn = runBin(['verify', WEATHER], root)
+    const warn = await runCli(['verify', WEATHER], root)
     expect(warn.code).toBe(0)
     expect(warn.stdout).toMatch(
       /^warn {2}test\/__cassettes__\/weather\.test\.ts\/paris\.jsonl {2}stale harness: the code under src\/agent differs from the recording \(recorded at commit [0-9a-f]{12}, now [0-9a-f]{12} \(the working tree has uncommitted changes there\)\); re-record it, or check that the recording still describes the code\n\n1 cassette checked: 0 ok, 1 with warnings, 0 with problems\.\n$/,
     )
-    const strict = runBin(['verify', '--strict', WEATHER], root)
+    const strict = await runCli(['verify', '--strict', WEATHER], root)
     expect(strict.code).toBe(1)
     expect(strict.stdout).toContain('FAIL  test/__cassettes__/weather.test.ts/paris.jsonl  stale harness:')
   } finally {
@@ -115,11 +119,11 @@ it('warns when the harness code changed since the recording, and fails with --st
   }
 })
 
-it('warns about a temporary file left by an interrupted write', () => {
+it('warns about a temporary file left by an interrupted write', async () => {
   const leftover = 'test/__cassettes__/weather.test.ts/.tape-tmp-paris.jsonl-4242-0a1b2c3d'
   write(leftover, '{"agentTape":1')
   try {
-    const { code, stdout } = runBin(['verify', '-q'], root)
+    const { code, stdout } = await runCli(['verify', '-q'], root)
     expect(code).toBe(0)
     expect(stdout).toBe(`warn  ${leftover}  a temporary file left by an interrupted cassette write; delete it
 
@@ -130,20 +134,20 @@ it('warns about a temporary file left by an interrupted write', () => {
   }
 })
 
-it('prints JSON with --json', () => {
-  const report = JSON.parse(runBin(['verify', '--json'], root).stdout)
+it('prints JSON with --json', async () => {
+  const report = JSON.parse((await runCli(['verify', '--json'], root)).stdout)
   expect(report.totals).toEqual({ cassettes: 2, ok: 2, warn: 0, fail: 0, leftovers: 0 })
   expect(report.checks[1]).toEqual({ path: WEATHER, status: 'ok', problems: [], warnings: [], decisions: 4 })
 })
 
-it('exits 2 on a missing path or an unknown option', () => {
-  expect(runBin(['verify', 'tests'], root)).toEqual({
+it('exits 2 on a missing path or an unknown option', async () => {
+  expect(await runCli(['verify', 'tests'], root)).toEqual({
     code: 2,
     stdout: '',
     stderr:
       '[agent-tape] Invalid arguments for agent-tape verify: tests does not exist. Run agent-tape verify --help for usage.\n',
   })
-  expect(runBin(['verify', '--stict'], root)).toEqual({
+  expect(await runCli(['verify', '--stict'], root)).toEqual({
     code: 2,
     stdout: '',
     stderr:
@@ -165,15 +169,15 @@ it("judges a monorepo package's harness from that package's folder, wherever ver
       // Recorded by the package's own runner: harness paths relative to the package.
       tape: { harness: { provider: createGitHarness(join(root, pkg)), paths: ['src/agent'] } },
     })
-    const fromRoot = runBin(['verify', cassette], root)
+    const fromRoot = await runCli(['verify', cassette], root)
     expect(fromRoot.stdout).toBe(
       `ok    ${cassette}  4 decisions\n\n1 cassette checked: 1 ok, 0 with problems.\n`,
     )
-    const fromPackage = runBin(['verify', 'test'], join(root, pkg))
+    const fromPackage = await runCli(['verify', 'test'], join(root, pkg))
     expect(fromPackage.stdout).toContain('1 cassette checked: 1 ok, 0 with problems.')
     // The package's code changes: the package's cassette is stale, judged from the root too.
     write(`${pkg}/src/agent/loop.ts`, 'export const shop = 2\n')
-    expect(runBin(['verify', cassette], root).stdout).toContain(
+    expect((await runCli(['verify', cassette], root)).stdout).toContain(
       'stale harness: the code under src/agent differs',
     )
   } finally {
@@ -183,16 +187,16 @@ it("judges a monorepo package's harness from that package's folder, wherever ver
   }
 })
 
-it('skips the paths given with --ignore, such as deliberately damaged fixtures', () => {
+it('skips the paths given with --ignore, such as deliberately damaged fixtures', async () => {
   const damaged = 'test/fixtures/__cassettes__/damaged.test.ts/bad.jsonl'
   write(damaged, '{"agentTape":1,')
   try {
-    expect(runBin(['verify'], root).code).toBe(1)
-    const ignored = runBin(['verify', '--ignore', 'fixtures'], root)
+    expect((await runCli(['verify'], root)).code).toBe(1)
+    const ignored = await runCli(['verify', '--ignore', 'fixtures'], root)
     expect(ignored.code).toBe(0)
     expect(ignored.stdout).not.toContain('damaged')
-    expect(runBin(['verify', '--ignore', 'test/**/damaged.test.ts'], root).code).toBe(0)
-    expect(runBin(['verify', '--ignore', 'test/other'], root).code).toBe(1)
+    expect((await runCli(['verify', '--ignore', 'test/**/damaged.test.ts'], root)).code).toBe(0)
+    expect((await runCli(['verify', '--ignore', 'test/other'], root)).code).toBe(1)
   } finally {
     rmSync(join(root, 'test/fixtures'), { recursive: true, force: true })
   }

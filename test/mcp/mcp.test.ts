@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runBin } from '../cli/support/bin.js'
+import { runCli } from '../cli/support/cli.js'
 // @ts-expect-error a plain ES module of the test support, without types
 import { startHttpWeatherServer } from '../support/mcp/weather-server.mjs'
 import { runTaped } from '../support/tape-run.js'
@@ -111,7 +111,7 @@ describe('MCP over stdio (the server is a child process)', () => {
     // `show` reads an MCP tool call as a tool call.
     const file = join(dir, 'stdio.jsonl')
     writeFileSync(file, (await store.read('stdio.jsonl'))!)
-    const shown = runBin(['show', file], dir).stdout
+    const shown = (await runCli(['show', file], dir)).stdout
     expect(shown).toContain('decisions  5: 3 MCP requests, 2 model requests')
     expect(shown).toMatch(/#4 {2}step 1 {2}mcp tools\/call "get_weather"/)
     expect(shown).toContain('    args      {"city":"Paris"}')
@@ -246,7 +246,7 @@ describe('MCP over streamable HTTP without the wrapper (understood as JSON-RPC)'
     // `show` reads the tool call inside the recorded response.
     const file = join(mkdtempSync(join(tmpdir(), 'agent-tape-mcp-show-')), 'plain-http.jsonl')
     writeFileSync(file, (await store.read('plain-http.jsonl'))!)
-    const shown = runBin(['show', file], tmpdir()).stdout
+    const shown = (await runCli(['show', file], tmpdir())).stdout
     expect(shown).toContain('    args      {"city":"Rome"}')
     expect(shown).toContain('"text":"{\\"city\\":\\"Rome\\",\\"tempC\\":18}"')
     const connections = server.connections

@@ -1,4 +1,6 @@
 export type { CommandSpec, OptionSpec, ParsedArgs } from './args.js'
+export type { TerminalSink, TextSink } from './cli-io.js'
+export { createCliIo } from './cli-io.js'
 export type { CliIo, Command } from './command.js'
 export { COMMANDS, EXIT, main } from './main.js'
 export type { ColorTarget, Style } from './output/style.js'

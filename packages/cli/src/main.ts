@@ -39,8 +39,13 @@ export function renderHelp(): string {
 }
 
 /**
- * Runs the CLI with `argv` (without `node` and the script) and returns the exit code. Everything
- * it prints passes through the secret masking, so no command shows more than a key's prefix.
+ * Runs the CLI with `argv` (without `node` and the script) and returns the exit code: the whole
+ * command line but for the process, which the bin plugs in (see `createCliIo`). Everything a
+ * command prints passes through the secret masking, so no command shows more than a key's prefix.
+ * A bug in agent-tape is reported on stderr with exit code 2, not thrown.
+ *
+ * @example
+ * const code = await main(['verify', '--strict'], createCliIo(process, process.env, process.cwd()))
  */
 export async function main(argv: readonly string[], rawIo: CliIo): Promise<number> {
   useCodecLabels()
@@ -49,6 +54,21 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<numbe
     stdout: (text) => rawIo.stdout(maskForPrinting(text, rawIo.env)),
     stderr: (text) => rawIo.stderr(maskForPrinting(text, rawIo.env)),
   }
+  try {
+    return await run(argv, io)
+  } catch (error) {
+    const message = formatMessage({
+      what: 'Unexpected error',
+      why: error instanceof Error ? error.message : String(error),
+      fix: 'This is a bug in agent-tape: please report it with the command you ran and this output',
+      details: error instanceof Error && error.stack ? [error.stack] : [],
+    })
+    rawIo.stderr(`${message}\n`)
+    return EXIT.usage
+  }
+}
+
+async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [first, ...rest] = argv
   if (first === undefined) {
     // A usage error: the usage goes where errors go, and stdout stays empty for scripts.

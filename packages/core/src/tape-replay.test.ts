@@ -64,12 +64,7 @@ function missOf(fn: () => unknown): ReplayMiss {
 }
 
 const ask = (prompt: string, step: number, index: number) =>
-  decision(
-    'llm',
-    { model: 'gpt-4o', messages: [{ role: 'user', content: prompt }] },
-    { step },
-    index,
-  )
+  decision('llm', { model: 'gpt-4o', messages: [{ role: 'user', content: prompt }] }, { step }, index)
 
 describe('the replay part', () => {
   it('answers the Nth identical decision with the Nth recording, and counts what it replayed', () => {

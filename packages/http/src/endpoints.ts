@@ -12,6 +12,9 @@ import { type HostPattern, matchesHost } from './network/allow-hosts.js'
  */
 export type EndpointPattern = string | RegExp | ((url: URL) => boolean)
 
+/** `http://host:*` with an optional path: the origin without the port, and the path. Hosts may be IPv6 (`[::1]`). */
+const WILDCARD_PORT = /^(https?:\/\/(?:\[[^\]/]+\]|[^/:[\]]+)):\*(\/.*)?$/i
+
 /**
  * `model`: taped as a model request; `loopback`: a local server, passes through; `allowed`: a host
  * in `allowHosts`, passes through; `external`: taped as other HTTP.
@@ -26,7 +29,7 @@ export function isLoopbackHost(hostname: string): boolean {
 function matchesPattern(url: URL, pattern: EndpointPattern): boolean {
   if (typeof pattern === 'function') return pattern(url)
   if (pattern instanceof RegExp) return pattern.test(url.href)
-  const wildcardPort = pattern.match(/^(https?:\/\/[^/:]+):\*(\/.*)?$/)
+  const wildcardPort = WILDCARD_PORT.exec(pattern)
   if (wildcardPort) {
     const base = new URL(`${wildcardPort[1]}${wildcardPort[2] ?? '/'}`)
     return (
@@ -59,7 +62,7 @@ export function matchesEndpointHost(
   })
   return patterns.some((pattern) => {
     if (typeof pattern === 'string') {
-      const wildcard = /^(https?:\/\/[^/:]+):\*(?:\/.*)?$/.exec(pattern)
+      const wildcard = WILDCARD_PORT.exec(pattern)
       const base = new URL(wildcard ? `${wildcard[1]}/` : pattern)
       const samePort =
         wildcard !== null || origins.some((o) => o.port === base.port && o.protocol === base.protocol)

@@ -13,7 +13,7 @@ import {
 import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js'
 import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
-import { performAndRecord } from './record-response.js'
+import { decodedResponse, performAndRecord } from './record-response.js'
 import { isRecordedResponse } from './recorded-response.js'
 import { buildReplayResponse } from './replay-response.js'
 import {
@@ -108,7 +108,7 @@ export async function handleRequest(
       // In replay an untaped model call needs its server: when nothing answers, say why.
       if (requestClass === 'loopback' && tape.action === 'replay') {
         try {
-          return { type: 'respond', response: await perform(request) }
+          return { type: 'respond', response: decodedResponse(await perform(request)) }
         } catch (cause) {
           const error = unconfiguredFailure(url, lookalike, cause)
           tape.reportDivergence(error)

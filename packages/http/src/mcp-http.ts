@@ -1,7 +1,7 @@
 import { AgentTapeError, isReplayMiss, type Tape, toReplayedError } from '@agent-tape/core/internal'
 import { isLoopbackHost } from './endpoints.js'
 import type { RequestOutcome } from './handle-request.js'
-import { performAndRecord, teeForRecording } from './record-response.js'
+import { decodedResponse, performAndRecord, teeForRecording } from './record-response.js'
 import { isRecordedResponse, type RecordedResponse } from './recorded-response.js'
 import { buildReplayResponse, type ReplayTiming } from './replay-response.js'
 
@@ -75,7 +75,7 @@ export async function handleMcpRequest(
   const live = tape.action === 'record' || tape.mode === 'live-tools'
   if (mcp.type === 'listen') return { type: 'respond', response: new Response(null, { status: 405 }) }
   if (mcp.type !== 'request') {
-    if (live) return { type: 'respond', response: await perform(request) }
+    if (live) return { type: 'respond', response: decodedResponse(await perform(request)) }
     return { type: 'respond', response: new Response(null, { status: mcp.type === 'end' ? 200 : 202 }) }
   }
   let begun: ReturnType<Tape['begin']>
@@ -102,7 +102,7 @@ export async function handleMcpRequest(
   }
   const recorded = withJsonRpcId(record.out, mcp.id)
   if (tape.mode !== 'live-tools') return { type: 'respond', response: buildReplayResponse(recorded, timing) }
-  const response = await perform(request)
+  const response = decodedResponse(await perform(request))
   if (mcp.input.method !== 'tools/call') return { type: 'respond', response }
   // live-tools: the tool's live result against the recorded one; the client goes on with the
   // recorded answer, as the model decisions after it were recorded with it.

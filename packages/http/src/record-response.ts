@@ -19,18 +19,14 @@ export interface TeedResponse {
  * decoded, so `content-encoding` and `content-length` are not passed on.
  */
 export function teeForRecording(real: Response, started: number): TeedResponse {
-  const headers = new Headers(real.headers)
-  headers.delete('content-encoding')
-  headers.delete('content-length')
   const base = {
     status: real.status,
     statusText: real.statusText,
     headers: storableResponseHeaders(real.headers),
     headersAt: Math.round(performance.now() - started),
   }
-  const init = { status: real.status, statusText: real.statusText, headers }
   if (real.body === null || NULL_BODY_STATUSES.has(real.status)) {
-    return { response: new Response(null, init), recorded: Promise.resolve(base) }
+    return { response: decodedResponse(real, null), recorded: Promise.resolve(base) }
   }
   const [forCaller, forTape] = real.body.tee()
   const contentType = real.headers.get('content-type') ?? ''
@@ -38,7 +34,23 @@ export function teeForRecording(real: Response, started: number): TeedResponse {
   const recorded = /text\/event-stream/i.test(contentType)
     ? captureStream(forTape, clock, contentType).then((body) => ({ ...base, body }))
     : captureBytes(forTape, contentType).then((body) => ({ ...base, ...(body ? { body } : {}) }))
-  return { response: new Response(forCaller, init), recorded }
+  return { response: decodedResponse(real, forCaller), recorded }
+}
+
+/**
+ * A fetched response as the caller can take it: fetch has decoded the body, so the
+ * `content-encoding` and `content-length` it arrived with no longer describe it (a client told
+ * `gzip` decodes it again, and fails or hangs).
+ */
+export function decodedResponse(
+  real: Response,
+  body: ReadableStream<Uint8Array> | null = real.body,
+): Response {
+  const headers = new Headers(real.headers)
+  headers.delete('content-encoding')
+  headers.delete('content-length')
+  const init = { status: real.status, statusText: real.statusText, headers }
+  return new Response(NULL_BODY_STATUSES.has(real.status) ? null : body, init)
 }
 
 async function captureBytes(

@@ -3,7 +3,7 @@ import { readForm } from '@agent-tape/core/internal'
 
 /**
  * A request body as decision input: JSON as data, a form as its decoded fields, text as text, and binary (audio, images,
- * multipart uploads) as a sha256 of its bytes. A multipart body's random boundary is replaced
+ * multipart uploads, bytes that are not UTF-8) as a sha256 of its bytes. A multipart body's random boundary is replaced
  * before hashing, so the same upload keys the same way on every run.
  */
 export type RequestBody =
@@ -25,8 +25,10 @@ export async function readRequestBody(request: Request, consume = false): Promis
   const boundary = /^multipart\//i.test(contentType)
     ? contentType.match(/boundary=(?:"([^"]+)"|([^;]+))/i)
     : null
-  if (!boundary && isTextual(contentType)) {
-    const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes)
+  // Bytes that are not UTF-8 (binary sent without a content type, Latin-1 text, a gzipped body)
+  // are hashed: decoded, they would become U+FFFD, and different bodies would key the same.
+  const text = boundary || !isTextual(contentType) ? undefined : decodeUtf8(bytes)
+  if (text !== undefined) {
     if (/json/i.test(contentType) || (contentType === '' && /^\s*[[{]/.test(text))) {
       try {
         return { json: JSON.parse(text) }
@@ -50,6 +52,14 @@ export function isTextual(contentType: string): boolean {
     /[/+](json|xml|x-www-form-urlencoded|javascript|x-ndjson)\b/i.test(contentType) ||
     /event-stream/i.test(contentType)
   )
+}
+
+function decodeUtf8(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    return undefined
+  }
 }
 
 function sha256(bytes: Buffer): string {

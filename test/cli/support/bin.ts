@@ -1,38 +1,28 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { delimiter, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { CliResult } from './cli.js'
 
-/** The built bin, run as `node …/bin.js` as a user's shell would run `agent-tape`. */
+/** The built bin, executable through its `#!/usr/bin/env node` line. */
 export const BIN = fileURLToPath(new URL('../../../packages/cli/dist/esm/bin.js', import.meta.url))
 
-export interface BinResult {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /**
- * Runs the built `agent-tape` bin in `cwd` with a clean environment (no CI, colour or secret
- * variables inherited from the test runner), plus `env`.
+ * Runs the built `agent-tape` bin as a child process in `cwd` with a clean environment (no CI,
+ * colour or secret variables inherited from the test runner), plus `env`. Only the tests of the
+ * bin's own wiring (shebang, exit codes, streams, colour in a pipe) spawn it: the rest call
+ * `runCli`, which runs the same `main` in this process.
  */
-export function runBin(args: readonly string[], cwd: string, env: Record<string, string> = {}): BinResult {
+export function runBin(args: readonly string[], cwd: string, env: Record<string, string> = {}): CliResult {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the packages first (pnpm run build)`)
-  const result = spawnSync(process.execPath, [BIN, ...args], {
+  // Executed directly, not as `node bin.js`: the kernel reads the shebang, and `env` finds the
+  // node that runs these tests first on PATH.
+  const path = [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter)
+  const result = spawnSync(BIN, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: path, ...env },
     encoding: 'utf8',
   })
+  if (result.error) throw result.error
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-}
-
-/** Masks what differs between two recordings of the same run: wall-clock times, dates and the Node version. */
-export function maskRun(text: string): string {
-  return (
-    text
-      .replace(/\b\d+ ms\b/g, '<n> ms')
-      .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>')
-      .replace(/node v\d+\.\d+\.\d+ \(\w+\)/g, 'node <version>')
-      // Env hashes are salted per cassette, so they differ on every recording.
-      .replace(/sha256:[0-9a-f]{16}\b/g, 'sha256:<hash>')
-  )
 }

@@ -72,7 +72,10 @@ export const verifyCommand: Command = {
       const dir = root ?? projectRootOf(file, io.cwd)
       let provider = harnesses.get(dir)
       if (!provider) {
-        provider = createGitHarness(dir)
+        // No reuse of a reading from before this run (the provider's cache is for a test run's
+        // many tapes): run in-process twice, verify would miss an edit made in between. Within
+        // the run, `identities` reads each set of paths once.
+        provider = createGitHarness(dir, { cacheMs: 0 })
         harnesses.set(dir, provider)
       }
       return { root: dir, provider }

@@ -28,3 +28,58 @@ it('refuses an entry that is a URL or not a host, saying how to write it', () =>
   expect(() => assertHostPatterns([42])).toThrow(/Invalid allowHosts entry 42/)
   expect(() => assertHostPatterns(['db.internal:5432', '*.internal', /x/])).not.toThrow()
 })
+
+it('matches a wildcard at any depth below its domain, and only there', () => {
+  const patterns = ['*.svc.local']
+  expect(matchesHost('a.b.svc.local', 80, patterns)).toBe(true)
+  expect(matchesHost('evilsvc.local', 80, patterns)).toBe(false)
+  expect(matchesHost('svc.local.evil.test', 80, patterns)).toBe(false)
+  expect(matchesHost('x.svc.local', 80, ['*.svc.local:8080'])).toBe(false)
+  expect(matchesHost('x.svc.local', 8080, ['*.svc.local:8080'])).toBe(true)
+})
+
+it('reads patterns case-insensitively, trimmed, with IPv6 hosts in brackets', () => {
+  expect(matchesHost('db.internal', 5432, [' DB.Internal:5432 '])).toBe(true)
+  expect(matchesHost('[::1]', 6379, ['[::1]'])).toBe(true)
+  expect(matchesHost('::1', 6379, ['[::1]:6380'])).toBe(false)
+  expect(matchesHost('fe80::1', 9200, ['[FE80::1]:9200'])).toBe(true)
+})
+
+it('matches a host with no known port by name only: a pattern with a port does not match it', () => {
+  expect(matchesHost('db.internal', undefined, ['db.internal'])).toBe(true)
+  expect(matchesHost('db.internal', undefined, ['db.internal:5432'])).toBe(false)
+  expect(matchesHost('db.internal', undefined, [/^db\.internal$/])).toBe(true)
+  expect(matchesHost('db.internal', 5432, [/^db\.internal$/])).toBe(false)
+})
+
+it('tests a RegExp on the lower-cased host and port, IPv6 without brackets', () => {
+  expect(matchesHost('DB.Internal', 5432, [/^db\.internal:5432$/])).toBe(true)
+  expect(matchesHost('[::1]', 8080, [/^::1:8080$/])).toBe(true)
+  expect(matchesHost('anything', 1, [])).toBe(false)
+})
+
+it('accepts host names, IPs, ports and wildcards, and refuses schemes, paths, bare IPv6 and blanks', () => {
+  expect(() =>
+    assertHostPatterns([
+      'db.internal',
+      'db_1.internal:5432',
+      '10.0.0.1:9200',
+      '[::1]:8080',
+      '*.svc.local',
+      /x/,
+    ]),
+  ).not.toThrow()
+  for (const bad of [
+    '',
+    ' ',
+    '::1',
+    'db.internal/q',
+    'db.internal:',
+    'db internal',
+    '*',
+    '*.',
+    'http://db.internal',
+    null,
+  ])
+    expect(() => assertHostPatterns([bad]), String(bad)).toThrow(/Invalid allowHosts entry/)
+})
