@@ -1,6 +1,5 @@
 import { redactUrl } from '@agent-tape/core/internal'
-import type { ModelCodec } from './codecs/codec.js'
-import { behaviourHeaderNames, inNameList, PROVIDER_RESPONSE_HEADERS } from './codecs/index.js'
+import { BEHAVIOUR_HEADERS, inNameList, PROVIDER_RESPONSE_HEADERS } from './codecs/index.js'
 
 /**
  * Header policy. Request headers never reach a cassette except the few that change what a
@@ -28,10 +27,10 @@ const RESPONSE_HEADERS = new Set([
 ])
 const RESPONSE_HEADER_PREFIXES = ['x-ratelimit-']
 
-/** The request headers that decide behaviour (they are part of the key), the owning codec's first. */
-export function behaviourHeaders(headers: Headers, codec?: ModelCodec): Record<string, string> {
+/** The request headers that decide behaviour (they are part of the key). */
+export function behaviourHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const name of behaviourHeaderNames(codec)) {
+  for (const name of BEHAVIOUR_HEADERS) {
     const value = headers.get(name)
     if (value !== null) out[name] = value
   }

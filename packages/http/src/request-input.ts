@@ -29,7 +29,7 @@ export async function toRequestDecision(
   const query = canonicalQuery(url)
   if (requestClass === 'model') {
     const codec = findCodec(method, url.pathname)
-    const headers = behaviourHeaders(request.headers, codec)
+    const headers = behaviourHeaders(request.headers)
     if (codec && body && 'json' in body) {
       const input: Record<string, unknown> = { api: codec.name, method, path: url.pathname }
       if (query) input.query = query

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { behaviourHeaders, storableResponseHeaders } from '../headers.js'
 import { describeHttpDecision, readModelRequest, useCodecLabels } from '../read-exchange.js'
 import {
-  behaviourHeaderNames,
+  BEHAVIOUR_HEADERS,
   codecByName,
   isModelHost,
   isVolatileField,
@@ -34,18 +34,19 @@ describe('what the codecs know, gathered', () => {
     )
   })
 
-  it('keys the owning codec’s behaviour headers first, then every other codec’s', () => {
-    const anthropic = codecByName('anthropic-messages')
-    expect(behaviourHeaderNames(anthropic).slice(0, 2)).toEqual(['anthropic-version', 'anthropic-beta'])
+  it('keys every codec’s behaviour headers in one order, whatever the request sent, and nothing else', () => {
+    expect(BEHAVIOUR_HEADERS).toEqual(['anthropic-version', 'anthropic-beta', 'openai-beta'])
     const headers = new Headers({
+      'openai-beta': 'assistants=v2',
       'anthropic-beta': 'tools-2024',
       'anthropic-version': '2023-06-01',
       authorization: 'Bearer x',
       'x-stainless-os': 'Linux',
     })
-    expect(Object.entries(behaviourHeaders(headers, anthropic))).toEqual([
+    expect(Object.entries(behaviourHeaders(headers))).toEqual([
       ['anthropic-version', '2023-06-01'],
       ['anthropic-beta', 'tools-2024'],
+      ['openai-beta', 'assistants=v2'],
     ])
     expect(behaviourHeaders(new Headers({ 'openai-beta': 'assistants=v2' }))).toEqual({
       'openai-beta': 'assistants=v2',
@@ -83,6 +84,7 @@ describe('what the codecs know, gathered', () => {
   it('gives each codec a distinct name, a host, and an error body for a miss', () => {
     expect(new Set(MODEL_CODECS.map((c) => c.name)).size).toBe(MODEL_CODECS.length)
     for (const codec of MODEL_CODECS) {
+      expect(codecByName(codec.name)).toBe(codec)
       expect(codec.hosts.length, codec.name).toBeGreaterThan(0)
       expect(JSON.stringify(codec.errorBody('the report'))).toContain('the report')
     }

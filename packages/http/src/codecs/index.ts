@@ -4,11 +4,15 @@ import { openaiChatCodec } from './openai-chat.js'
 import { openaiResponsesCodec } from './openai-responses.js'
 import { UNREAD_PROVIDERS } from './unread-providers.js'
 
-/** The provider codecs, tried in order; a model request none of them owns is keyed as generic HTTP. */
+/**
+ * The provider codecs, tried in order; a model request none of them owns is keyed as generic
+ * HTTP. Append new codecs: the behaviour headers of a request are stored in this order, so a
+ * codec added at the end leaves the bytes of existing cassettes as they are.
+ */
 export const MODEL_CODECS: readonly ModelCodec[] = [
+  anthropicMessagesCodec,
   openaiChatCodec,
   openaiResponsesCodec,
-  anthropicMessagesCodec,
 ]
 
 export function findCodec(method: string, pathname: string): ModelCodec | undefined {
@@ -38,13 +42,8 @@ export const KEY_VARIABLES: readonly string[] = unique([
   ...UNREAD_PROVIDERS.flatMap((p) => p.keyVariables),
 ])
 
-/**
- * The behaviour headers of a model request: those of the codec that owns it first, then every
- * other codec's (a request none owns takes all of them).
- */
-export function behaviourHeaderNames(codec: ModelCodec | undefined): string[] {
-  return unique([...(codec?.behaviourHeaders ?? []), ...MODEL_CODECS.flatMap((c) => c.behaviourHeaders)])
-}
+/** The behaviour headers of every codec, in the order a request's are stored. */
+export const BEHAVIOUR_HEADERS: readonly string[] = unique(MODEL_CODECS.flatMap((c) => c.behaviourHeaders))
 
 /** Provider response headers worth storing: names, and prefixes ending in `-`. */
 export const PROVIDER_RESPONSE_HEADERS: readonly string[] = unique(
