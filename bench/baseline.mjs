@@ -3,7 +3,17 @@
 // `node run.mjs --baseline .tmp/baseline` measures that version next to the current one in the
 // same process. Usage: node baseline.mjs <git-ref>
 import { execFileSync } from 'node:child_process'
-import { cpSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join, relative } from 'node:path'
 
 const ref = process.argv[2]
@@ -17,7 +27,7 @@ execFileSync('git', ['-C', repo, 'worktree', 'add', '--detach', tree, ref], { st
 try {
   for (const name of ['core', 'http']) {
     const pkg = join(tree, 'packages', name)
-    symlinkSync(join(repo, 'packages', name, 'node_modules'), join(pkg, 'node_modules'))
+    linkDependencies(join(repo, 'packages', name, 'node_modules'), join(pkg, 'node_modules'), tree)
     execFileSync(process.execPath, [join(repo, 'scripts', 'build-package.mjs')], {
       cwd: pkg,
       stdio: 'inherit',
@@ -28,18 +38,41 @@ try {
   execFileSync('git', ['-C', repo, 'worktree', 'remove', '--force', tree], { stdio: 'inherit' })
 }
 // The baseline http must use the baseline core, not the workspace one.
-const coreEntry = join(out, 'core', 'index.js')
 for (const file of walk(join(out, 'http'))) {
   if (!file.endsWith('.js')) continue
+  const entry = (name) => `'./${relative(join(file, '..'), join(out, 'core', name))}'`.replace('./../', '../')
   const text = readFileSync(file, 'utf8')
-  const target = relative(join(file, '..'), coreEntry)
-  writeFileSync(file, text.replaceAll("'@agent-tape/core'", `'./${target}'`.replace('./../', '../')))
+  writeFileSync(
+    file,
+    text
+      .replaceAll("'@agent-tape/core/internal'", entry('internal.js'))
+      .replaceAll("'@agent-tape/core'", entry('index.js')),
+  )
 }
 writeFileSync(
   join(out, 'REVISION'),
   `${execFileSync('git', ['-C', repo, 'rev-parse', ref]).toString().trim()}\n`,
 )
 console.log(`baseline ${ref} built in ${out}`)
+
+/**
+ * The workspace package's dependencies for the baseline package, except agent-tape's own,
+ * which resolve to the baseline's: its http is built against its core, whatever the workspace's is.
+ */
+function linkDependencies(from, to, baselineTree) {
+  mkdirSync(to, { recursive: true })
+  for (const entry of readdirSync(from)) {
+    if (entry !== '@agent-tape') {
+      symlinkSync(join(from, entry), join(to, entry))
+      continue
+    }
+    mkdirSync(join(to, entry))
+    for (const name of readdirSync(join(from, entry))) {
+      const own = join(baselineTree, 'packages', name)
+      symlinkSync(existsSync(own) ? own : join(from, entry, name), join(to, entry, name))
+    }
+  }
+}
 
 function* walk(dir) {
   for (const entry of readdirSync(dir)) {
