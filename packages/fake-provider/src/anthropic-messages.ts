@@ -125,7 +125,7 @@ function responseHeaders(ids: IdFactory): Record<string, string> {
 /** Anthropic Messages, `POST /v1/messages`. */
 export const anthropicMessages: Endpoint = {
   name: 'anthropic-messages',
-  path: '/v1/messages',
+  matches: (path) => path === '/v1/messages',
   requestIdHeader: 'request-id',
   responseHeaders,
   json: (ctx) =>

@@ -117,7 +117,7 @@ function events(ctx: TurnContext): SseEvent[] {
 /** OpenAI Chat Completions, `POST /v1/chat/completions`. */
 export const openaiChat: Endpoint = {
   name: 'openai-chat',
-  path: '/v1/chat/completions',
+  matches: (path) => path === '/v1/chat/completions',
   requestIdHeader: 'x-request-id',
   responseHeaders: openaiResponseHeaders,
   json,

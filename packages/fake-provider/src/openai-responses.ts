@@ -137,7 +137,7 @@ function events(ctx: TurnContext): SseEvent[] {
 /** OpenAI Responses, `POST /v1/responses`. */
 export const openaiResponses: Endpoint = {
   name: 'openai-responses',
-  path: '/v1/responses',
+  matches: (path) => path === '/v1/responses',
   requestIdHeader: 'x-request-id',
   responseHeaders: openaiResponseHeaders,
   json: (ctx) => responseObject(ctx, `resp_${ctx.ids.hex(48)}`, true, outputItems(ctx)),

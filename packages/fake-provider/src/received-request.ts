@@ -1,5 +1,5 @@
-/** The endpoints the fake provider speaks. */
-export type EndpointName = 'openai-chat' | 'openai-responses' | 'anthropic-messages'
+/** The name of an endpoint the fake provider speaks: `openai-chat`, `anthropic-messages`, … */
+export type EndpointName = string
 
 /** A request as the fake provider received it. */
 export interface ReceivedRequest {

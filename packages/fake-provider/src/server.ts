@@ -9,7 +9,7 @@ import { readRequest } from './read-request.js'
 import type { EndpointName, ReceivedRequest } from './received-request.js'
 import { resolveTurn } from './resolve-turn.js'
 import type { HttpErrorFault, Turn } from './turn.js'
-import { writeJson, writeStream } from './write-response.js'
+import { SSE_WIRE, writeJson, writeStream } from './write-response.js'
 
 /** Decides the answer to one request. */
 export type Replier = (request: ReceivedRequest) => Turn | Promise<Turn>
@@ -45,7 +45,7 @@ export interface FakeProvider {
 const ENDPOINTS: readonly Endpoint[] = [openaiChat, openaiResponses, anthropicMessages]
 
 function endpointOf(method: string, path: string): EndpointName | undefined {
-  return method === 'POST' ? ENDPOINTS.find((e) => e.path === path.replace(/\/+$/, ''))?.name : undefined
+  return method === 'POST' ? ENDPOINTS.find((e) => e.matches(path.replace(/\/+$/, '')))?.name : undefined
 }
 
 function toReplier(reply: FakeProviderOptions['reply']): Replier {
@@ -114,10 +114,12 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     if (turn.error) return fail(res, endpoint, turn.error)
     const resolved = resolveTurn(turn, request.rawBody)
     const model =
-      turn.model ?? (typeof request.body.model === 'string' ? request.body.model : 'unknown-model')
+      turn.model ??
+      endpoint.modelOf?.(request) ??
+      (typeof request.body.model === 'string' ? request.body.model : 'unknown-model')
     const ctx = { request, turn: resolved, model, ids, created: Math.floor(Date.now() / 1000) }
     const headers = { ...endpoint.responseHeaders(ids), ...turn.headers }
-    if (request.body.stream !== true) {
+    if (!(endpoint.wantsStream?.(request) ?? request.body.stream === true)) {
       const gzip = {
         wanted: turn.gzip ?? options.gzip ?? false,
         acceptEncoding: request.headers['accept-encoding'],
@@ -126,7 +128,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     }
     const events = endpoint.events(ctx)
     const fault = turn.streamError
-    await writeStream(res, headers, events, {
+    await writeStream(res, headers, events, endpoint.wire ?? SSE_WIRE, {
       delayMs: turn.chunkDelayMs ?? options.chunkDelayMs ?? 0,
       cutAfter: turn.cutAfterEvents,
       error: fault && {

@@ -1,7 +1,14 @@
 import type { ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { gzipSync } from 'node:zlib'
+import type { StreamWire } from './endpoint.js'
 import { formatSseEvent, type SseEvent } from './sse.js'
+
+/** Server-sent events, as the OpenAI and Anthropic APIs stream. */
+export const SSE_WIRE: StreamWire = {
+  contentType: 'text/event-stream; charset=utf-8',
+  encode: (event) => formatSseEvent(event as SseEvent),
+}
 
 /** Sends a complete JSON response, gzipped when asked for and accepted. */
 export function writeJson(
@@ -27,20 +34,21 @@ export function writeJson(
 export interface StreamPlan {
   delayMs: number
   /** Send `event` after `after` events, then end the response cleanly. */
-  error?: { after: number; event: SseEvent }
+  error?: { after: number; event: unknown }
   /** Destroy the socket after this many events, leaving the chunked body unterminated. */
   cutAfter?: number
 }
 
-/** Streams `events` as `text/event-stream`, one write per event, stopping if the client goes away. */
+/** Streams `events` framed by `wire`, one write per event, stopping if the client goes away. */
 export async function writeStream(
   res: ServerResponse,
   headers: Record<string, string>,
-  events: readonly SseEvent[],
+  events: readonly unknown[],
+  wire: StreamWire,
   plan: StreamPlan,
 ): Promise<void> {
   res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': wire.contentType,
     'cache-control': 'no-cache',
     ...headers,
   })
@@ -48,21 +56,22 @@ export async function writeStream(
   res.flushHeaders()
   // One write per event, each flushed before the next: chunk boundaries then fall on events, and a
   // cut below destroys the socket only after the events before it have left.
-  const write = (chunk: string) => new Promise<void>((resolve) => res.write(chunk, () => resolve()))
+  const write = (chunk: string | Uint8Array) =>
+    new Promise<void>((resolve) => res.write(chunk, () => resolve()))
   for (let i = 0; i <= events.length; i++) {
     if (plan.cutAfter === i) {
       res.destroy()
       return
     }
     if (plan.error?.after === i) {
-      res.end(formatSseEvent(plan.error.event))
+      res.end(wire.encode(plan.error.event))
       return
     }
     const event = events[i]
     if (event === undefined) break
     if (plan.delayMs > 0) await sleep(plan.delayMs)
     if (res.destroyed) return
-    await write(formatSseEvent(event))
+    await write(wire.encode(event))
   }
   res.end()
 }

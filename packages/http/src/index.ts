@@ -27,10 +27,12 @@ export {
   readModelRequest,
   useCodecLabels,
 } from './read-exchange.js'
-export type { RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
+export type { NdjsonLine, RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
 export { isRecordedResponse } from './recorded-response.js'
 export { provideReplayKeys, REPLAY_PLACEHOLDER_KEY } from './replay-keys.js'
 export type { ReplayTiming } from './replay-response.js'
 export { buildReplayResponse } from './replay-response.js'
-export { serializeSseEvent } from './sse/sse-parser.js'
+export type { StreamEvent, StreamFormat } from './streams/index.js'
+export { recordedStream, STREAM_FORMATS, streamEvents } from './streams/index.js'
+export { serializeSseEvent } from './streams/sse-parser.js'
 export { recordedUsage, sumUsage } from './usage.js'

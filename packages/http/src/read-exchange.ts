@@ -8,7 +8,8 @@ import {
   type ModelRequest,
   parseJson,
 } from './codecs/read.js'
-import { isRecordedResponse, type RecordedResponse } from './recorded-response.js'
+import { isRecordedResponse, type RecordedResponse, type StreamEnd } from './recorded-response.js'
+import { streamEvents } from './streams/index.js'
 import { recordedUsage } from './usage.js'
 
 /**
@@ -20,14 +21,12 @@ export function readModelAnswer(input: unknown, out: unknown): ModelAnswer | und
   const codec = codecByName(String(asRecord(input).api))
   const answer: ModelAnswer = { status: out.status, streamed: false, text: '', toolCalls: [] }
   const body = out.body
-  if (body && 'sse' in body) {
+  const events = streamEvents(body)
+  if (events) {
     answer.streamed = true
-    const events = body.sse.map((e) => ({
-      ...(e.event === undefined ? {} : { event: e.event }),
-      data: e.json ?? parseJson(e.data),
-    }))
     Object.assign(answer, codec?.readStream(events) ?? emptyAnswer())
-    if (body.end) answer.error ??= `stream cut off: ${body.end.error.name}: ${body.end.error.message}`
+    const end = (body as { end?: StreamEnd }).end
+    if (end) answer.error ??= `stream cut off: ${end.error.name}: ${end.error.message}`
   } else if (body && 'json' in body) {
     const json = asRecord(body.json)
     if (out.status >= 400 || json.error) answer.error = errorText(out, json)

@@ -2,7 +2,9 @@ import { type BegunDecision, toRecordedError } from '@agent-tape/core/internal'
 import { storableResponseHeaders } from './headers.js'
 import type { RecordedBody, RecordedResponse } from './recorded-response.js'
 import { isTextual } from './request-body.js'
-import { captureEvents } from './sse/capture-events.js'
+import { captureStream } from './streams/capture.js'
+import type { StreamFormat } from './streams/format.js'
+import { streamFormatOf } from './streams/index.js'
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
 
@@ -31,8 +33,9 @@ export function teeForRecording(real: Response, started: number): TeedResponse {
   const [forCaller, forTape] = real.body.tee()
   const contentType = real.headers.get('content-type') ?? ''
   const clock = () => performance.now() - started
-  const recorded = /text\/event-stream/i.test(contentType)
-    ? captureStream(forTape, clock, contentType).then((body) => ({ ...base, body }))
+  const format = streamFormatOf(contentType)
+  const recorded = format
+    ? captureStreamBody(format, forTape, clock, contentType).then((body) => ({ ...base, body }))
     : captureBytes(forTape, contentType).then((body) => ({ ...base, ...(body ? { body } : {}) }))
   return { response: decodedResponse(real, forCaller), recorded }
 }
@@ -73,18 +76,18 @@ async function captureBytes(
   return { text }
 }
 
-/** A stream's events; its bytes as they came when they are not UTF-8 (parsed events would change them). */
-async function captureStream(
+/** A stream's items; its bytes as they came when a text stream is not UTF-8 (parsed items would change them). */
+async function captureStreamBody(
+  format: StreamFormat,
   stream: ReadableStream<Uint8Array>,
   clock: () => number,
   contentType: string,
 ): Promise<RecordedBody> {
-  const { events, end, chunks } = await captureEvents(stream, clock)
-  // Bytes that are not UTF-8 would come back as U+FFFD from parsed events: keep them exactly.
-  if (!end && !isUtf8(Buffer.concat(chunks))) {
+  const { items, end, chunks } = await captureStream(format, stream, clock)
+  if (format.text && !end && !isUtf8(Buffer.concat(chunks))) {
     return (await captureBytes(new Blob(chunks).stream(), contentType)) ?? { base64: '' }
   }
-  return end ? { sse: events, end } : { sse: events }
+  return { [format.key]: items, ...(end ? { end } : {}) } as RecordedBody
 }
 
 function isUtf8(bytes: Buffer): boolean {

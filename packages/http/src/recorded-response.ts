@@ -1,7 +1,7 @@
 /**
  * A response as it is stored in a cassette (the decision's `out`). JSON bodies are stored as
- * JSON, text as text, binary as base64, and server-sent events as ordered events with their
- * names, data and time since the response started, so replay gives every SDK what it saw live.
+ * JSON, text as text, binary as base64, and streams (server-sent events, newline-delimited JSON)
+ * as ordered items with the time each arrived, so replay gives every SDK what it saw live.
  */
 export interface RecordedResponse {
   status: number
@@ -17,6 +17,7 @@ export type RecordedBody =
   | { text: string }
   | { base64: string }
   | { sse: SseEvent[]; end?: StreamEnd }
+  | { ndjson: NdjsonLine[]; end?: StreamEnd }
 
 /** One server-sent event. `json` holds data that round-trips through JSON byte for byte; `data` holds any other text. */
 export interface SseEvent {
@@ -28,6 +29,12 @@ export interface SseEvent {
   json?: unknown
   data?: string
 }
+
+/**
+ * One line of a newline-delimited JSON stream: `json` when the line round-trips byte for byte,
+ * its `text` otherwise; `open` marks a last line the stream ended without a newline after.
+ */
+export type NdjsonLine = { t: number; open?: true } & ({ json: unknown } | { text: string })
 
 /**
  * How a stream ended, when it did not end cleanly: cut off mid-way by an error. An abort by the

@@ -1,6 +1,7 @@
 import type { RecordedResponse } from './recorded-response.js'
 import type { ReplayTiming } from './replay-timing.js'
-import { replayEvents } from './sse/replay-events.js'
+import { recordedStream } from './streams/index.js'
+import { replayStream } from './streams/replay.js'
 
 export type { ReplayTiming } from './replay-timing.js'
 
@@ -25,5 +26,8 @@ export function buildReplayResponse(
   if ('json' in body) return new Response(JSON.stringify(body.json), init)
   if ('text' in body) return new Response(body.text, init)
   if ('base64' in body) return new Response(Buffer.from(body.base64, 'base64'), init)
-  return new Response(replayEvents(body.sse, body.end?.error, timing, recorded.headersAt ?? 0, signal), init)
+  const stream = recordedStream(body)
+  if (!stream) return new Response(null, init)
+  const { format, items, end } = stream
+  return new Response(replayStream(format, items, end?.error, timing, recorded.headersAt ?? 0, signal), init)
 }

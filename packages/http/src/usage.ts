@@ -1,6 +1,7 @@
 import type { TokenUsage } from './codecs/codec.js'
 import { codecByName } from './codecs/index.js'
 import { isRecordedResponse } from './recorded-response.js'
+import { streamEvents } from './streams/index.js'
 
 /**
  * Token usage recorded in a model decision (`in.api` names the codec, `out` is the response),
@@ -13,12 +14,13 @@ export function recordedUsage(input: unknown, out: unknown): TokenUsage | undefi
   if (!codec) return undefined
   const body = out.body
   if ('json' in body) return codec.usage(body.json, [])
-  if ('sse' in body)
-    return codec.usage(
-      undefined,
-      body.sse.map((e) => e.json),
-    )
-  return undefined
+  const events = streamEvents(body)
+  return events
+    ? codec.usage(
+        undefined,
+        events.map((e) => e.data),
+      )
+    : undefined
 }
 
 /** Adds usages; `undefined` entries count as zero. */

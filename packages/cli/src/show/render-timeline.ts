@@ -4,6 +4,7 @@ import {
   isRecordedResponse,
   type ModelAnswer,
   type ModelRequest,
+  recordedStream,
   type TokenUsage,
 } from '@agent-tape/http'
 import type { Style } from '../output/style.js'
@@ -80,7 +81,7 @@ export function renderDecision(d: DecisionSummary, options: TimelineOptions): st
       else if (body && 'text' in body) field('body', preview(body.text))
       else if (body && 'base64' in body)
         field('body', `${Math.floor((body.base64.length * 3) / 4)} bytes (base64)`)
-      else if (body && 'sse' in body) field('body', `${body.sse.length} stream events`)
+      else if (recordedStream(body)) field('body', `${recordedStream(body)?.items.length} stream events`)
     } else {
       field(d.tool ? 'result' : 'output', preview(d.output))
     }

@@ -48,3 +48,24 @@ it('cuts a secret found in the joined text out of every piece, leaving the marke
   const clean = { out: { sse } }
   expect(redactStreams(clean, () => [])).toBe(clean)
 })
+
+it('joins the lines of a newline-delimited JSON stream and of framed messages as it joins events', () => {
+  const ndjson = ['sk-proj-', 'abc', 'def'].map((content, i) => ({ t: i, json: { message: { content } } }))
+  const frames = [
+    { t: 0, json: { delta: { text: 'A' } } },
+    { t: 1, json: { delta: { text: 'B' } } },
+    { t: 2, text: 'x' },
+  ]
+  const texts = Object.fromEntries(
+    reassembledTexts({ body: { ndjson }, frames: { frames } }).map((t) => [t.path, t.text]),
+  )
+  expect(texts).toEqual({
+    'body.ndjson[*].message.content (reassembled from 3 events)': 'sk-proj-abcdef',
+    'frames.frames[*].delta.text (reassembled from 2 events)': 'AB',
+  })
+  const redacted = redactStreams({ ndjson }, (text) => {
+    const start = text.indexOf('sk-proj-')
+    return start === -1 ? [] : [{ start, end: text.length, rule: 'openai-key' }]
+  }) as { ndjson: { json: { message: { content: string } } }[] }
+  expect(redacted.ndjson.map((l) => l.json.message.content)).toEqual(['[REDACTED:openai-key]', '', ''])
+})

@@ -14,6 +14,12 @@ interface Piece {
   at?: Step[]
 }
 
+/**
+ * Fields of a recorded body that hold a stream's items, whatever its format: server-sent events
+ * (`sse`), newline-delimited JSON (`ndjson`), framed binary messages (`frames`).
+ */
+const STREAM_KEYS = new Set(['sse', 'ndjson', 'frames'])
+
 interface Group {
   shape: string
   pieces: Piece[]
@@ -21,7 +27,7 @@ interface Group {
 
 /**
  * The texts that the streamed answers inside a JSON value reassemble to. A recorded stream
- * (`{ sse: [...] }`) carries an answer as many small deltas, so a secret can be split across
+ * (`{ sse: [...] }`, `{ ndjson: [...] }`, …) carries an answer as many small deltas, so a secret can be split across
  * events with no single string holding it. Pieces are joined per field path, with array
  * positions dropped and the stream's own indexes kept (`index`, `output_index`, `content_index`),
  * so each content block, choice and tool-call argument stream is joined on its own whatever the
@@ -29,10 +35,10 @@ interface Group {
  */
 export function reassembledTexts(value: unknown, path = ''): ReassembledText[] {
   const out: ReassembledText[] = []
-  visitStreams(value, path, (events, at) => {
+  visitStreams(value, path, (events, at, key) => {
     for (const group of streamGroups(events, false)) {
       out.push({
-        path: `${at}.sse[*]${group.shape} (reassembled from ${group.pieces.length} events)`,
+        path: `${at}.${key}[*]${group.shape} (reassembled from ${group.pieces.length} events)`,
         text: group.pieces.map((p) => p.text).join(''),
       })
     }
@@ -78,9 +84,10 @@ function streamGroups(events: unknown[], withPlaces: boolean): Group[] {
   for (let i = 0; i < events.length; i++) {
     const event = events[i]
     if (typeof event !== 'object' || event === null) continue
-    const { json, data } = event as { json?: unknown; data?: unknown }
+    const { json, data, text } = event as { json?: unknown; data?: unknown; text?: unknown }
     if (typeof data === 'string')
       add(groups, '.data', { text: data, ...(withPlaces ? { at: [i, 'data'] } : {}) })
+    if (typeof text === 'string') add(groups, '.text', { text, ...(withPlaces ? { at: [i, 'text'] } : {}) })
     if (json !== undefined) collect(json, '', withPlaces ? [i, 'json'] : undefined, groups)
   }
   return [...groups.values()].filter(
@@ -88,16 +95,21 @@ function streamGroups(events: unknown[], withPlaces: boolean): Group[] {
   )
 }
 
-function visitStreams(value: unknown, path: string, fn: (events: unknown[], path: string) => void): void {
+function visitStreams(
+  value: unknown,
+  path: string,
+  fn: (events: unknown[], path: string, key: string) => void,
+): void {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) visitStreams(value[i], `${path}[${i}]`, fn)
     return
   }
   if (typeof value !== 'object' || value === null) return
   const record = value as Record<string, unknown>
-  if (Array.isArray(record.sse)) fn(record.sse, path || '(root)')
   for (const key of Object.keys(record)) {
-    if (key !== 'sse') visitStreams(record[key], joinPath(path, key), fn)
+    const child = record[key]
+    if (STREAM_KEYS.has(key) && Array.isArray(child)) fn(child, path || '(root)', key)
+    else visitStreams(child, joinPath(path, key), fn)
   }
 }
 
@@ -117,7 +129,7 @@ function mapStreams(value: unknown, fn: (events: unknown[]) => unknown[]): unkno
   let copy: Record<string, unknown> | undefined
   for (const key of Object.keys(record)) {
     const child = record[key]
-    const next = key === 'sse' && Array.isArray(child) ? fn(child) : mapStreams(child, fn)
+    const next = STREAM_KEYS.has(key) && Array.isArray(child) ? fn(child) : mapStreams(child, fn)
     if (next === child) continue
     copy ??= { ...record }
     copy[key] = next

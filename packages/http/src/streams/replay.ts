@@ -1,4 +1,3 @@
-import type { SseEvent } from '../recorded-response.js'
 import {
   ABORT_FALLBACK_MS,
   abortOf,
@@ -7,21 +6,21 @@ import {
   replaySpeed,
   sleep,
 } from '../replay-timing.js'
-import { serializeSseEvent } from './sse-parser.js'
+import type { StreamFormat, TimedItem } from './format.js'
 
 /**
- * A recorded event stream as a live one: each event serialized as it was received, paced by
+ * A recorded stream as a live one: each item sent as the bytes it was received as, paced by
  * `timing`, and failing at the end as the recording did (a cut connection, or the caller's
  * abort, replayed when the caller aborts again).
  */
-export function replayEvents(
-  events: readonly SseEvent[],
+export function replayStream<Item extends TimedItem>(
+  format: StreamFormat<Item>,
+  events: readonly Item[],
   error: { name: string; message: string } | undefined,
   timing: ReplayTiming,
   headersAt: number,
   signal: AbortSignal | undefined,
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder()
   const speed = replaySpeed(timing)
   let index = 0
   // Event times count from the request; the wait for the headers was replayed before this.
@@ -39,7 +38,7 @@ export function replayEvents(
       if (speed > 0 && event.t > previous) await sleep((event.t - previous) / speed)
       previous = event.t
       index++
-      controller.enqueue(encoder.encode(serializeSseEvent(event)))
+      controller.enqueue(format.serialize(event))
     },
   })
 }
