@@ -8,7 +8,7 @@ import {
   type ModelRequest,
   parseJson,
 } from './codecs/read.js'
-import { isRecordedResponse, type RecordedResponse, type StreamEnd } from './recorded-response.js'
+import { bodyJson, isRecordedResponse, type RecordedResponse, type StreamEnd } from './recorded-response.js'
 import { streamEvents } from './streams/index.js'
 import { recordedUsage } from './usage.js'
 
@@ -22,15 +22,16 @@ export function readModelAnswer(input: unknown, out: unknown): ModelAnswer | und
   const answer: ModelAnswer = { status: out.status, streamed: false, text: '', toolCalls: [] }
   const body = out.body
   const events = streamEvents(body)
+  const whole = bodyJson(body)
   if (events) {
     answer.streamed = true
     Object.assign(answer, codec?.readStream(events) ?? emptyAnswer())
     const end = (body as { end?: StreamEnd }).end
     if (end) answer.error ??= `stream cut off: ${end.error.name}: ${end.error.message}`
-  } else if (body && 'json' in body) {
-    const json = asRecord(body.json)
+  } else if (whole) {
+    const json = asRecord(whole.json)
     if (out.status >= 400 || json.error) answer.error = errorText(out, json)
-    else Object.assign(answer, codec?.readBody(body.json) ?? emptyAnswer())
+    else Object.assign(answer, codec?.readBody(whole.json) ?? emptyAnswer())
   } else if (body && 'text' in body && out.status >= 400) {
     answer.error = `${out.status}: ${body.text}`
   }
@@ -80,6 +81,8 @@ export function useCodecLabels(): void {
 }
 
 function errorText(out: RecordedResponse, json: Json): string {
+  // Some APIs answer `{ "error": "message" }`.
+  if (typeof json.error === 'string') return `${out.status} ${json.error}`
   const error = asRecord(json.error)
   const type = typeof error.type === 'string' ? `${error.type}: ` : ''
   const message = typeof error.message === 'string' ? error.message : JSON.stringify(json)

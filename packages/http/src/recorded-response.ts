@@ -49,3 +49,19 @@ export function isRecordedResponse(value: unknown): value is RecordedResponse {
   const r = value as Partial<RecordedResponse>
   return typeof r.status === 'number' && typeof r.headers === 'object' && r.headers !== null
 }
+
+/**
+ * The JSON of a recorded body, for reading: stored as JSON, or as text that is a JSON object or
+ * array kept as text because re-serializing it would change its bytes (Go's encoder writes <, >
+ * and & as \u003c, \u003e and \u0026). `undefined` for any other body.
+ */
+export function bodyJson(body: RecordedBody | undefined): { json: unknown } | undefined {
+  if (!body) return undefined
+  if ('json' in body) return body
+  if (!('text' in body) || !/^\s*[[{]/.test(body.text)) return undefined
+  try {
+    return { json: JSON.parse(body.text) }
+  } catch {
+    return undefined
+  }
+}

@@ -18,6 +18,21 @@ it('takes a POST to a path a codec owns, with a JSON body naming a model, for a 
   expect(responses?.name).toBe('openai-responses')
 })
 
+it('takes a local Ollama chat or generate call for a model call, and names its origin as the base URL', async () => {
+  for (const path of ['/api/chat', '/api/generate']) {
+    const [request, url] = post(`http://127.0.0.1:11434${path}`, '{"model":"llama3.2","stream":false}')
+    const codec = await modelLookalike(request, url)
+    expect(codec?.name).toBe('ollama')
+    expect(unconfiguredWarning(url, codec!, true)).toBe(
+      `[agent-tape] A request to http://127.0.0.1:11434${path} looks like a model call (ollama), but 127.0.0.1:11434 is not a model endpoint: loopback traffic that is not a model endpoint passes through untaped, so the call is not in the cassette and the replay will need that server running. Add its base URL to the modelEndpoints option (modelEndpoints: ['http://127.0.0.1:11434']) and re-record.`,
+    )
+  }
+  // Listing models or pulling one is no model call.
+  expect(
+    await modelLookalike(...post('http://127.0.0.1:11434/api/pull', '{"model":"llama3.2"}')),
+  ).toBeUndefined()
+})
+
 it('takes nothing else for a model call: other paths and methods, no model, or a body that is not JSON', async () => {
   const none = async (href: string, body: string) =>
     expect(await modelLookalike(...post(href, body))).toBeUndefined()

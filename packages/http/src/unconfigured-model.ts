@@ -3,7 +3,7 @@ import type { ModelCodec } from './codecs/codec.js'
 import { findCodec } from './codecs/index.js'
 
 /** The API path each codec's requests end with: what is left of the URL is the base to configure. */
-const API_SUFFIX = /\/(?:chat\/completions|responses|messages)$/
+const API_SUFFIX = /\/(?:chat\/completions|responses|messages|api\/chat|api\/generate)$/
 
 /**
  * The codec a request looks like when it was not sent to a model endpoint: a path one of the

@@ -14,11 +14,27 @@ import {
 
 describe('what the codecs know, gathered', () => {
   it('recognises each provider host by name or pattern, and nothing else', () => {
-    for (const host of ['api.openai.com', 'api.anthropic.com', 'my-team.openai.azure.com', 'api.groq.com'])
+    for (const host of [
+      'api.openai.com',
+      'api.anthropic.com',
+      'my-team.openai.azure.com',
+      'my-team.cognitiveservices.azure.com',
+      'my-project.services.ai.azure.com',
+      'api.groq.com',
+      'api.perplexity.ai',
+      'ollama.com',
+    ])
       expect(isModelHost(host), host).toBe(true)
     for (const host of ['generativelanguage.googleapis.com', 'api.cohere.com'])
       expect(isModelHost(host), `${host} (no codec reads it yet)`).toBe(true)
-    for (const host of ['openai.com', 'api.openai.com.evil.test', 'azure.com', 'example.com', 'localhost'])
+    for (const host of [
+      'openai.com',
+      'api.openai.com.evil.test',
+      'azure.com',
+      'cognitiveservices.azure.com.evil.test',
+      'example.com',
+      'localhost',
+    ])
       expect(isModelHost(host), host).toBe(false)
   })
 

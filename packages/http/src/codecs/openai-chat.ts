@@ -19,7 +19,11 @@ export const openaiChatCodec: ModelCodec = {
   name: 'openai-chat',
   hosts: [
     'api.openai.com',
+    // Azure OpenAI resources: `<resource>.openai.azure.com`, and the AI Services and AI Foundry
+    // endpoints that serve the same deployments.
     /\.openai\.azure\.com$/,
+    /\.cognitiveservices\.azure\.com$/,
+    /\.services\.ai\.azure\.com$/,
     'api.mistral.ai',
     'api.groq.com',
     'api.deepseek.com',
@@ -27,6 +31,7 @@ export const openaiChatCodec: ModelCodec = {
     'api.fireworks.ai',
     'openrouter.ai',
     'api.x.ai',
+    'api.perplexity.ai',
   ],
   keyVariables: [
     'OPENAI_API_KEY',

@@ -14,7 +14,12 @@ import {
 /** OpenAI Responses (`POST …/responses`), on OpenAI and Azure OpenAI. */
 export const openaiResponsesCodec: ModelCodec = {
   name: 'openai-responses',
-  hosts: ['api.openai.com', /\.openai\.azure\.com$/],
+  hosts: [
+    'api.openai.com',
+    /\.openai\.azure\.com$/,
+    /\.cognitiveservices\.azure\.com$/,
+    /\.services\.ai\.azure\.com$/,
+  ],
   keyVariables: ['OPENAI_API_KEY', 'AZURE_OPENAI_API_KEY'],
   behaviourHeaders: ['openai-beta'],
   responseHeaders: ['openai-version', 'openai-processing-ms'],

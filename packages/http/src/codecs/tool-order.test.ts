@@ -7,6 +7,7 @@ const TOOL: Record<string, (name: string) => unknown> = {
   'openai-chat': (name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }),
   'openai-responses': (name) => ({ type: 'function', name, parameters: { type: 'object' } }),
   'anthropic-messages': (name) => ({ name, input_schema: { type: 'object' } }),
+  ollama: (name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }),
 }
 
 const names = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/), { minLength: 1, maxLength: 8 })

@@ -38,10 +38,20 @@ export const NDJSON_FORMAT: StreamFormat<NdjsonLine> = {
   },
   serialize: (line) =>
     encoder.encode(`${'json' in line ? JSON.stringify(line.json) : line.text}${line.open ? '' : '\n'}`),
-  event: (line) => ({ data: 'json' in line ? line.json : line.text }),
+  // A line kept as text may still be JSON a codec reads: Go's encoder (Ollama's) writes <, > and &
+  // as \u003c, \u003e and \u0026, which JSON.stringify does not give back.
+  event: (line) => ({ data: 'json' in line ? line.json : parseJson(line.text) }),
 }
 
 const encoder = new TextEncoder()
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
 
 function toLine(text: string, t: number): NdjsonLine {
   try {

@@ -58,7 +58,7 @@ describe('newline-delimited JSON', () => {
     )
   })
 
-  it('stores compact JSON lines as JSON, anything else as text, and marks a last line without newline', () => {
+  it('stores compact JSON lines as JSON, anything else as text, and marks a last line without newline; reads every JSON line as JSON', () => {
     const text = '{"message":{"content":"Hel"},"done":false}\n{ "done": true }\r\nplain\n{"a":1}'
     const items = parseAll(NDJSON_FORMAT, [encoder.encode(text)])
     expect(items.map(({ t: _t, ...rest }) => rest)).toEqual([
@@ -69,10 +69,18 @@ describe('newline-delimited JSON', () => {
     ])
     expect(items.map((i) => NDJSON_FORMAT.event(i).data)).toEqual([
       { message: { content: 'Hel' }, done: false },
-      '{ "done": true }\r',
+      { done: true },
       'plain',
       { a: 1 },
     ])
+  })
+
+  it('keeps the bytes of a line Go encoded (<, > and & escaped) and reads it as the JSON it is', () => {
+    const line = '{"message":{"content":"a \\u003c b \\u0026\\u0026 c"},"done":false}\n'
+    const items = parseAll(NDJSON_FORMAT, [encoder.encode(line)])
+    expect(items).toEqual([{ t: 0, text: line.slice(0, -1) }])
+    expect(concat(items.map((item) => NDJSON_FORMAT.serialize(item)))).toBe(line)
+    expect(NDJSON_FORMAT.event(items[0]!).data).toEqual({ message: { content: 'a < b && c' }, done: false })
   })
 
   it('stamps each line with the time it arrived', () => {
