@@ -32,6 +32,8 @@ export interface Endpoint {
   modelOf?(request: ReceivedRequest): string | undefined
   /** How streamed events are framed (default: server-sent events, as `SseEvent`s). */
   readonly wire?: StreamWire
+  /** How a JSON body is written (default: `JSON.stringify`). */
+  jsonText?(payload: unknown): string
   /** Headers the provider sends on every response (request id, version, …). */
   responseHeaders(ids: IdFactory): Record<string, string>
   /** The non-streamed JSON body. */

@@ -114,10 +114,13 @@ function events(ctx: TurnContext): SseEvent[] {
   return out
 }
 
-/** OpenAI Chat Completions, `POST /v1/chat/completions`. */
+/**
+ * OpenAI Chat Completions, `POST /v1/chat/completions`, under any prefix: Azure's v1 path
+ * (`/openai/v1/…`), gateways (`/api/v1/…`) and compatible servers serve the same API.
+ */
 export const openaiChat: Endpoint = {
   name: 'openai-chat',
-  matches: (path) => path === '/v1/chat/completions',
+  matches: (path) => path.endsWith('/chat/completions'),
   requestIdHeader: 'x-request-id',
   responseHeaders: openaiResponseHeaders,
   json,

@@ -134,10 +134,10 @@ function events(ctx: TurnContext): SseEvent[] {
   return payloads.map((p, sequence_number) => jsonEvent(p.type as string, { ...p, sequence_number }))
 }
 
-/** OpenAI Responses, `POST /v1/responses`. */
+/** OpenAI Responses, `POST /v1/responses`, under any prefix (Azure's `/openai/responses` and `/openai/v1/responses`). */
 export const openaiResponses: Endpoint = {
   name: 'openai-responses',
-  matches: (path) => path === '/v1/responses',
+  matches: (path) => path.endsWith('/responses'),
   requestIdHeader: 'x-request-id',
   responseHeaders: openaiResponseHeaders,
   json: (ctx) => responseObject(ctx, `resp_${ctx.ids.hex(48)}`, true, outputItems(ctx)),

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { anthropicMessages } from './anthropic-messages.js'
+import { azureOpenaiChat } from './azure-openai.js'
 import type { Endpoint } from './endpoint.js'
 import { createIdFactory } from './ids.js'
+import { ollamaChat, ollamaGenerate } from './ollama.js'
 import { openaiChat } from './openai-chat.js'
 import { openaiResponses } from './openai-responses.js'
 import { readRequest } from './read-request.js'
@@ -42,7 +44,16 @@ export interface FakeProvider {
   close(): Promise<void>
 }
 
-const ENDPOINTS: readonly Endpoint[] = [openaiChat, openaiResponses, anthropicMessages]
+// The first that matches answers: Azure's deployment path before OpenAI chat, which matches any
+// path ending in /chat/completions (gateways and compatible servers put a prefix before it).
+const ENDPOINTS: readonly Endpoint[] = [
+  azureOpenaiChat,
+  openaiChat,
+  openaiResponses,
+  anthropicMessages,
+  ollamaChat,
+  ollamaGenerate,
+]
 
 function endpointOf(method: string, path: string): EndpointName | undefined {
   return method === 'POST' ? ENDPOINTS.find((e) => e.matches(path.replace(/\/+$/, '')))?.name : undefined
@@ -62,8 +73,9 @@ function toReplier(reply: FakeProviderOptions['reply']): Replier {
 }
 
 /**
- * Starts a loopback server that answers like the OpenAI (Chat Completions, Responses) and Anthropic
- * (Messages) APIs, JSON and `stream: true`, with the turns a test scripts.
+ * Starts a loopback server that answers like the OpenAI (Chat Completions, Responses, on Azure's
+ * paths too), Anthropic (Messages) and Ollama (chat, generate) APIs, JSON and streamed, with the
+ * turns a test scripts.
  *
  * @example
  * ```ts
@@ -87,7 +99,14 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
   ) => {
     const headers = { ...endpoint.responseHeaders(ids), ...extra, ...fault.headers }
     const body = endpoint.errorBody(fault, headers[endpoint.requestIdHeader] ?? '')
-    writeJson(res, fault.status, headers, body, { wanted: false, acceptEncoding: undefined })
+    writeJson(
+      res,
+      fault.status,
+      headers,
+      body,
+      { wanted: false, acceptEncoding: undefined },
+      endpoint.jsonText,
+    )
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -95,7 +114,11 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     requests.push(request)
     const endpoint = ENDPOINTS.find((e) => e.name === request.endpoint)
     if (!endpoint) {
-      const shape = request.path.endsWith('/messages') ? anthropicMessages : openaiChat
+      const shape = request.path.endsWith('/messages')
+        ? anthropicMessages
+        : /^\/api\/[a-z_]+$/.test(request.path)
+          ? ollamaChat
+          : openaiChat
       const message = `fake-provider: no endpoint for ${request.method} ${request.path}`
       return fail(res, shape, { status: 404, message }, { 'x-should-retry': 'false' })
     }
@@ -124,7 +147,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
         wanted: turn.gzip ?? options.gzip ?? false,
         acceptEncoding: request.headers['accept-encoding'],
       }
-      return writeJson(res, 200, headers, endpoint.json(ctx), gzip)
+      return writeJson(res, 200, headers, endpoint.json(ctx), gzip, endpoint.jsonText)
     }
     const events = endpoint.events(ctx)
     const fault = turn.streamError

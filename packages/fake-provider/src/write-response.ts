@@ -17,8 +17,9 @@ export function writeJson(
   headers: Record<string, string>,
   payload: unknown,
   gzip: { wanted: boolean; acceptEncoding: string | undefined },
+  encode: (payload: unknown) => string = JSON.stringify,
 ): void {
-  let body = Buffer.from(JSON.stringify(payload), 'utf8')
+  let body = Buffer.from(encode(payload), 'utf8')
   const head: Record<string, string> = { 'content-type': 'application/json', ...headers }
   if (gzip.wanted && /\bgzip\b/.test(gzip.acceptEncoding ?? '')) {
     body = gzipSync(body)
