@@ -1,0 +1,265 @@
+import { createMemoryStore, parseCassette } from '@agent-tape/core'
+import { isSecretParamName } from '@agent-tape/core/internal'
+import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
+import { installHttpBoundary, readModelAnswer, recordedUsage } from '@agent-tape/http'
+import OpenAI, { AzureOpenAI, RateLimitError } from 'openai'
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { WEATHER_TOOLS, weatherScript } from '../support/openai-agent.js'
+import { RESEARCH_TOOLS, researchScript } from '../support/scripts.js'
+import { runTaped } from '../support/tape-run.js'
+
+// An Azure OpenAI resource on loopback, declared in modelEndpoints as a user declares a private
+// endpoint; a real resource (https://<resource>.openai.azure.com) needs no declaration.
+const boundary = installHttpBoundary()
+const store = createMemoryStore()
+const API_KEY = `azk${'AzureTestKey0'.repeat(3)}`
+const ENTRA_TOKEN = `eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.${'eyJhdWQiOiJjb2duaXRpdmUifQ'.repeat(2)}.c2lnbmF0dXJl`
+let provider: FakeProvider
+
+beforeAll(async () => {
+  provider = await startFakeProvider({
+    reply: (req) =>
+      req.path.endsWith('/responses') ? researchScript(req.body) : weatherScript(req.body as never),
+    seed: 'azure',
+  })
+  boundary.addModelEndpoints(`${provider.url}/openai`)
+})
+afterAll(() => provider.close())
+
+const azure = (options: Partial<ConstructorParameters<typeof AzureOpenAI>[0]> = {}) =>
+  new AzureOpenAI({
+    apiKey: API_KEY,
+    endpoint: provider.url,
+    deployment: 'gpt-4o-prod',
+    apiVersion: '2024-10-21',
+    ...options,
+  })
+
+/** The weather agent on chat completions, keeping every completion, or every chunk, it received. */
+async function weather(client: OpenAI, stream: boolean, question = 'Weather and time in Paris?') {
+  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: question }]
+  const received: (ChatCompletion | ChatCompletionChunk[])[] = []
+  for (let step = 0; step < 5; step++) {
+    let message: ChatCompletion['choices'][number]['message']
+    if (stream) {
+      const helper = client.chat.completions.stream({
+        model: 'gpt-4o',
+        messages,
+        tools: WEATHER_TOOLS,
+        stream_options: { include_usage: true },
+      })
+      const chunks: ChatCompletionChunk[] = []
+      helper.on('chunk', (chunk) => chunks.push(chunk))
+      message = await helper.finalMessage()
+      received.push(chunks)
+    } else {
+      const completion = await client.chat.completions.create({
+        model: 'gpt-4o',
+        messages,
+        tools: WEATHER_TOOLS,
+      })
+      received.push(completion)
+      message = completion.choices[0]!.message
+    }
+    messages.push(message as ChatCompletionMessageParam)
+    if (!message.tool_calls?.length) return { text: message.content, received }
+    for (const call of message.tool_calls) {
+      if (call.type !== 'function') continue
+      messages.push({ role: 'tool', tool_call_id: call.id, content: `${call.function.name}: 18°C, 14:05` })
+    }
+  }
+  throw new Error('step budget exhausted')
+}
+
+it.each([
+  ['JSON', false],
+  ['streamed', true],
+])(
+  'records a %s tool loop on a deployment and replays the same completions and chunks with zero connections',
+  async (name, stream) => {
+    const file = `deployment-${name}.jsonl`
+    const rec = await runTaped(store, file, 'auto', () => weather(azure(), stream))
+    expect(rec.error).toBeUndefined()
+    expect(rec.result?.text).toBe('It is 14:05 in Paris and 18°C with light rain.')
+    const connections = provider.connections
+    const replay = await runTaped(store, file, 'replay', () => weather(azure(), stream))
+    expect(provider.connections).toBe(connections)
+    expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
+    expect(replay.result).toEqual(rec.result)
+    if (stream) {
+      // Azure's first chunk: no choices, no id, the prompt's filter results.
+      expect((rec.result!.received[0] as ChatCompletionChunk[])[0]).toMatchObject({ id: '', choices: [] })
+    }
+    const text = store.files[file]!
+    expect(text).not.toContain(API_KEY)
+    expect(text).not.toContain('api-key')
+    expect(text).not.toContain('127.0.0.1')
+    const decisions = parseCassette(text, file).decisions
+    expect(decisions[0]!.in).toEqual({
+      api: 'openai-chat',
+      method: 'POST',
+      path: '/openai/deployments/gpt-4o-prod/chat/completions',
+      query: [['api-version', '2024-10-21']],
+      body: expect.objectContaining({ model: 'gpt-4o' }),
+    })
+    expect(recordedUsage(decisions[2]!.in, decisions[2]!.out)).toEqual({ input: 120, output: 14 })
+    expect(readModelAnswer(decisions[0]!.in, decisions[0]!.out)).toMatchObject({
+      streamed: stream,
+      toolCalls: [{ name: 'get_weather', arguments: '{"city":"Paris"}' }],
+      finishReason: 'tool_calls',
+    })
+    expect(readModelAnswer(decisions[2]!.in, decisions[2]!.out)).toMatchObject({
+      text: 'It is 14:05 in Paris and 18°C with light rain.',
+      usage: { input: 120, output: 14 },
+    })
+  },
+)
+
+it('replays on any resource host, with an Entra ID token instead of the key: neither is in the key', async () => {
+  for (const endpoint of [
+    'https://contoso-eastus.openai.azure.com',
+    'https://contoso.cognitiveservices.azure.com/',
+  ]) {
+    const client = azure({ apiKey: undefined, azureADTokenProvider: async () => ENTRA_TOKEN, endpoint })
+    const connections = provider.connections
+    const replay = await runTaped(store, 'deployment-JSON.jsonl', 'replay', () => weather(client, false))
+    expect(replay.state, endpoint).toMatchObject({ status: 'clean', replayed: 3 })
+    expect(provider.connections).toBe(connections)
+  }
+  // Recorded with the token: it is not stored either.
+  const rec = await runTaped(store, 'entra.jsonl', 'auto', () =>
+    weather(azure({ apiKey: undefined, azureADTokenProvider: async () => ENTRA_TOKEN }), false),
+  )
+  expect(rec.state.captured).toBe(3)
+  expect(provider.requests.at(-1)?.headers.authorization).toBe(`Bearer ${ENTRA_TOKEN}`)
+  expect(store.files['entra.jsonl']).not.toContain(ENTRA_TOKEN)
+  expect(store.files['entra.jsonl']).not.toContain('eyJ')
+})
+
+it('keys the deployment and the api-version: changing either is a miss that names the change', async () => {
+  const deployment = await runTaped(store, 'deployment-JSON.jsonl', 'replay', () =>
+    weather(azure({ deployment: 'gpt-4o-canary' }), false),
+  )
+  expect(deployment.error).toBeInstanceOf(OpenAI.BadRequestError)
+  expect(deployment.failure?.message).toContain('Replay miss at step 1, model request (gpt-4o)')
+  expect(deployment.failure?.message).toContain(
+    // (A long string is clipped to the edit with some context; a path has no spaces to clip at.)
+    'path: "…enai/deployments/gpt-4o-prod/chat/completions" → "…enai/deployments/gpt-4o-canary/chat/completions"',
+  )
+  const version = await runTaped(store, 'deployment-JSON.jsonl', 'replay', () =>
+    weather(azure({ apiVersion: '2025-04-01-preview' }), false),
+  )
+  expect(version.failure?.message).toContain(
+    '    query[0][1]: "2024-10-21" → (absent)\n    query[0][1]: (absent) → "2025-04-01-preview"',
+  )
+})
+
+it('a prompt edit misses at step 1 with the field diff, and the SDK does not retry', async () => {
+  const requests = provider.requests.length
+  const miss = await runTaped(store, 'deployment-streamed.jsonl', 'replay', () =>
+    weather(azure(), true, 'Weather and time in Lyon?'),
+  )
+  expect(provider.requests.length).toBe(requests)
+  expect(miss.error).toBeInstanceOf(OpenAI.BadRequestError)
+  expect(miss.failure?.message).toContain(
+    'body.messages[0].content: "Weather and time in Paris?" → "Weather and time in Lyon?"',
+  )
+})
+
+it('never keys or stores an api-key sent as a query parameter', async () => {
+  expect(isSecretParamName('api-key')).toBe(true)
+  const client = new OpenAI({
+    apiKey: 'unused',
+    baseURL: `${provider.url}/openai/v1`,
+    defaultQuery: { 'api-key': API_KEY },
+    defaultHeaders: { 'api-key': API_KEY },
+  })
+  const rec = await runTaped(store, 'query-key.jsonl', 'auto', () => weather(client, false))
+  expect(rec.state.captured).toBe(3)
+  expect(provider.requests.at(-1)?.search).toBe(`?api-key=${API_KEY}`)
+  const text = store.files['query-key.jsonl']!
+  expect(text).not.toContain(API_KEY)
+  expect(parseCassette(text, 'query-key.jsonl').decisions[0]!.in).not.toHaveProperty('query')
+})
+
+it('records the Responses API, on the api-version path and on the v1 path, and replays it', async () => {
+  const tools: OpenAI.Responses.FunctionTool[] = Object.keys(RESEARCH_TOOLS).map((name) => ({
+    type: 'function',
+    name,
+    strict: false,
+    parameters: { type: 'object', properties: { query: { type: 'string' }, url: { type: 'string' } } },
+  }))
+  const agent = async (client: OpenAI) => {
+    const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'When was tape invented?' }]
+    const responses: OpenAI.Responses.Response[] = []
+    for (let step = 0; step < 5; step++) {
+      const response = await client.responses.create({ model: 'gpt-4o-prod', input, tools })
+      responses.push(response)
+      const calls = response.output.filter((o) => o.type === 'function_call')
+      if (calls.length === 0) return { text: response.output_text, responses }
+      for (const call of calls) {
+        input.push(call)
+        const run = (RESEARCH_TOOLS as Record<string, (a: never) => string>)[call.name]!
+        input.push({
+          type: 'function_call_output',
+          call_id: call.call_id,
+          output: run(JSON.parse(call.arguments) as never),
+        })
+      }
+    }
+    throw new Error('step budget exhausted')
+  }
+  const clients: [string, () => OpenAI, string][] = [
+    ['preview', () => azure({ apiVersion: '2025-03-01-preview' }), '/openai/responses'],
+    [
+      'v1',
+      () => new OpenAI({ apiKey: API_KEY, baseURL: `${provider.url}/openai/v1` }),
+      '/openai/v1/responses',
+    ],
+  ]
+  for (const [name, client, path] of clients) {
+    const file = `responses-${name}.jsonl`
+    const rec = await runTaped(store, file, 'auto', () => agent(client()))
+    expect(rec.result?.text).toBe('Magnetic tape recording was invented in 1928.')
+    const connections = provider.connections
+    const replay = await runTaped(store, file, 'replay', () => agent(client()))
+    expect(provider.connections).toBe(connections)
+    expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
+    expect(replay.result).toEqual(rec.result)
+    const decisions = parseCassette(store.files[file]!, file).decisions
+    expect(decisions[0]!.in).toMatchObject({ api: 'openai-responses', path })
+    expect(recordedUsage(decisions[2]!.in, decisions[2]!.out)).toEqual({ input: 300, output: 9 })
+    expect(store.files[file]).not.toContain(API_KEY)
+  }
+})
+
+it('replays a rate limit from a deployment as the same SDK error class', async () => {
+  const limited = await startFakeProvider({
+    reply: [{ error: { status: 429, headers: { 'retry-after': '0' } } }],
+  })
+  boundary.addModelEndpoints(`${limited.url}/openai`)
+  const client = new AzureOpenAI({
+    apiKey: API_KEY,
+    endpoint: limited.url,
+    deployment: 'gpt-4o-prod',
+    apiVersion: '2024-10-21',
+    maxRetries: 0,
+  })
+  const run = () =>
+    client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e)
+  const rec = await runTaped(store, 'rate-limit.jsonl', 'auto', run)
+  await limited.close()
+  const replay = await runTaped(store, 'rate-limit.jsonl', 'replay', run)
+  expect(rec.result).toBeInstanceOf(RateLimitError)
+  expect(replay.result).toBeInstanceOf(RateLimitError)
+  expect((replay.result as RateLimitError).message).toBe((rec.result as RateLimitError).message)
+  expect((replay.result as RateLimitError).requestID).toBe((rec.result as RateLimitError).requestID)
+  expect(replay.state).toMatchObject({ status: 'clean', replayed: 1 })
+})

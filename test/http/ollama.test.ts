@@ -1,0 +1,276 @@
+import { createMemoryStore, parseCassette } from '@agent-tape/core'
+import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
+import { installHttpBoundary, readModelAnswer, readModelRequest, recordedUsage } from '@agent-tape/http'
+import { type ChatResponse, type Message, Ollama, type Tool } from 'ollama'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { RESEARCH_TOOLS, researchScript } from '../support/scripts.js'
+import { runTaped } from '../support/tape-run.js'
+
+// A local Ollama, declared as a user declares it: modelEndpoints: ['http://127.0.0.1:11434'].
+const boundary = installHttpBoundary()
+const store = createMemoryStore()
+// Sent only to ollama.com by the client; here in a header, as a proxy in front of Ollama wants it.
+const API_KEY = `ollama-${'K3yForTests'.repeat(4)}`
+let provider: FakeProvider
+let ollama: Ollama
+
+beforeAll(async () => {
+  provider = await startFakeProvider({ reply: (req) => researchScript(req.body), seed: 'ollama' })
+  boundary.addModelEndpoints(provider.url)
+  ollama = new Ollama({ host: provider.url, headers: { Authorization: `Bearer ${API_KEY}` } })
+})
+afterAll(() => provider.close())
+
+const TOOLS: Tool[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'search',
+      description: 'Web search',
+      parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'fetch_page',
+      description: 'Fetch a page',
+      parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
+    },
+  },
+]
+
+/** A research agent on /api/chat: call the tools the model asks for until it answers. */
+async function research(client: Ollama, question: string, stream: boolean, keepAlive = '5m') {
+  const messages: Message[] = [{ role: 'user', content: question }]
+  const answers: (ChatResponse | ChatResponse[])[] = []
+  for (let step = 0; step < 5; step++) {
+    const request = {
+      model: 'qwen3',
+      messages,
+      tools: TOOLS,
+      keep_alive: keepAlive,
+      options: { temperature: 0 },
+    }
+    let message: Message
+    if (stream) {
+      const parts: ChatResponse[] = []
+      for await (const part of await client.chat({ ...request, stream: true })) parts.push(part)
+      answers.push(parts)
+      message = {
+        role: 'assistant',
+        content: parts.map((p) => p.message.content).join(''),
+        tool_calls: parts.flatMap((p) => p.message.tool_calls ?? []),
+      }
+    } else {
+      const response = await client.chat({ ...request, stream: false })
+      answers.push(response)
+      message = response.message
+    }
+    messages.push(message)
+    if (!message.tool_calls?.length) return { text: message.content, answers }
+    for (const call of message.tool_calls) {
+      const run = RESEARCH_TOOLS[call.function.name as keyof typeof RESEARCH_TOOLS]
+      messages.push({
+        role: 'tool',
+        content: run(call.function.arguments as never),
+        tool_name: call.function.name,
+      })
+    }
+  }
+  throw new Error('no answer after 5 steps')
+}
+
+const QUESTION = 'When was magnetic tape invented?'
+
+it.each([
+  ['JSON', false],
+  ['streamed', true],
+])(
+  'records a %s tool loop on /api/chat and replays the same objects with zero connections',
+  async (name, stream) => {
+    const file = `chat-${name}.jsonl`
+    const rec = await runTaped(store, file, 'auto', () => research(ollama, QUESTION, stream))
+    expect(rec.error).toBeUndefined()
+    expect(rec.result?.text).toBe('Magnetic tape recording was invented in 1928.')
+    expect(rec.state).toMatchObject({ action: 'record', captured: 3, written: true })
+    const connections = provider.connections
+    const replay = await runTaped(store, file, 'replay', () => research(ollama, QUESTION, stream))
+    expect(provider.connections).toBe(connections)
+    expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
+    // Every object the client returned, every streamed part of it, timestamps and timings included.
+    expect(replay.result).toEqual(rec.result)
+    const text = store.files[file]!
+    expect(text).not.toContain(API_KEY)
+    const decisions = parseCassette(text, file).decisions
+    expect(decisions[0]!.in).toMatchObject({ api: 'ollama', method: 'POST', path: '/api/chat' })
+    expect(decisions[0]!.in).toMatchObject({ body: { options: { temperature: 0 }, stream } })
+    expect(JSON.stringify(decisions[0]!.in)).not.toContain('keep_alive')
+    const body = (decisions[0]!.out as { body: object }).body
+    expect(Object.keys(body)).toEqual([stream ? 'ndjson' : 'json'])
+    // What the run summary counts and `show` reads.
+    expect(decisions.map((d) => recordedUsage(d.in, d.out))).toEqual([
+      expect.objectContaining({ input: expect.any(Number) }),
+      expect.objectContaining({ input: expect.any(Number) }),
+      { input: 300, output: 9 },
+    ])
+    expect(readModelRequest(decisions[1]!.in)).toMatchObject({ model: 'qwen3', messages: 3, tools: 2 })
+    expect(readModelAnswer(decisions[0]!.in, decisions[0]!.out)).toMatchObject({
+      streamed: stream,
+      model: 'qwen3',
+      toolCalls: [{ name: 'search', arguments: '{"query":"tape recorders history"}' }],
+      finishReason: 'stop',
+    })
+    expect(readModelAnswer(decisions[2]!.in, decisions[2]!.out)).toMatchObject({
+      text: 'Magnetic tape recording was invented in 1928.',
+      usage: { input: 300, output: 9 },
+    })
+  },
+)
+
+it('replays a run whose keep_alive changed: it keeps the model loaded, it does not change the answer', async () => {
+  const replay = await runTaped(store, 'chat-JSON.jsonl', 'replay', () =>
+    research(ollama, QUESTION, false, '30m'),
+  )
+  expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
+})
+
+it('a prompt edit misses at step 1 with the word-level diff, and the client surfaces the report at once', async () => {
+  const prompt = (audience: string) =>
+    `You research the history of recording technology for ${audience}. Answer in one sentence, cite the year, and name the inventor. ${QUESTION}`
+  const rec = await runTaped(store, 'prompt.jsonl', 'auto', () =>
+    research(ollama, prompt('a museum catalogue'), false),
+  )
+  expect(rec.state.captured).toBe(3)
+  const requests = provider.requests.length
+  const miss = await runTaped(store, 'prompt.jsonl', 'replay', () =>
+    research(ollama, prompt('a school textbook'), false),
+  )
+  expect(provider.requests.length).toBe(requests)
+  expect(miss.error).toMatchObject({ name: 'ResponseError', status_code: 400 })
+  expect((miss.error as Error).message).toContain('Replay miss at step 1, model request (qwen3)')
+  expect(miss.failure?.message.replace(/llm:[0-9a-f]{16}/g, 'llm:<key>')).toBe(
+    [
+      '[agent-tape] Replay miss at step 1, model request (qwen3): the run asked for a decision that was never recorded. If the change is intended, re-record this test: rerecord.',
+      '',
+      '  cassette  prompt.jsonl',
+      '  key       llm:<key>',
+      '  progress  diverged at decision 1 of 3 (0 replayed before it)',
+      '  nearest   #1 llm:<key>, model request (qwen3) at step 1',
+      '',
+      '  Input changed (recorded → now):',
+      '    body.messages[0].content: "…technology for a museum catalogue. Answer in one…" → "…technology for a school textbook. Answer in one…"',
+    ].join('\n'),
+  )
+})
+
+it('records /api/generate, JSON and streamed, and replays it; text Go escaped is read back', async () => {
+  const generate = await startFakeProvider({
+    reply: [
+      { text: 'Use <b> & <i>.', usage: { inputTokens: 12, outputTokens: 6 } },
+      { text: ['Use ', '<b> ', '& ', '<i>.'], usage: { inputTokens: 12, outputTokens: 6 } },
+    ],
+  })
+  boundary.addModelEndpoints(generate.url)
+  const client = new Ollama({ host: generate.url })
+  const run = async () => {
+    const whole = await client.generate({ model: 'qwen3', prompt: 'Bold and italic tags?' })
+    const parts = []
+    for await (const part of await client.generate({
+      model: 'qwen3',
+      prompt: 'Bold and italic tags?',
+      stream: true,
+    }))
+      parts.push(part)
+    return { whole, parts }
+  }
+  const rec = await runTaped(store, 'generate.jsonl', 'auto', run)
+  await generate.close()
+  expect(rec.result?.whole.response).toBe('Use <b> & <i>.')
+  const replay = await runTaped(store, 'generate.jsonl', 'replay', run)
+  expect(replay.state).toMatchObject({ status: 'clean', replayed: 2 })
+  expect(replay.result).toEqual(rec.result)
+  const decisions = parseCassette(store.files['generate.jsonl']!, 'generate.jsonl').decisions
+  expect(decisions.map((d) => d.in)).toMatchObject([
+    { api: 'ollama', path: '/api/generate', body: { stream: false } },
+    { api: 'ollama', path: '/api/generate', body: { stream: true } },
+  ])
+  // The bytes Go wrote do not come back from JSON.stringify: kept as text, read as JSON.
+  expect((decisions[0]!.out as { body: object }).body).toHaveProperty('text')
+  for (const d of decisions) {
+    expect(readModelAnswer(d.in, d.out)).toMatchObject({
+      text: 'Use <b> & <i>.',
+      finishReason: 'stop',
+      usage: { input: 12, output: 6 },
+    })
+    expect(readModelRequest(d.in)).toMatchObject({ last: { role: 'user', text: 'Bold and italic tags?' } })
+  }
+})
+
+it('replays an HTTP error, a mid-stream error line and a cut connection as the same errors', async () => {
+  const failing = await startFakeProvider({
+    reply: [
+      { error: { status: 404, message: "model 'qwen9' not found" } },
+      { text: ['one ', 'two ', 'three'], streamError: { afterEvents: 2, message: 'llama runner crashed' } },
+      { text: ['un ', 'deux ', 'trois'], cutAfterEvents: 1 },
+    ],
+  })
+  boundary.addModelEndpoints(failing.url)
+  const client = new Ollama({ host: failing.url })
+  const caught = (error: unknown) => ({
+    class: (error as object).constructor.name,
+    name: (error as Error).name,
+    message: (error as Error).message,
+    status: (error as { status_code?: number }).status_code,
+  })
+  const run = async () => {
+    const http = await client
+      .chat({ model: 'qwen9', messages: [{ role: 'user', content: 'hi' }] })
+      .catch(caught)
+    const seen: string[] = []
+    const consume = async () => {
+      for await (const part of await client.chat({
+        model: 'qwen3',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      }))
+        seen.push(part.message.content)
+    }
+    const stream = await consume().catch(caught)
+    const cut = await consume().catch(caught)
+    return { http, stream, cut, seen }
+  }
+  const rec = await runTaped(store, 'errors.jsonl', 'auto', run)
+  await failing.close()
+  expect(rec.result).toEqual({
+    http: { class: 'ResponseError', name: 'ResponseError', message: "model 'qwen9' not found", status: 404 },
+    stream: { class: 'Error', name: 'Error', message: 'llama runner crashed', status: undefined },
+    cut: { class: 'TypeError', name: 'TypeError', message: 'terminated', status: undefined },
+    seen: ['one ', 'two ', 'un '],
+  })
+  const replay = await runTaped(store, 'errors.jsonl', 'replay', run)
+  expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
+  expect(replay.result).toEqual(rec.result)
+  const decisions = parseCassette(store.files['errors.jsonl']!, 'errors.jsonl').decisions
+  expect(readModelAnswer(decisions[0]!.in, decisions[0]!.out)?.error).toBe("404 model 'qwen9' not found")
+  expect(readModelAnswer(decisions[1]!.in, decisions[1]!.out)).toMatchObject({
+    text: 'one two ',
+    error: 'stream error: llama runner crashed',
+  })
+})
+
+it('warns about a local Ollama that is not declared, naming the base URL to add', async () => {
+  const local = await startFakeProvider({ reply: () => ({ text: 'Hi.' }) })
+  try {
+    const client = new Ollama({ host: local.url })
+    const rec = await runTaped(store, 'undeclared.jsonl', 'auto', () =>
+      client.chat({ model: 'qwen3', messages: [{ role: 'user', content: 'hi' }] }),
+    )
+    expect(rec.result?.message.content).toBe('Hi.')
+    expect(rec.state.captured).toBe(0)
+    expect(rec.state.warnings).toEqual([expect.stringContaining(`modelEndpoints: ['${local.url}']`)])
+    expect(rec.state.warnings[0]).toContain('looks like a model call (ollama)')
+  } finally {
+    await local.close()
+  }
+})
