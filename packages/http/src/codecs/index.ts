@@ -1,4 +1,6 @@
 import { anthropicMessagesCodec } from './anthropic-messages.js'
+import { bedrockConverseCodec } from './bedrock-converse.js'
+import { bedrockInvokeCodec } from './bedrock-invoke.js'
 import type { ModelCodec } from './codec.js'
 import { openaiChatCodec } from './openai-chat.js'
 import { openaiResponsesCodec } from './openai-responses.js'
@@ -13,6 +15,8 @@ export const MODEL_CODECS: readonly ModelCodec[] = [
   anthropicMessagesCodec,
   openaiChatCodec,
   openaiResponsesCodec,
+  bedrockConverseCodec,
+  bedrockInvokeCodec,
 ]
 
 export function findCodec(method: string, pathname: string): ModelCodec | undefined {
