@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { anthropicMessages } from './anthropic-messages.js'
+import { bedrockConverse } from './bedrock-converse.js'
+import { bedrockInvoke } from './bedrock-invoke.js'
 import type { Endpoint } from './endpoint.js'
 import { createIdFactory } from './ids.js'
 import { openaiChat } from './openai-chat.js'
@@ -42,7 +44,13 @@ export interface FakeProvider {
   close(): Promise<void>
 }
 
-const ENDPOINTS: readonly Endpoint[] = [openaiChat, openaiResponses, anthropicMessages]
+const ENDPOINTS: readonly Endpoint[] = [
+  openaiChat,
+  openaiResponses,
+  anthropicMessages,
+  bedrockConverse,
+  bedrockInvoke,
+]
 
 function endpointOf(method: string, path: string): EndpointName | undefined {
   return method === 'POST' ? ENDPOINTS.find((e) => e.matches(path.replace(/\/+$/, '')))?.name : undefined
@@ -85,7 +93,12 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     fault: HttpErrorFault,
     extra: Record<string, string> = {},
   ) => {
-    const headers = { ...endpoint.responseHeaders(ids), ...extra, ...fault.headers }
+    const headers = {
+      ...endpoint.responseHeaders(ids),
+      ...endpoint.errorHeaders?.(fault),
+      ...extra,
+      ...fault.headers,
+    }
     const body = endpoint.errorBody(fault, headers[endpoint.requestIdHeader] ?? '')
     writeJson(res, fault.status, headers, body, { wanted: false, acceptEncoding: undefined })
   }
