@@ -4,7 +4,12 @@ import type { Turn } from '@agent-tape/fake-provider'
 export function toolResultsIn(body: unknown): number {
   const text = JSON.stringify(body)
   const count = (marker: string) => text.split(marker).length - 1
-  return count('"role":"tool"') + count('"type":"tool_result"') + count('"type":"function_call_output"')
+  return (
+    count('"role":"tool"') +
+    count('"type":"tool_result"') +
+    count('"type":"function_call_output"') +
+    count('"toolResult":')
+  )
 }
 
 /** A research script: search, then fetch a page, then answer (the same for every provider). */

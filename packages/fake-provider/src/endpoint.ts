@@ -44,6 +44,8 @@ export interface Endpoint {
   streamError(fault: StreamErrorFault, sent: number): unknown
   /** The JSON body of an HTTP error. */
   errorBody(fault: HttpErrorFault, requestId: string): unknown
+  /** Headers of an HTTP error, when the provider sends its type in one. */
+  errorHeaders?(fault: HttpErrorFault): Record<string, string>
   /** The header that carries the request id (`x-request-id` or `request-id`). */
   readonly requestIdHeader: string
 }

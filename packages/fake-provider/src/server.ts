@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { anthropicMessages } from './anthropic-messages.js'
 import { azureOpenaiChat } from './azure-openai.js'
+import { bedrockConverse } from './bedrock-converse.js'
+import { bedrockInvoke } from './bedrock-invoke.js'
 import type { Endpoint } from './endpoint.js'
 import { createIdFactory } from './ids.js'
 import { ollamaChat, ollamaGenerate } from './ollama.js'
@@ -53,6 +55,8 @@ const ENDPOINTS: readonly Endpoint[] = [
   anthropicMessages,
   ollamaChat,
   ollamaGenerate,
+  bedrockConverse,
+  bedrockInvoke,
 ]
 
 function endpointOf(method: string, path: string): EndpointName | undefined {
@@ -97,7 +101,12 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     fault: HttpErrorFault,
     extra: Record<string, string> = {},
   ) => {
-    const headers = { ...endpoint.responseHeaders(ids), ...extra, ...fault.headers }
+    const headers = {
+      ...endpoint.responseHeaders(ids),
+      ...endpoint.errorHeaders?.(fault),
+      ...extra,
+      ...fault.headers,
+    }
     const body = endpoint.errorBody(fault, headers[endpoint.requestIdHeader] ?? '')
     writeJson(
       res,

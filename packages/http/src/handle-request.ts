@@ -137,7 +137,7 @@ export async function handleRequest(
     // A 400 that says not to retry: every SDK surfaces it at once, carrying the report.
     const response = Response.json(decision.codec.errorBody(error.message), {
       status: 400,
-      headers: { 'x-should-retry': 'false', 'x-agent-tape': 'replay-miss' },
+      headers: { ...decision.codec.errorHeaders, 'x-should-retry': 'false', 'x-agent-tape': 'replay-miss' },
     })
     return { type: 'respond', response }
   }

@@ -85,7 +85,13 @@ function errorText(out: RecordedResponse, json: Json): string {
   if (typeof json.error === 'string') return `${out.status} ${json.error}`
   const error = asRecord(json.error)
   const type = typeof error.type === 'string' ? `${error.type}: ` : ''
-  const message = typeof error.message === 'string' ? error.message : JSON.stringify(json)
+  // `{ error: { type, message } }` for most APIs, `{ message }` for some.
+  const message =
+    typeof error.message === 'string'
+      ? error.message
+      : typeof json.message === 'string'
+        ? json.message
+        : JSON.stringify(json)
   return `${out.status} ${type}${message}`
 }
 

@@ -18,6 +18,7 @@ export type RecordedBody =
   | { base64: string }
   | { sse: SseEvent[]; end?: StreamEnd }
   | { ndjson: NdjsonLine[]; end?: StreamEnd }
+  | { frames: EventFrame[]; end?: StreamEnd }
 
 /** One server-sent event. `json` holds data that round-trips through JSON byte for byte; `data` holds any other text. */
 export interface SseEvent {
@@ -35,6 +36,38 @@ export interface SseEvent {
  * its `text` otherwise; `open` marks a last line the stream ended without a newline after.
  */
 export type NdjsonLine = { t: number; open?: true } & ({ json: unknown } | { text: string })
+
+/**
+ * One message of a binary event stream (`application/vnd.amazon.eventstream`): its headers and
+ * its payload, `json` when it round-trips byte for byte, else `text` (UTF-8) or `base64`. A
+ * payload `{"bytes": "<base64 of JSON>"}` is stored with `bytes` decoded and `decoded: 'bytes'`,
+ * so the streamed text can be read. `raw` keeps bytes that are not a well-formed message.
+ */
+export type EventFrame = { t: number } & (
+  | {
+      headers: Record<string, FrameHeaderValue>
+      json?: unknown
+      text?: string
+      base64?: string
+      decoded?: 'bytes'
+    }
+  | { raw: string }
+)
+
+/**
+ * A header value of an event-stream message: strings and booleans as themselves, other types
+ * tagged (`long` and `timestamp` in decimal, since they may exceed a JSON number).
+ */
+export type FrameHeaderValue =
+  | string
+  | boolean
+  | { byte: number }
+  | { short: number }
+  | { int: number }
+  | { long: string }
+  | { bytes: string }
+  | { timestamp: string }
+  | { uuid: string }
 
 /**
  * How a stream ended, when it did not end cleanly: cut off mid-way by an error. An abort by the

@@ -191,3 +191,22 @@ it('tells textual content types from binary ones', () => {
   ])
     expect(isTextual(type), type).toBe(false)
 })
+
+it('reads a JSON object sent as application/octet-stream as JSON when the request is a codec’s, and hashes it otherwise', async () => {
+  const body = '{"anthropic_version":"bedrock-2023-05-31","max_tokens":8}'
+  expect(await readRequestBody(post(body, 'application/octet-stream'), false, { json: true })).toEqual({
+    json: { anthropic_version: 'bedrock-2023-05-31', max_tokens: 8 },
+  })
+  expect(await readRequestBody(post(body, 'application/octet-stream'))).toEqual({
+    sha256: sha256(Buffer.from(body)),
+    bytes: body.length,
+    contentType: 'application/octet-stream',
+  })
+  // Bytes that are not JSON stay hashed.
+  const binary = Uint8Array.of(0x7b, 0xff, 0x00)
+  expect(
+    await readRequestBody(post(binary, 'application/octet-stream'), false, { json: true }),
+  ).toMatchObject({
+    sha256: sha256(binary),
+  })
+})

@@ -15,13 +15,21 @@ export type RequestBody =
 
 /**
  * Reads the body of `request`. With `consume`, the request itself is read (it will be answered
- * from the tape, never sent); otherwise a clone is, so the request can still be performed.
+ * from the tape, never sent); otherwise a clone is, so the request can still be performed. With
+ * `json`, a body that parses as a JSON object or array is read as JSON whatever its content type
+ * (an API whose SDK sends JSON as `application/octet-stream`).
  */
-export async function readRequestBody(request: Request, consume = false): Promise<RequestBody> {
+export async function readRequestBody(
+  request: Request,
+  consume = false,
+  { json = false }: { json?: boolean } = {},
+): Promise<RequestBody> {
   if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return undefined
   const bytes = Buffer.from(await (consume ? request : request.clone()).arrayBuffer())
   if (bytes.byteLength === 0) return undefined
   const contentType = request.headers.get('content-type') ?? ''
+  const parsed = json ? parseJsonValue(decodeUtf8(bytes)) : undefined
+  if (parsed !== undefined) return { json: parsed }
   const boundary = /^multipart\//i.test(contentType)
     ? contentType.match(/boundary=(?:"([^"]+)"|([^;]+))/i)
     : null
@@ -57,6 +65,16 @@ export function isTextual(contentType: string): boolean {
 function decodeUtf8(bytes: Buffer): string | undefined {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
+/** A JSON object or array, or `undefined`. */
+function parseJsonValue(text: string | undefined): unknown {
+  if (text === undefined || !/^\s*[[{]/.test(text)) return undefined
+  try {
+    return JSON.parse(text)
   } catch {
     return undefined
   }

@@ -25,10 +25,11 @@ export async function toRequestDecision(
   consumeBody = false,
 ): Promise<RequestDecision> {
   const method = request.method.toUpperCase()
-  const body = await readRequestBody(request, consumeBody)
+  const codec = requestClass === 'model' ? findCodec(method, url.pathname) : undefined
+  // A codec reads JSON: its API's body is JSON whatever content type the SDK sent it with.
+  const body = await readRequestBody(request, consumeBody, { json: codec !== undefined })
   const query = canonicalQuery(url)
   if (requestClass === 'model') {
-    const codec = findCodec(method, url.pathname)
     const headers = behaviourHeaders(request.headers)
     if (codec && body && 'json' in body) {
       const input: Record<string, unknown> = { api: codec.name, method, path: url.pathname }

@@ -33,6 +33,8 @@ export interface ModelCodec {
   canonicalBody(body: unknown): unknown
   /** The JSON error body a miss is answered with. */
   errorBody(message: string): unknown
+  /** Headers the SDK reads the error's type from, when the body does not carry it. */
+  readonly errorHeaders?: Readonly<Record<string, string>>
   /** Token usage of a recorded answer, for reports (`undefined` when it has none). */
   usage(body: unknown, events: readonly unknown[]): TokenUsage | undefined
   /** The request in a few words, from the canonical input (path and body). */

@@ -51,7 +51,15 @@ describe('what the codecs know, gathered', () => {
   })
 
   it('keys every codec’s behaviour headers in one order, whatever the request sent, and nothing else', () => {
-    expect(BEHAVIOUR_HEADERS).toEqual(['anthropic-version', 'anthropic-beta', 'openai-beta'])
+    expect(BEHAVIOUR_HEADERS).toEqual([
+      'anthropic-version',
+      'anthropic-beta',
+      'openai-beta',
+      'x-amzn-bedrock-guardrailidentifier',
+      'x-amzn-bedrock-guardrailversion',
+      'x-amzn-bedrock-trace',
+      'x-amzn-bedrock-performanceconfig-latency',
+    ])
     const headers = new Headers({
       'openai-beta': 'assistants=v2',
       'anthropic-beta': 'tools-2024',

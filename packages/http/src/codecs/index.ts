@@ -1,4 +1,6 @@
 import { anthropicMessagesCodec } from './anthropic-messages.js'
+import { bedrockConverseCodec } from './bedrock-converse.js'
+import { bedrockInvokeCodec } from './bedrock-invoke.js'
 import type { ModelCodec } from './codec.js'
 import { ollamaCodec } from './ollama.js'
 import { openaiChatCodec } from './openai-chat.js'
@@ -15,6 +17,8 @@ export const MODEL_CODECS: readonly ModelCodec[] = [
   openaiChatCodec,
   openaiResponsesCodec,
   ollamaCodec,
+  bedrockConverseCodec,
+  bedrockInvokeCodec,
 ]
 
 export function findCodec(method: string, pathname: string): ModelCodec | undefined {

@@ -8,6 +8,13 @@ const TOOL: Record<string, (name: string) => unknown> = {
   'openai-responses': (name) => ({ type: 'function', name, parameters: { type: 'object' } }),
   'anthropic-messages': (name) => ({ name, input_schema: { type: 'object' } }),
   ollama: (name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }),
+  'bedrock-converse': (name) => ({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } }),
+  'bedrock-invoke': (name) => ({ name, input_schema: { type: 'object' } }),
+}
+
+// A request body with those tools, for the APIs that do not take them as a top-level `tools`.
+const BODY: Record<string, (tools: unknown[]) => unknown> = {
+  'bedrock-converse': (tools) => ({ messages: [], toolConfig: { tools } }),
 }
 
 const names = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/), { minLength: 1, maxLength: 8 })
@@ -22,7 +29,10 @@ describe('codec keys do not depend on the order tools are declared in', () => {
           fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length })),
         ),
         ([declared, shuffled]) => {
-          const body = (order: string[]) => ({ model: 'm', messages: [], tools: order.map((n) => tool!(n)) })
+          const body = (order: string[]) => {
+            const tools = order.map((n) => tool!(n))
+            return BODY[name]?.(tools) ?? { model: 'm', messages: [], tools }
+          }
           expect(codec.canonicalBody(body(shuffled))).toEqual(codec.canonicalBody(body(declared)))
         },
       ),

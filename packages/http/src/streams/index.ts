@@ -1,10 +1,15 @@
 import type { RecordedBody, StreamEnd } from '../recorded-response.js'
+import { EVENTSTREAM_FORMAT } from './eventstream.js'
 import type { StreamEvent, StreamFormat, TimedItem } from './format.js'
 import { NDJSON_FORMAT } from './ndjson.js'
 import { SSE_FORMAT } from './sse.js'
 
 /** The stream formats agent-tape records and replays, by the response's content type. */
-export const STREAM_FORMATS: readonly StreamFormat[] = [SSE_FORMAT, NDJSON_FORMAT] as StreamFormat[]
+export const STREAM_FORMATS: readonly StreamFormat[] = [
+  SSE_FORMAT,
+  NDJSON_FORMAT,
+  EVENTSTREAM_FORMAT,
+] as StreamFormat[]
 
 /** The stream format of a response with this content type, if it streams. */
 export function streamFormatOf(contentType: string): StreamFormat | undefined {

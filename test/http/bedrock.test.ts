@@ -1,0 +1,380 @@
+import { createMemoryStore, parseCassette } from '@agent-tape/core'
+import { type FakeProvider, startFakeProvider, type Turn } from '@agent-tape/fake-provider'
+import { installHttpBoundary, provideReplayKeys, readModelAnswer, recordedUsage } from '@agent-tape/http'
+import {
+  AccessDeniedException,
+  ConverseStreamCommand,
+  InvokeModelCommand,
+  InvokeModelWithResponseStreamCommand,
+  ModelStreamErrorException,
+  ThrottlingException,
+  ValidationException,
+} from '@aws-sdk/client-bedrock-runtime'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import {
+  AWS_CREDENTIALS,
+  bedrockClient,
+  http2BedrockClient,
+  MODEL_ID,
+  runConverseAgent,
+} from '../support/bedrock-agent.js'
+import { researchScript } from '../support/scripts.js'
+import { runTaped } from '../support/tape-run.js'
+
+const boundary = installHttpBoundary()
+const store = createMemoryStore()
+const QUESTION = 'When was magnetic tape invented?'
+const ENCODED_PATH = `/model/${encodeURIComponent(MODEL_ID)}`
+let provider: FakeProvider
+
+beforeAll(async () => {
+  provider = await startFakeProvider({ reply: (req) => researchScript(req.body), seed: 'bedrock' })
+  boundary.addModelEndpoints(provider.url)
+})
+afterAll(() => provider.close())
+
+/** A fake provider of its own for the turns a test scripts, closed after it. */
+async function scripted<T>(reply: Turn[], run: (url: string) => Promise<T>): Promise<T> {
+  const own = await startFakeProvider({ reply })
+  boundary.addModelEndpoints(own.url)
+  try {
+    return await run(own.url)
+  } finally {
+    await own.close()
+  }
+}
+
+function decisionsOf(file: string) {
+  return parseCassette(store.files[file]!, file).decisions
+}
+
+/** An error as a caller sees it: its class, name, message, and what the SDK attached. */
+function errorShape(error: unknown) {
+  const e = error as Error & { $fault?: string; $metadata?: { httpStatusCode?: number; requestId?: string } }
+  return {
+    class: e?.constructor,
+    name: e?.name,
+    message: e?.message,
+    fault: e?.$fault,
+    status: e?.$metadata?.httpStatusCode,
+    requestId: e?.$metadata?.requestId,
+  }
+}
+
+it('Converse: records a three-step tool loop and replays the same answers with zero connections', async () => {
+  const client = bedrockClient(provider.url)
+  const rec = await runTaped(store, 'converse.jsonl', 'auto', () => runConverseAgent(client, QUESTION))
+  expect(rec.error).toBeUndefined()
+  expect(rec.result?.text).toBe('Magnetic tape recording was invented in 1928.')
+  const connections = provider.connections
+  const replay = await runTaped(store, 'converse.jsonl', 'replay', () => runConverseAgent(client, QUESTION))
+  expect(provider.connections).toBe(connections)
+  expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
+  expect(replay.result).toEqual(rec.result)
+  expect(replay.result?.answers[0]?.output?.message?.content?.[0]?.toolUse).toMatchObject({
+    name: 'search',
+    input: { query: 'tape recorders history' },
+  })
+  expect(replay.result?.answers[2]?.usage).toEqual({ inputTokens: 300, outputTokens: 9, totalTokens: 309 })
+})
+
+it('keys the path as sent and the Converse body, never a SigV4 header, and stores no credential', () => {
+  const text = store.files['converse.jsonl']!
+  const [first, , last] = decisionsOf('converse.jsonl')
+  expect(first!.in).toEqual({
+    api: 'bedrock-converse',
+    method: 'POST',
+    path: `${ENCODED_PATH}/converse`,
+    body: expect.objectContaining({ messages: [{ role: 'user', content: [{ text: QUESTION }] }] }),
+  })
+  // Tools sorted by name in the key.
+  const tools = (first!.in as { body: { toolConfig: { tools: { toolSpec: { name: string } }[] } } }).body
+    .toolConfig.tools
+  expect(tools.map((t) => t.toolSpec.name)).toEqual(['fetch_page', 'search'])
+  expect(Object.keys((first!.out as { headers: object }).headers).sort()).toEqual([
+    'content-type',
+    'x-amzn-requestid',
+  ])
+  for (const value of [
+    AWS_CREDENTIALS.accessKeyId,
+    AWS_CREDENTIALS.secretAccessKey,
+    AWS_CREDENTIALS.sessionToken,
+  ])
+    expect(text).not.toContain(value)
+  for (const header of [
+    'authorization',
+    'x-amz-date',
+    'x-amz-security-token',
+    'x-amz-content-sha256',
+    'amz-sdk-invocation-id',
+    'amz-sdk-request',
+    'AWS4-HMAC-SHA256',
+  ])
+    expect(text.toLowerCase()).not.toContain(header.toLowerCase())
+  expect(recordedUsage(last!.in, last!.out)).toEqual({ input: 300, output: 9 })
+  expect(readModelAnswer(last!.in, last!.out)).toMatchObject({
+    text: 'Magnetic tape recording was invented in 1928.',
+    finishReason: 'end_turn',
+    usage: { input: 300, output: 9 },
+  })
+  expect(readModelAnswer(first!.in, first!.out)?.toolCalls).toEqual([
+    {
+      id: expect.stringMatching(/^tooluse_/),
+      name: 'search',
+      arguments: '{"query":"tape recorders history"}',
+    },
+  ])
+})
+
+it('replays with no credentials but the placeholders provideReplayKeys sets: the default chain signs with them', async () => {
+  const set = provideReplayKeys(process.env)
+  try {
+    expect(set).toEqual(expect.arrayContaining(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']))
+    // No `credentials`: the SDK's default chain finds the placeholders in the environment.
+    const client = bedrockClient(provider.url, { credentials: undefined })
+    const replay = await runTaped(store, 'converse.jsonl', 'replay', () => runConverseAgent(client, QUESTION))
+    expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
+    expect(replay.result?.text).toBe('Magnetic tape recording was invented in 1928.')
+  } finally {
+    for (const name of set) delete process.env[name]
+  }
+})
+
+it('a prompt edit misses at step 1 with the word-level diff, as a ValidationException the SDK does not retry', async () => {
+  const client = bedrockClient(provider.url)
+  const before = provider.requests.length
+  const miss = await runTaped(store, 'converse.jsonl', 'replay', () =>
+    runConverseAgent(client, 'When was tape invented?'),
+  )
+  expect(provider.requests.length).toBe(before)
+  expect(miss.error).toBeInstanceOf(ValidationException)
+  expect((miss.error as ValidationException).$metadata.attempts).toBe(1)
+  expect((miss.error as Error).message).toContain('Replay miss at step 1')
+  expect(miss.failure?.message).toContain(`Replay miss at step 1, model request (${MODEL_ID})`)
+  expect(miss.failure?.message).toContain(
+    'body.messages[0].content[0].text: "When was magnetic tape invented?" → "When was tape invented?"',
+  )
+})
+
+it('ConverseStream: replays every event of the binary stream, stored as readable frames', async () => {
+  const run = (url: string) => async () => {
+    const answer = await bedrockClient(url).send(
+      new ConverseStreamCommand({
+        modelId: MODEL_ID,
+        messages: [{ role: 'user', content: [{ text: 'hi' }] }],
+      }),
+    )
+    const events: unknown[] = []
+    for await (const event of answer.stream!) events.push(event)
+    return { metadata: answer.$metadata, events }
+  }
+  const turn: Turn = {
+    text: 'Tape arrived in 1928.',
+    toolCalls: [{ name: 'search', args: { query: 'tape' } }],
+    usage: { inputTokens: 21, outputTokens: 8 },
+  }
+  const rec = await scripted([turn], async (url) => {
+    const recorded = await runTaped(store, 'converse-stream.jsonl', 'auto', run(url))
+    const replayed = await runTaped(store, 'converse-stream.jsonl', 'replay', run(url))
+    return { recorded, replayed }
+  })
+  expect(rec.recorded.error).toBeUndefined()
+  expect(rec.replayed.state).toMatchObject({ status: 'clean', replayed: 1 })
+  expect(rec.replayed.result).toEqual(rec.recorded.result)
+  expect(rec.recorded.result?.events[0]).toEqual({ messageStart: { role: 'assistant' } })
+  const [decision] = decisionsOf('converse-stream.jsonl')
+  expect(decision!.in).toMatchObject({ api: 'bedrock-converse', path: `${ENCODED_PATH}/converse-stream` })
+  const frames = (decision!.out as { body: { frames: { headers: object; json: unknown }[] } }).body.frames
+  expect(frames[1]).toMatchObject({
+    headers: {
+      ':event-type': 'contentBlockDelta',
+      ':content-type': 'application/json',
+      ':message-type': 'event',
+    },
+    json: { contentBlockIndex: 0, delta: { text: 'Tape ' }, p: expect.any(String) },
+  })
+  expect(readModelAnswer(decision!.in, decision!.out)).toMatchObject({
+    streamed: true,
+    text: 'Tape arrived in 1928.',
+    toolCalls: [{ name: 'search', arguments: '{"query":"tape"}' }],
+    finishReason: 'tool_use',
+    usage: { input: 21, output: 8 },
+  })
+})
+
+it('InvokeModel: replays the same Claude message for an Anthropic body', async () => {
+  const body = JSON.stringify({
+    anthropic_version: 'bedrock-2023-05-31',
+    max_tokens: 256,
+    messages: [{ role: 'user', content: 'Find tape history' }],
+    tools: [
+      { name: 'search', description: 'Web search', input_schema: { type: 'object' } },
+      { name: 'fetch_page', description: 'Fetch a page', input_schema: { type: 'object' } },
+    ],
+  })
+  const run = (url: string) => async () => {
+    const answer = await bedrockClient(url).send(
+      new InvokeModelCommand({
+        modelId: MODEL_ID,
+        body,
+        contentType: 'application/json',
+        accept: 'application/json',
+      }),
+    )
+    return { ...answer, body: JSON.parse(new TextDecoder().decode(answer.body)) }
+  }
+  const turn: Turn = {
+    toolCalls: [{ name: 'search', args: { query: 'tape' } }],
+    usage: { inputTokens: 50, outputTokens: 7 },
+  }
+  const { recorded, replayed } = await scripted([turn], async (url) => ({
+    recorded: await runTaped(store, 'invoke.jsonl', 'auto', run(url)),
+    replayed: await runTaped(store, 'invoke.jsonl', 'replay', run(url)),
+  }))
+  expect(recorded.error).toBeUndefined()
+  expect(replayed.state).toMatchObject({ status: 'clean', replayed: 1 })
+  expect(replayed.result).toEqual(recorded.result)
+  expect(recorded.result?.body.content[0]).toMatchObject({ type: 'tool_use', name: 'search' })
+  const [decision] = decisionsOf('invoke.jsonl')
+  const input = decision!.in as { api: string; path: string; body: { tools: { name: string }[] } }
+  expect(input).toMatchObject({ api: 'bedrock-invoke', path: `${ENCODED_PATH}/invoke` })
+  expect(input.body.tools.map((t) => t.name)).toEqual(['fetch_page', 'search'])
+  expect(readModelAnswer(decision!.in, decision!.out)).toMatchObject({
+    toolCalls: [{ name: 'search', arguments: '{"query":"tape"}' }],
+    finishReason: 'tool_use',
+    usage: { input: 50, output: 7 },
+  })
+})
+
+it('InvokeModelWithResponseStream: replays every chunk, stored with the model’s events decoded', async () => {
+  const body = JSON.stringify({
+    anthropic_version: 'bedrock-2023-05-31',
+    max_tokens: 256,
+    messages: [{ role: 'user', content: 'hi' }],
+  })
+  const run = (url: string) => async () => {
+    const answer = await bedrockClient(url).send(
+      new InvokeModelWithResponseStreamCommand({ modelId: MODEL_ID, body }),
+    )
+    const chunks: unknown[] = []
+    for await (const part of answer.body!)
+      chunks.push(JSON.parse(new TextDecoder().decode(part.chunk?.bytes)))
+    return { contentType: answer.contentType, chunks }
+  }
+  const turn: Turn = { text: 'Magnetic tape, 1928.', usage: { inputTokens: 11, outputTokens: 6 } }
+  const { recorded, replayed } = await scripted([turn], async (url) => ({
+    recorded: await runTaped(store, 'invoke-stream.jsonl', 'auto', run(url)),
+    replayed: await runTaped(store, 'invoke-stream.jsonl', 'replay', run(url)),
+  }))
+  expect(recorded.error).toBeUndefined()
+  expect(replayed.state).toMatchObject({ status: 'clean', replayed: 1 })
+  expect(replayed.result).toEqual(recorded.result)
+  expect(recorded.result?.chunks).toContainEqual(
+    expect.objectContaining({
+      type: 'content_block_delta',
+      delta: { type: 'text_delta', text: 'Magnetic ' },
+    }),
+  )
+  const [decision] = decisionsOf('invoke-stream.jsonl')
+  const frames = (decision!.out as { body: { frames: { json: { bytes: unknown }; decoded?: string }[] } })
+    .body.frames
+  expect(frames[2]).toMatchObject({
+    headers: { ':event-type': 'chunk' },
+    json: {
+      bytes: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Magnetic ' } },
+    },
+    decoded: 'bytes',
+  })
+  expect(readModelAnswer(decision!.in, decision!.out)).toMatchObject({
+    streamed: true,
+    text: 'Magnetic tape, 1928.',
+    finishReason: 'end_turn',
+    usage: { input: 11, output: 6 },
+  })
+})
+
+it.each([
+  [403, AccessDeniedException],
+  [429, ThrottlingException],
+] as const)('replays HTTP %i as the same %o, with its message and request id', async (status, Class) => {
+  const run = (url: string) => () =>
+    runConverseAgent(bedrockClient(url, { maxAttempts: 1 }), QUESTION).catch((e: unknown) => {
+      throw e
+    })
+  const file = `error-${status}.jsonl`
+  const { recorded, replayed } = await scripted(
+    [{ error: { status, message: `refused (${status})` } }],
+    async (url) => ({
+      recorded: await runTaped(store, file, 'auto', run(url)),
+      replayed: await runTaped(store, file, 'replay', run(url)),
+    }),
+  )
+  expect(recorded.error).toBeInstanceOf(Class)
+  expect(errorShape(replayed.error)).toEqual(errorShape(recorded.error))
+  expect(errorShape(replayed.error)).toMatchObject({ message: `refused (${status})`, status })
+  expect(replayed.state.status).toBe('clean')
+  const [decision] = decisionsOf(file)
+  expect(readModelAnswer(decision!.in, decision!.out)?.error).toBe(`${status} refused (${status})`)
+})
+
+it.each([
+  ['ConverseStream', 'throttlingException', ThrottlingException],
+  ['InvokeModelWithResponseStream', 'modelStreamErrorException', ModelStreamErrorException],
+] as const)(
+  '%s: replays a mid-stream %s as the same error, after the same events',
+  async (operation, type, Class) => {
+    const run = (url: string) => async () => {
+      const client = bedrockClient(url, { maxAttempts: 1 })
+      const seen: unknown[] = []
+      try {
+        if (operation === 'ConverseStream') {
+          const answer = await client.send(
+            new ConverseStreamCommand({
+              modelId: MODEL_ID,
+              messages: [{ role: 'user', content: [{ text: 'hi' }] }],
+            }),
+          )
+          for await (const event of answer.stream!) seen.push(event)
+        } else {
+          const body = JSON.stringify({
+            anthropic_version: 'bedrock-2023-05-31',
+            max_tokens: 64,
+            messages: [{ role: 'user', content: 'hi' }],
+          })
+          const answer = await client.send(
+            new InvokeModelWithResponseStreamCommand({ modelId: MODEL_ID, body }),
+          )
+          for await (const part of answer.body!) seen.push(part)
+        }
+      } catch (error) {
+        return { seen, error: errorShape(error) }
+      }
+      return { seen, error: undefined }
+    }
+    const file = `stream-error-${type}.jsonl`
+    const turn: Turn = {
+      text: 'partial answer here',
+      streamError: { afterEvents: 3, type, message: 'Try again later.' },
+    }
+    const { recorded, replayed } = await scripted([turn], async (url) => ({
+      recorded: await runTaped(store, file, 'auto', run(url)),
+      replayed: await runTaped(store, file, 'replay', run(url)),
+    }))
+    expect(recorded.result?.error).toMatchObject({ class: Class, message: 'Try again later.' })
+    expect(recorded.result?.seen).toHaveLength(3)
+    expect(replayed.result).toEqual(recorded.result)
+    expect(replayed.state.status).toBe('clean')
+    const [decision] = decisionsOf(file)
+    expect(readModelAnswer(decision!.in, decision!.out)?.error).toBe(
+      `stream error: ${type}: Try again later.`,
+    )
+  },
+)
+
+it('the default client, over HTTP/2, is refused while a tape records, with the report naming node:http2', async () => {
+  const run = await runTaped(store, 'http2.jsonl', 'auto', () =>
+    runConverseAgent(http2BedrockClient(provider.url), QUESTION),
+  )
+  expect(run.error).toBeDefined()
+  expect(run.failure?.message).toMatch(/Blocked a connection to 127\.0\.0\.1:\d+ from node:http2/)
+})
