@@ -8,7 +8,12 @@ import {
   type ModelRequest,
   parseJson,
 } from './codecs/read.js'
-import { isRecordedResponse, type RecordedResponse, type StreamEnd } from './recorded-response.js'
+import {
+  isRecordedResponse,
+  type RecordedResponse,
+  recordedJson,
+  type StreamEnd,
+} from './recorded-response.js'
 import { streamEvents } from './streams/index.js'
 import { recordedUsage } from './usage.js'
 
@@ -22,15 +27,16 @@ export function readModelAnswer(input: unknown, out: unknown): ModelAnswer | und
   const answer: ModelAnswer = { status: out.status, streamed: false, text: '', toolCalls: [] }
   const body = out.body
   const events = streamEvents(body)
+  const json = events ? undefined : recordedJson(body)
   if (events) {
     answer.streamed = true
     Object.assign(answer, codec?.readStream(events) ?? emptyAnswer())
     const end = (body as { end?: StreamEnd }).end
     if (end) answer.error ??= `stream cut off: ${end.error.name}: ${end.error.message}`
-  } else if (body && 'json' in body) {
-    const json = asRecord(body.json)
-    if (out.status >= 400 || json.error) answer.error = errorText(out, json)
-    else Object.assign(answer, codec?.readBody(body.json) ?? emptyAnswer())
+  } else if (json) {
+    const record = asRecord(json.json)
+    if (out.status >= 400 || record.error) answer.error = errorText(out, record)
+    else Object.assign(answer, codec?.readBody(json.json) ?? emptyAnswer())
   } else if (body && 'text' in body && out.status >= 400) {
     answer.error = `${out.status}: ${body.text}`
   }
@@ -81,7 +87,9 @@ export function useCodecLabels(): void {
 
 function errorText(out: RecordedResponse, json: Json): string {
   const error = asRecord(json.error)
-  const type = typeof error.type === 'string' ? `${error.type}: ` : ''
+  // `type` in most APIs; a gRPC status name (`RESOURCE_EXHAUSTED`) in Google's.
+  const kind = error.type ?? error.status
+  const type = typeof kind === 'string' ? `${kind}: ` : ''
   const message = typeof error.message === 'string' ? error.message : JSON.stringify(json)
   return `${out.status} ${type}${message}`
 }

@@ -56,3 +56,18 @@ export function isRecordedResponse(value: unknown): value is RecordedResponse {
   const r = value as Partial<RecordedResponse>
   return typeof r.status === 'number' && typeof r.headers === 'object' && r.headers !== null
 }
+
+/**
+ * The JSON of a recorded body: stored as JSON, or as text when its bytes were not what
+ * `JSON.stringify` writes (a pretty-printed answer) but still JSON; `undefined` otherwise.
+ */
+export function recordedJson(body: RecordedBody | undefined): { json: unknown } | undefined {
+  if (!body) return undefined
+  if ('json' in body) return { json: body.json }
+  if (!('text' in body) || !/^\s*[[{]/.test(body.text)) return undefined
+  try {
+    return { json: JSON.parse(body.text) }
+  } catch {
+    return undefined
+  }
+}

@@ -1,6 +1,6 @@
 import type { TokenUsage } from './codecs/codec.js'
 import { codecByName } from './codecs/index.js'
-import { isRecordedResponse } from './recorded-response.js'
+import { isRecordedResponse, recordedJson } from './recorded-response.js'
 import { streamEvents } from './streams/index.js'
 
 /**
@@ -13,7 +13,8 @@ export function recordedUsage(input: unknown, out: unknown): TokenUsage | undefi
   const codec = codecByName(api)
   if (!codec) return undefined
   const body = out.body
-  if ('json' in body) return codec.usage(body.json, [])
+  const json = recordedJson(body)
+  if (json) return codec.usage(json.json, [])
   const events = streamEvents(body)
   return events
     ? codec.usage(
