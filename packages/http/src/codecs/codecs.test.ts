@@ -14,9 +14,15 @@ import {
 
 describe('what the codecs know, gathered', () => {
   it('recognises each provider host by name or pattern, and nothing else', () => {
-    for (const host of ['api.openai.com', 'api.anthropic.com', 'my-team.openai.azure.com', 'api.groq.com'])
+    for (const host of [
+      'api.openai.com',
+      'api.anthropic.com',
+      'my-team.openai.azure.com',
+      'api.groq.com',
+      'generativelanguage.googleapis.com',
+    ])
       expect(isModelHost(host), host).toBe(true)
-    for (const host of ['generativelanguage.googleapis.com', 'api.cohere.com'])
+    for (const host of ['api.cohere.com'])
       expect(isModelHost(host), `${host} (no codec reads it yet)`).toBe(true)
     for (const host of ['openai.com', 'api.openai.com.evil.test', 'azure.com', 'example.com', 'localhost'])
       expect(isModelHost(host), host).toBe(false)

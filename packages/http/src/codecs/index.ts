@@ -1,5 +1,6 @@
 import { anthropicMessagesCodec } from './anthropic-messages.js'
 import type { ModelCodec } from './codec.js'
+import { geminiCodec } from './gemini.js'
 import { openaiChatCodec } from './openai-chat.js'
 import { openaiResponsesCodec } from './openai-responses.js'
 import { UNREAD_PROVIDERS } from './unread-providers.js'
@@ -13,6 +14,7 @@ export const MODEL_CODECS: readonly ModelCodec[] = [
   anthropicMessagesCodec,
   openaiChatCodec,
   openaiResponsesCodec,
+  geminiCodec,
 ]
 
 export function findCodec(method: string, pathname: string): ModelCodec | undefined {

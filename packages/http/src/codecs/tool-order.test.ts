@@ -7,6 +7,7 @@ const TOOL: Record<string, (name: string) => unknown> = {
   'openai-chat': (name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }),
   'openai-responses': (name) => ({ type: 'function', name, parameters: { type: 'object' } }),
   'anthropic-messages': (name) => ({ name, input_schema: { type: 'object' } }),
+  gemini: (name) => ({ functionDeclarations: [{ name, parameters: { type: 'OBJECT' } }] }),
 }
 
 const names = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/), { minLength: 1, maxLength: 8 })
@@ -28,4 +29,23 @@ describe('codec keys do not depend on the order tools are declared in', () => {
       { numRuns: 200 },
     )
   })
+})
+
+it('gemini: declarations grouped in one tool, as SDKs send them, key the same in any order', () => {
+  const codec = MODEL_CODECS.find((c) => c.name === 'gemini')!
+  fc.assert(
+    fc.property(
+      names.chain((list) =>
+        fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length })),
+      ),
+      ([declared, shuffled]) => {
+        const body = (order: string[]) => ({
+          contents: [],
+          tools: [{ functionDeclarations: order.map((name) => ({ name })) }, { googleSearch: {} }],
+        })
+        expect(codec.canonicalBody(body(shuffled))).toEqual(codec.canonicalBody(body(declared)))
+      },
+    ),
+    { numRuns: 200 },
+  )
 })
