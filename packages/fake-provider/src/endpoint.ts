@@ -36,6 +36,8 @@ export interface Endpoint {
   responseHeaders(ids: IdFactory): Record<string, string>
   /** The non-streamed JSON body. */
   json(ctx: TurnContext): unknown
+  /** How JSON bodies (answers and errors) are written (default: `JSON.stringify`, compact). */
+  jsonText?(payload: unknown): string
   /** The streamed events, in order (`SseEvent`s unless the endpoint has its own `wire`). */
   events(ctx: TurnContext): readonly unknown[]
   /** The in-band error event of a stream; `sent` is the number of events already sent. */

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { anthropicMessages } from './anthropic-messages.js'
 import type { Endpoint } from './endpoint.js'
+import { geminiApi, vertexGemini } from './gemini.js'
 import { createIdFactory } from './ids.js'
 import { openaiChat } from './openai-chat.js'
 import { openaiResponses } from './openai-responses.js'
@@ -42,7 +43,13 @@ export interface FakeProvider {
   close(): Promise<void>
 }
 
-const ENDPOINTS: readonly Endpoint[] = [openaiChat, openaiResponses, anthropicMessages]
+const ENDPOINTS: readonly Endpoint[] = [
+  openaiChat,
+  openaiResponses,
+  anthropicMessages,
+  geminiApi,
+  vertexGemini,
+]
 
 function endpointOf(method: string, path: string): EndpointName | undefined {
   return method === 'POST' ? ENDPOINTS.find((e) => e.matches(path.replace(/\/+$/, '')))?.name : undefined
@@ -87,7 +94,14 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
   ) => {
     const headers = { ...endpoint.responseHeaders(ids), ...extra, ...fault.headers }
     const body = endpoint.errorBody(fault, headers[endpoint.requestIdHeader] ?? '')
-    writeJson(res, fault.status, headers, body, { wanted: false, acceptEncoding: undefined })
+    writeJson(
+      res,
+      fault.status,
+      headers,
+      body,
+      { wanted: false, acceptEncoding: undefined },
+      endpoint.jsonText,
+    )
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -124,7 +138,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
         wanted: turn.gzip ?? options.gzip ?? false,
         acceptEncoding: request.headers['accept-encoding'],
       }
-      return writeJson(res, 200, headers, endpoint.json(ctx), gzip)
+      return writeJson(res, 200, headers, endpoint.json(ctx), gzip, endpoint.jsonText)
     }
     const events = endpoint.events(ctx)
     const fault = turn.streamError

@@ -17,8 +17,9 @@ export function writeJson(
   headers: Record<string, string>,
   payload: unknown,
   gzip: { wanted: boolean; acceptEncoding: string | undefined },
+  stringify: (payload: unknown) => string = JSON.stringify,
 ): void {
-  let body = Buffer.from(JSON.stringify(payload), 'utf8')
+  let body = Buffer.from(stringify(payload), 'utf8')
   const head: Record<string, string> = { 'content-type': 'application/json', ...headers }
   if (gzip.wanted && /\bgzip\b/.test(gzip.acceptEncoding ?? '')) {
     body = gzipSync(body)
@@ -64,6 +65,9 @@ export async function writeStream(
       return
     }
     if (plan.error?.after === i) {
+      // Paced as an event: a client reads it apart from the one before (some SDKs need that).
+      if (plan.delayMs > 0) await sleep(plan.delayMs)
+      if (res.destroyed) return
       res.end(wire.encode(plan.error.event))
       return
     }
