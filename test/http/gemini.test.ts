@@ -1,4 +1,4 @@
-import { createMemoryStore, parseCassette } from '@agent-tape/core'
+import { createMemoryStore, isSecretLeakError, openTape, parseCassette, runWithTape } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { installHttpBoundary, readModelAnswer, readModelRequest, recordedUsage } from '@agent-tape/http'
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
@@ -260,6 +260,32 @@ describe('@google/genai', () => {
     expect(replay.error).toBeInstanceOf(ApiError)
     expect((replay.error as ApiError).status).toBe(429)
     expect((replay.error as ApiError).message).toBe((rec.error as ApiError).message)
+  })
+
+  it('refuses to write a stream whose text chunks split a secret between them', async () => {
+    const secret = `sk-proj-${'Op3nAiK3y'.repeat(5)}`
+    const leaky = await startFakeProvider({
+      reply: [{ text: [`Here: ${secret.slice(0, 20)}`, `${secret.slice(20)} (keep it safe)`] }],
+    })
+    boundary.addModelEndpoints(leaky.url)
+    const client = new GoogleGenAI({ apiKey: API_KEY, httpOptions: { baseUrl: leaky.url } })
+    const tape = await openTape({ id: 'leak', cassettePath: 'leak.jsonl', store, mode: 'auto', env: {} })
+    await runWithTape(tape, async () => {
+      for await (const _ of await client.models.generateContentStream({
+        model: 'gemini-2.5-flash',
+        contents: 'key?',
+      }));
+    })
+    await leaky.close()
+    const error = await tape.finish().then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(isSecretLeakError(error)).toBe(true)
+    expect((error as Error).message).toContain(
+      'out.body.sse[*].candidates[].content.parts[].text (reassembled from 2 events)',
+    )
+    expect(store.files['leak.jsonl']).toBeUndefined()
   })
 
   it('on Vertex AI, keys the project path and keeps the Bearer token out of the cassette', async () => {
