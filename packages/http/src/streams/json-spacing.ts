@@ -5,11 +5,8 @@
  */
 export type JsonSeparators = readonly [item: string, key: string]
 
-/** Google's APIs (`{"a": 1,"b": 2}`), then Python's `json.dumps` default (`{"a": 1, "b": 2}`). */
-const SPACINGS: readonly JsonSeparators[] = [
-  [',', ': '],
-  [', ', ': '],
-]
+/** The spacings recognised: Google's APIs write `{"a": 1,"b": [2,3]}`. */
+const SPACINGS: readonly JsonSeparators[] = [[',', ': ']]
 
 /** `value` (parsed JSON) written with `separators`. */
 export function stringifyJson(value: unknown, separators: JsonSeparators): string {
@@ -22,7 +19,18 @@ export function stringifyJson(value: unknown, separators: JsonSeparators): strin
   return JSON.stringify(value)
 }
 
-/** The spacing that writes `parsed` back as exactly `raw`, if one of the known ones does. */
+/**
+ * The spacing that writes `parsed` back as exactly `raw`, if a recognised one does. A text with
+ * no item separator (`{"type": "ping"}`) does not say which spacing it has: it is left to be kept
+ * as text, as such events always were, so that their recordings keep their bytes.
+ */
 export function spacingOf(parsed: unknown, raw: string): JsonSeparators | undefined {
+  if (!hasSeveralItems(parsed)) return undefined
   return SPACINGS.find((separators) => stringifyJson(parsed, separators) === raw)
+}
+
+function hasSeveralItems(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const items = Array.isArray(value) ? value : Object.values(value)
+  return items.length > 1 || items.some(hasSeveralItems)
 }

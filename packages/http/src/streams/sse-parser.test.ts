@@ -19,7 +19,7 @@ const event: fc.Arbitrary<Omit<SseEvent, 't'>> = fc
       payload: fc.oneof(
         dataText.map((data) => ({ data })),
         jsonData.map((json) => ({ json })),
-        // JSON spaced as Google's APIs and Python write it.
+        // JSON spaced as Google's APIs write it, and as Python does (kept as text).
         fc
           .tuple(jsonData, fc.constantFrom<[string, string]>([',', ': '], [', ', ': ']))
           .map(([json, separators]) => ({ data: stringifyJson(json, separators) })),
@@ -104,10 +104,10 @@ describe('what servers write outside the SSE rules', () => {
 
   it('keeps a JSON error body written into the stream between events, byte for byte, as one item', () => {
     const body = '{\n  "error": {\n    "code": 503,\n    "status": "UNAVAILABLE"\n  }\n}\n'
-    const wire = `data: {"a": 1}\n\n${body}`
+    const wire = `data: {"a": 1,"b": 2}\n\n${body}`
     const events = parse(wire.slice(0, 20), wire.slice(20, 30), wire.slice(30))
     expect(events).toEqual([
-      { t: 0, json: { a: 1 }, separators: [',', ': '] },
+      { t: 0, json: { a: 1, b: 2 }, separators: [',', ': '] },
       { t: 0, text: body },
     ])
     expect(events.map(serializeSseEvent).join('')).toBe(wire)
@@ -128,17 +128,18 @@ describe('what servers write outside the SSE rules', () => {
     expect(parse('data: x\nfoo: bar\n\n')).toEqual([{ t: 0, data: 'x' }])
   })
 
-  it('keeps data spaced as Google and Python write JSON as JSON, with its separators', () => {
+  it('keeps data spaced as Google writes JSON as JSON, with its separators', () => {
     const google = '{"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"}}]}'
     const python = '{"a": [1, 2], "b": {"c": null}}'
-    const events = parse(`data: ${google}\n\ndata: ${python}\n\ndata: {"a" : 1}\n\n`)
+    // A text with no item separator does not say how it is spaced: kept as text, as it always was.
+    const wire = `data: ${google}\n\ndata: ${python}\n\ndata: {"a" : 1}\n\ndata: {"type": "ping"}\n\n`
+    const events = parse(wire)
     expect(events).toEqual([
       { t: 0, json: JSON.parse(google), separators: [',', ': '] },
-      { t: 0, json: JSON.parse(python), separators: [', ', ': '] },
+      { t: 0, data: python },
       { t: 0, data: '{"a" : 1}' },
+      { t: 0, data: '{"type": "ping"}' },
     ])
-    expect(events.map(serializeSseEvent).join('')).toBe(
-      `data: ${google}\n\ndata: ${python}\n\ndata: {"a" : 1}\n\n`,
-    )
+    expect(events.map(serializeSseEvent).join('')).toBe(wire)
   })
 })
