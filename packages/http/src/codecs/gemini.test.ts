@@ -12,6 +12,7 @@ describe('which requests are Gemini’s', () => {
       '/v1beta/tunedModels/my-model-123:generateContent',
       '/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:streamGenerateContent',
       '/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent',
+      '/v1/projects/p/locations/us-central1/endpoints/1234567890:generateContent',
     ])
       expect(findCodec('POST', path), path).toBe(geminiCodec)
     for (const path of ['/v1beta/models/gemini-2.5-flash:countTokens', '/v1beta/models/gemini-2.5-flash'])

@@ -72,8 +72,11 @@ export const geminiCodec: ModelCodec = {
   },
 }
 
-/** `…/models/{model}:generateContent`, tuned models included; the model is the first group. */
-const MODEL_PATH = /\/(?:models|tunedModels)\/([^/:]+):(?:generateContent|streamGenerateContent)$/
+/**
+ * `…/models/{model}:generateContent`, tuned models (`tunedModels/…`, Vertex `endpoints/…`)
+ * included; the model is the first group.
+ */
+const MODEL_PATH = /\/(?:models|tunedModels|endpoints)\/([^/:]+):(?:generateContent|streamGenerateContent)$/
 
 /**
  * Function declarations sorted by name within each tool, and the tools by their first
