@@ -53,7 +53,7 @@ export const geminiCodec: ModelCodec = {
       tools: asArray(json.tools).reduce<number>((n, tool) => n + toolCount(asRecord(tool)), 0),
     }
     const model = path === undefined ? undefined : MODEL_PATH.exec(path)?.[1]
-    if (model !== undefined) request.model = decodeURIComponent(model)
+    if (model !== undefined) request.model = model
     if (contents.length > 0) {
       const last = asRecord(contents.at(-1))
       request.last = { role: str(last.role) ?? 'user', text: contentText(last.parts, describePart) }
