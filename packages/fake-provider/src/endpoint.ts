@@ -32,12 +32,12 @@ export interface Endpoint {
   modelOf?(request: ReceivedRequest): string | undefined
   /** How streamed events are framed (default: server-sent events, as `SseEvent`s). */
   readonly wire?: StreamWire
-  /** How a JSON body is written (default: `JSON.stringify`). */
-  jsonText?(payload: unknown): string
   /** Headers the provider sends on every response (request id, version, …). */
   responseHeaders(ids: IdFactory): Record<string, string>
   /** The non-streamed JSON body. */
   json(ctx: TurnContext): unknown
+  /** How JSON bodies (answers and errors) are written (default: `JSON.stringify`, compact). */
+  jsonText?(payload: unknown): string
   /** The streamed events, in order (`SseEvent`s unless the endpoint has its own `wire`). */
   events(ctx: TurnContext): readonly unknown[]
   /** The in-band error event of a stream; `sent` is the number of events already sent. */

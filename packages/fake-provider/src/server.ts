@@ -5,6 +5,7 @@ import { azureOpenaiChat } from './azure-openai.js'
 import { bedrockConverse } from './bedrock-converse.js'
 import { bedrockInvoke } from './bedrock-invoke.js'
 import type { Endpoint } from './endpoint.js'
+import { geminiApi, vertexGemini } from './gemini.js'
 import { createIdFactory } from './ids.js'
 import { ollamaChat, ollamaGenerate } from './ollama.js'
 import { openaiChat } from './openai-chat.js'
@@ -57,6 +58,8 @@ const ENDPOINTS: readonly Endpoint[] = [
   ollamaGenerate,
   bedrockConverse,
   bedrockInvoke,
+  geminiApi,
+  vertexGemini,
 ]
 
 function endpointOf(method: string, path: string): EndpointName | undefined {

@@ -65,6 +65,9 @@ export async function writeStream(
       return
     }
     if (plan.error?.after === i) {
+      // Paced as an event: a client reads it apart from the one before (some SDKs need that).
+      if (plan.delayMs > 0) await sleep(plan.delayMs)
+      if (res.destroyed) return
       res.end(wire.encode(plan.error.event))
       return
     }

@@ -126,6 +126,26 @@ describe('readModelAnswer', () => {
     expect(answer?.error).toBe('429 rate_limit_error: Slow down')
   })
 
+  it('reads a JSON answer stored as text because it was pretty-printed, its usage too', () => {
+    const json = {
+      model: 'gpt-4o',
+      choices: [{ message: { content: 'Hi' } }],
+      usage: { prompt_tokens: 3, completion_tokens: 1 },
+    }
+    const answer = readModelAnswer(
+      { api: 'openai-chat' },
+      { status: 200, headers: {}, body: { text: `${JSON.stringify(json, null, 2)}\n` } },
+    )
+    expect(answer).toMatchObject({ text: 'Hi', usage: { input: 3, output: 1 } })
+    const error = { error: { code: 429, message: 'Quota', status: 'RESOURCE_EXHAUSTED' } }
+    expect(
+      readModelAnswer(
+        { api: 'openai-chat' },
+        { status: 429, headers: {}, body: { text: JSON.stringify(error, null, 2) } },
+      )?.error,
+    ).toBe('429 RESOURCE_EXHAUSTED: Quota')
+  })
+
   it('is undefined for an output that is not a recorded response', () => {
     expect(readModelAnswer({ api: 'openai-chat' }, { content: 'scripted' })).toBeUndefined()
   })

@@ -84,7 +84,9 @@ function errorText(out: RecordedResponse, json: Json): string {
   // Some APIs answer `{ "error": "message" }`.
   if (typeof json.error === 'string') return `${out.status} ${json.error}`
   const error = asRecord(json.error)
-  const type = typeof error.type === 'string' ? `${error.type}: ` : ''
+  // `type` in most APIs; a gRPC status name (`RESOURCE_EXHAUSTED`) in Google's.
+  const kind = error.type ?? error.status
+  const type = typeof kind === 'string' ? `${kind}: ` : ''
   // `{ error: { type, message } }` for most APIs, `{ message }` for some.
   const message =
     typeof error.message === 'string'

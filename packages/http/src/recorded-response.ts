@@ -20,7 +20,11 @@ export type RecordedBody =
   | { ndjson: NdjsonLine[]; end?: StreamEnd }
   | { frames: EventFrame[]; end?: StreamEnd }
 
-/** One server-sent event. `json` holds data that round-trips through JSON byte for byte; `data` holds any other text. */
+/**
+ * One server-sent event. `json` holds data that round-trips through JSON byte for byte (spaced
+ * as `separators` say, when not compact); `data` holds any other text. Lines outside any event,
+ * such as a JSON error body a server writes into the stream, are kept as they came in `text`.
+ */
 export interface SseEvent {
   /** Milliseconds since the request was sent (the time to the headers included). */
   t: number
@@ -28,7 +32,10 @@ export interface SseEvent {
   id?: string
   retry?: number
   json?: unknown
+  /** The separators after items and after keys of `json`, when not `JSON.stringify`'s. */
+  separators?: [string, string]
   data?: string
+  text?: string
 }
 
 /**

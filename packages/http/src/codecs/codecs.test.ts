@@ -23,9 +23,10 @@ describe('what the codecs know, gathered', () => {
       'api.groq.com',
       'api.perplexity.ai',
       'ollama.com',
+      'generativelanguage.googleapis.com',
     ])
       expect(isModelHost(host), host).toBe(true)
-    for (const host of ['generativelanguage.googleapis.com', 'api.cohere.com'])
+    for (const host of ['api.cohere.com'])
       expect(isModelHost(host), `${host} (no codec reads it yet)`).toBe(true)
     for (const host of [
       'openai.com',

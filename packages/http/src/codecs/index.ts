@@ -2,6 +2,7 @@ import { anthropicMessagesCodec } from './anthropic-messages.js'
 import { bedrockConverseCodec } from './bedrock-converse.js'
 import { bedrockInvokeCodec } from './bedrock-invoke.js'
 import type { ModelCodec } from './codec.js'
+import { geminiCodec } from './gemini.js'
 import { ollamaCodec } from './ollama.js'
 import { openaiChatCodec } from './openai-chat.js'
 import { openaiResponsesCodec } from './openai-responses.js'
@@ -19,6 +20,7 @@ export const MODEL_CODECS: readonly ModelCodec[] = [
   ollamaCodec,
   bedrockConverseCodec,
   bedrockInvokeCodec,
+  geminiCodec,
 ]
 
 export function findCodec(method: string, pathname: string): ModelCodec | undefined {

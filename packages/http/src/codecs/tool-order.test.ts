@@ -10,6 +10,7 @@ const TOOL: Record<string, (name: string) => unknown> = {
   ollama: (name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } }),
   'bedrock-converse': (name) => ({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } }),
   'bedrock-invoke': (name) => ({ name, input_schema: { type: 'object' } }),
+  gemini: (name) => ({ functionDeclarations: [{ name, parameters: { type: 'OBJECT' } }] }),
 }
 
 // A request body with those tools, for the APIs that do not take them as a top-level `tools`.
@@ -39,4 +40,23 @@ describe('codec keys do not depend on the order tools are declared in', () => {
       { numRuns: 200 },
     )
   })
+})
+
+it('gemini: declarations grouped in one tool, as SDKs send them, key the same in any order', () => {
+  const codec = MODEL_CODECS.find((c) => c.name === 'gemini')!
+  fc.assert(
+    fc.property(
+      names.chain((list) =>
+        fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length })),
+      ),
+      ([declared, shuffled]) => {
+        const body = (order: string[]) => ({
+          contents: [],
+          tools: [{ functionDeclarations: order.map((name) => ({ name })) }, { googleSearch: {} }],
+        })
+        expect(codec.canonicalBody(body(shuffled))).toEqual(codec.canonicalBody(body(declared)))
+      },
+    ),
+    { numRuns: 200 },
+  )
 })

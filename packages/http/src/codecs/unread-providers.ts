@@ -4,10 +4,5 @@
  * body. Their key variables get a placeholder in replay, as every provider's do.
  */
 export const UNREAD_PROVIDERS: readonly { hosts: readonly string[]; keyVariables: readonly string[] }[] = [
-  {
-    // Google Gemini API.
-    hosts: ['generativelanguage.googleapis.com'],
-    keyVariables: ['GOOGLE_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
-  },
   { hosts: ['api.cohere.com'], keyVariables: ['COHERE_API_KEY'] },
 ]

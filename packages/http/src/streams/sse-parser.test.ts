@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { SseEvent } from '../recorded-response.js'
+import { spacingOf, stringifyJson } from './json-spacing.js'
 import { SseParser, serializeSseEvent } from './sse-parser.js'
 
 // Field values as a parser can hand them back: no line breaks in names and ids (a line break
@@ -18,6 +19,10 @@ const event: fc.Arbitrary<Omit<SseEvent, 't'>> = fc
       payload: fc.oneof(
         dataText.map((data) => ({ data })),
         jsonData.map((json) => ({ json })),
+        // JSON spaced as Google's APIs write it, and as Python does (kept as text).
+        fc
+          .tuple(jsonData, fc.constantFrom<[string, string]>([',', ': '], [', ', ': ']))
+          .map(([json, separators]) => ({ data: stringifyJson(json, separators) })),
       ),
     },
     { requiredKeys: [] },
@@ -27,15 +32,19 @@ const event: fc.Arbitrary<Omit<SseEvent, 't'>> = fc
   )
   .map(({ payload, ...fields }) => ({ ...fields, ...(payload ?? {}) }))
 
-/** What the parser stores for an event: JSON that re-serializes to the same bytes as `json`, else `data`. */
+/**
+ * What the parser stores for an event: JSON that re-serializes to the same bytes as `json`
+ * (spaced as `separators` say), else `data`.
+ */
 function stored(e: Omit<SseEvent, 't'>): Omit<SseEvent, 't'> {
   const { json, data, ...fields } = e
   const raw = json !== undefined ? JSON.stringify(json) : data
   if (raw === undefined) return fields
   const parsed = raw.startsWith('{') || raw.startsWith('[') ? tryParse(raw) : undefined
-  return parsed !== undefined && JSON.stringify(parsed) === raw
-    ? { ...fields, json: parsed }
-    : { ...fields, data: raw }
+  if (parsed === undefined) return { ...fields, data: raw }
+  if (JSON.stringify(parsed) === raw) return { ...fields, json: parsed }
+  const separators = spacingOf(parsed, raw)
+  return separators ? { ...fields, json: parsed, separators: [...separators] } : { ...fields, data: raw }
 }
 
 function tryParse(text: string): unknown {
@@ -84,5 +93,53 @@ describe('SseParser and serializeSseEvent', () => {
       { t: 0, event: 'a', data: 'x' },
       { t: 0, data: 'y' },
     ])
+  })
+})
+
+describe('what servers write outside the SSE rules', () => {
+  const parse = (...chunks: string[]) => {
+    const parser = new SseParser(() => 0)
+    return [...chunks.flatMap((c) => parser.push(c)), ...parser.end()]
+  }
+
+  it('keeps a JSON error body written into the stream between events, byte for byte, as one item', () => {
+    const body = '{\n  "error": {\n    "code": 503,\n    "status": "UNAVAILABLE"\n  }\n}\n'
+    const wire = `data: {"a": 1,"b": 2}\n\n${body}`
+    const events = parse(wire.slice(0, 20), wire.slice(20, 30), wire.slice(30))
+    expect(events).toEqual([
+      { t: 0, json: { a: 1, b: 2 }, separators: [',', ': '] },
+      { t: 0, text: body },
+    ])
+    expect(events.map(serializeSseEvent).join('')).toBe(wire)
+  })
+
+  it('ends unframed lines at a blank line or a field, and keeps their own line endings', () => {
+    const wire = 'oops\r\n\r\nnot: a field\ndata: x\n\n'
+    const events = parse(wire)
+    expect(events).toEqual([
+      { t: 0, text: 'oops\r\n\r\n' },
+      { t: 0, text: 'not: a field\n' },
+      { t: 0, data: 'x' },
+    ])
+    expect(events.map(serializeSseEvent).join('')).toBe(wire)
+  })
+
+  it('ignores an unknown field inside an event, as the rules say', () => {
+    expect(parse('data: x\nfoo: bar\n\n')).toEqual([{ t: 0, data: 'x' }])
+  })
+
+  it('keeps data spaced as Google writes JSON as JSON, with its separators', () => {
+    const google = '{"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"}}]}'
+    const python = '{"a": [1, 2], "b": {"c": null}}'
+    // A text with no item separator does not say how it is spaced: kept as text, as it always was.
+    const wire = `data: ${google}\n\ndata: ${python}\n\ndata: {"a" : 1}\n\ndata: {"type": "ping"}\n\n`
+    const events = parse(wire)
+    expect(events).toEqual([
+      { t: 0, json: JSON.parse(google), separators: [',', ': '] },
+      { t: 0, data: python },
+      { t: 0, data: '{"a" : 1}' },
+      { t: 0, data: '{"type": "ping"}' },
+    ])
+    expect(events.map(serializeSseEvent).join('')).toBe(wire)
   })
 })

@@ -18,7 +18,8 @@ export const SSE_FORMAT: StreamFormat<SseEvent> = {
   serialize: (event) => encoder.encode(serializeSseEvent(event)),
   event: (event) => ({
     ...(event.event === undefined ? {} : { event: event.event }),
-    data: event.json ?? parseJson(event.data),
+    // Lines outside any event are read as the data of one (an error body written into the stream).
+    data: event.json ?? parseJson(event.data ?? event.text),
   }),
 }
 
