@@ -81,8 +81,8 @@ function toReplier(reply: FakeProviderOptions['reply']): Replier {
 
 /**
  * Starts a loopback server that answers like the OpenAI (Chat Completions, Responses, on Azure's
- * paths too), Anthropic (Messages) and Ollama (chat, generate) APIs, JSON and streamed, with the
- * turns a test scripts.
+ * paths too), Anthropic (Messages), Gemini (Gemini API and Vertex AI), Bedrock (Converse,
+ * InvokeModel) and Ollama (chat, generate) APIs, JSON and streamed, with the turns a test scripts.
  *
  * @example
  * ```ts
