@@ -7,12 +7,14 @@ import { describe, expect, it } from 'vitest'
 // counterpart in the fake provider. No other source file may know a provider by name.
 const ROOT = join(import.meta.dirname, '..')
 const PROVIDER =
-  /openai|anthropic|claude|gemini|google|vertex|bedrock|ollama|azure|mistral|groq|cohere|deepseek|together\.xyz|fireworks|openrouter|perplexity|\bx\.ai\b|\bxai\b|chatcmpl|toolu_|\bgpt-/i
+  /openai|anthropic|claude|gemini|google|vertex|bedrock|amazon|\baws\b|x-amz|ollama|azure|mistral|groq|cohere|deepseek|together\.xyz|fireworks|openrouter|perplexity|\bx\.ai\b|\bxai\b|chatcmpl|toolu_|\bgpt-/i
 
 const MAY_NAME_PROVIDERS = [
   'packages/http/src/codecs/',
   // The loopback server that speaks each provider's wire format, for the tests.
   'packages/fake-provider/',
+  // A stream format is known by its content type, which may name its vendor (AWS's event stream).
+  'packages/http/src/streams/eventstream.ts',
   // Credential formats of the services whose keys leak into payloads, providers among them:
   // a secret rule knows what a key looks like, not how an API behaves.
   'packages/core/src/secrets/rules.ts',
