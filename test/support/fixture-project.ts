@@ -32,6 +32,8 @@ export interface RunResult {
   code: number | null
   /** stdout and stderr, without colours. */
   output: string
+  stdout: string
+  stderr: string
 }
 
 /**
@@ -100,11 +102,20 @@ export class FixtureProject {
         shell: true,
         env: { ...base, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
       })
-      let output = ''
-      child.stdout.on('data', (d) => (output += d))
-      child.stderr.on('data', (d) => (output += d))
+      const text = { output: '', stdout: '', stderr: '' }
+      child.stdout.on('data', (d) => {
+        text.output += d
+        text.stdout += d
+      })
+      child.stderr.on('data', (d) => {
+        text.output += d
+        text.stderr += d
+      })
       child.on('error', reject)
-      child.on('close', (code) => resolve({ code, output: output.replace(/\x1b\[[0-9;]*m/g, '') }))
+      child.on('close', (code) => {
+        const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '')
+        resolve({ code, output: plain(text.output), stdout: plain(text.stdout), stderr: plain(text.stderr) })
+      })
     })
   }
 

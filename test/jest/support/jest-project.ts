@@ -13,7 +13,7 @@ export class JestProject extends FixtureProject {
    * @param source a fixture name under test/jest/fixtures, or another project to copy
    * @param layers folders copied over it, such as the shared {@link CITY_AGENT}
    */
-  constructor(source: string | JestProject, ...layers: string[]) {
+  constructor(source: string | FixtureProject, ...layers: string[]) {
     const from = typeof source === 'string' ? join(FIXTURES, source) : source.dir
     super(`jest-${typeof source === 'string' ? source : 'copy'}`, [from, ...layers])
   }
@@ -21,5 +21,10 @@ export class JestProject extends FixtureProject {
   /** `jest <args>` with the repository's Jest. */
   jest(args: string, env: Record<string, string> = {}): Promise<RunResult> {
     return this.run(`"${process.execPath}" "${JEST_BIN}" ${args}`, env)
+  }
+
+  /** Runs the project's tests once, as `vitest run <args>` does for a Vitest project: `jest <args>`. */
+  runTests(args: string, env: Record<string, string> = {}): Promise<RunResult> {
+    return this.jest(args, env)
   }
 }

@@ -13,7 +13,7 @@ export class VitestProject extends FixtureProject {
    * @param source a fixture name under test/vitest/fixtures, or another project to copy
    * @param layers folders copied over it, such as the shared {@link CITY_AGENT}
    */
-  constructor(source: string | VitestProject, ...layers: string[]) {
+  constructor(source: string | FixtureProject, ...layers: string[]) {
     const from = typeof source === 'string' ? join(FIXTURES, source) : source.dir
     super(typeof source === 'string' ? source : 'copy', [from, ...layers])
   }
@@ -21,5 +21,10 @@ export class VitestProject extends FixtureProject {
   /** `vitest <args>` with the repository's Vitest. */
   vitest(args: string, env: Record<string, string> = {}): Promise<RunResult> {
     return this.run(`"${process.execPath}" "${VITEST_BIN}" ${args}`, env)
+  }
+
+  /** Runs the project's tests once, as `jest <args>` does for a Jest project: `vitest run <args>`. */
+  runTests(args: string, env: Record<string, string> = {}): Promise<RunResult> {
+    return this.vitest(`run ${args}`, env)
   }
 }
