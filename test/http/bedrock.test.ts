@@ -28,8 +28,12 @@ const ENCODED_PATH = `/model/${encodeURIComponent(MODEL_ID)}`
 let provider: FakeProvider
 
 beforeAll(async () => {
-  provider = await startFakeProvider({ reply: (req) => researchScript(req.body), seed: 'bedrock' })
-  boundary.addModelEndpoints(provider.url)
+  provider = await startFakeProvider({
+    reply: (req) => researchScript(req.body),
+    seed: 'bedrock',
+    http2: true,
+  })
+  boundary.addModelEndpoints(provider.url, provider.http2Url!)
 })
 afterAll(() => provider.close())
 
@@ -371,10 +375,20 @@ it.each([
   },
 )
 
-it('the default client, over HTTP/2, is refused while a tape records, with the report naming node:http2', async () => {
-  const run = await runTaped(store, 'http2.jsonl', 'auto', () =>
-    runConverseAgent(http2BedrockClient(provider.url), QUESTION),
-  )
-  expect(run.error).toBeDefined()
-  expect(run.failure?.message).toMatch(/Blocked a connection to 127\.0\.0\.1:\d+ from node:http2/)
+it('the default client, over HTTP/2, records and replays the same answers with zero connections', async () => {
+  const client = http2BedrockClient(provider.http2Url!)
+  const rec = await runTaped(store, 'http2.jsonl', 'auto', () => runConverseAgent(client, QUESTION))
+  expect(rec.error).toBeUndefined()
+  expect(rec.state).toMatchObject({ status: 'recorded', captured: 3 })
+  const connections = provider.connections
+  const replay = await runTaped(store, 'http2.jsonl', 'replay', () => runConverseAgent(client, QUESTION))
+  expect(provider.connections).toBe(connections)
+  expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
+  expect(replay.result).toEqual(rec.result)
+  // Over either protocol, the same request is the same decision: the HTTP/1.1 recording replays.
+  expect(decisionsOf('http2.jsonl')[0]!.in).toEqual(decisionsOf('converse.jsonl')[0]!.in)
+  const across = await runTaped(store, 'converse.jsonl', 'replay', () => runConverseAgent(client, QUESTION))
+  expect(across.state).toMatchObject({ status: 'clean', replayed: 3 })
+  expect(across.result?.text).toBe('Magnetic tape recording was invented in 1928.')
+  expect(provider.connections).toBe(connections)
 })

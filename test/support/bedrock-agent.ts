@@ -9,8 +9,9 @@ import {
 } from '@aws-sdk/client-bedrock-runtime'
 import { RESEARCH_TOOLS } from './scripts.js'
 
-// The client speaks HTTP/2 by default, which agent-tape does not intercept: users pass the SDK's
-// HTTP/1.1 handler (`@smithy/node-http-handler`), here the SDK's own copy of it.
+// The client speaks HTTP/2 by default (NodeHttp2Handler); most tests here give it the SDK's HTTP/1.1
+// handler (`@smithy/node-http-handler`, the SDK's own copy of it), which the fake provider's main
+// port speaks, and `http2BedrockClient` keeps the default.
 const fromSdk = createRequire(createRequire(import.meta.url).resolve('@aws-sdk/client-bedrock-runtime'))
 const { NodeHttpHandler } = fromSdk('@smithy/node-http-handler') as {
   NodeHttpHandler: new () => NonNullable<BedrockRuntimeClientConfig['requestHandler']>
@@ -36,7 +37,7 @@ export function bedrockClient(endpoint: string, config: Partial<BedrockRuntimeCl
   })
 }
 
-/** The default client, over HTTP/2. */
+/** The default client, over HTTP/2: give it the fake provider's `http2Url`. */
 export function http2BedrockClient(endpoint: string) {
   return new BedrockRuntimeClient({
     region: 'us-east-1',

@@ -81,7 +81,7 @@ it('refuses a connection no boundary records while a tape runs, and lets allowHo
     const refused = await project.runTests('test/database.test.ts', { ...env(), DB_PORT: String(port) })
     expect(refused.code).toBe(1)
     expect(refused.output).toContain(
-      `[agent-tape] Blocked a connection to db.internal:${port} from a raw TCP socket (net.connect): tape "test/database.test.ts > database" is recording; agent-tape answers fetch, undici's global dispatcher and node:http/https, not this client`,
+      `[agent-tape] Blocked a connection to db.internal:${port} from a raw TCP socket (net.connect): tape "test/database.test.ts > database" is recording; agent-tape answers fetch, undici's global dispatcher, node:http/https and node:http2, not this client`,
     )
     expect(connections).toBe(0)
     project.write(

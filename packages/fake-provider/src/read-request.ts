@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import type { Http2ServerRequest } from 'node:http2'
 import type { EndpointName, ReceivedRequest } from './received-request.js'
 
 /** The request body is kept apart from `body` so a parse failure can be answered as a 400. */
@@ -8,17 +9,19 @@ export interface ReadResult {
   invalidJson: boolean
 }
 
-function flattenHeaders(req: IncomingMessage): Record<string, string> {
+function flattenHeaders(req: IncomingMessage | Http2ServerRequest): Record<string, string> {
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
+    // HTTP/2's pseudo-headers (`:path`, `:method`, …) are the request line, not headers.
+    if (value !== undefined && !name.startsWith(':'))
+      headers[name] = Array.isArray(value) ? value.join(', ') : value
   }
   return headers
 }
 
 /** Reads the whole body of `req` and describes it. */
 export async function readRequest(
-  req: IncomingMessage,
+  req: IncomingMessage | Http2ServerRequest,
   index: number,
   endpointOf: (method: string, path: string) => EndpointName | undefined,
 ): Promise<ReadResult> {

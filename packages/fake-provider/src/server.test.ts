@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http'
+import { connect as http2Connect, type IncomingHttpHeaders } from 'node:http2'
 import Anthropic, { AnthropicError } from '@anthropic-ai/sdk'
 import OpenAI, { APIConnectionError, APIError } from 'openai'
 import { afterEach, expect, it } from 'vitest'
@@ -238,4 +239,52 @@ it('keeps serving after a client cancels a stream mid-way, and closes with the s
   expect(after.status).toBe(200)
   await expect(provider.close()).resolves.toBeUndefined()
   provider = undefined
+})
+
+/** One HTTP/2 request on a session of its own: the response headers and the body as text. */
+function http2Post(origin: string, path: string, body: unknown) {
+  return new Promise<{ headers: IncomingHttpHeaders; text: string }>((resolve, reject) => {
+    const session = http2Connect(origin)
+    session.on('error', reject)
+    const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/json' })
+    let headers: IncomingHttpHeaders = {}
+    let text = ''
+    stream.on('response', (h) => {
+      headers = h
+    })
+    stream.on('data', (chunk: Buffer) => {
+      text += chunk
+    })
+    stream.on('end', () => {
+      session.close()
+      resolve({ headers, text })
+    })
+    stream.on('error', reject)
+    stream.end(JSON.stringify(body))
+  })
+}
+
+it('answers HTTP/2 over cleartext on a port of its own when asked, JSON and streamed', async () => {
+  provider = await startFakeProvider({ http2: true, reply: [{ text: 'over h2' }, { text: 'a b' }] })
+  expect(provider.http2Url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+  expect(provider.http2Url).not.toBe(provider.url)
+  const json = await http2Post(provider.http2Url!, '/v1/chat/completions', { model: 'm', messages })
+  expect(json.headers[':status']).toBe(200)
+  expect(JSON.parse(json.text)).toMatchObject({ choices: [{ message: { content: 'over h2' } }] })
+  const sse = await http2Post(provider.http2Url!, '/v1/chat/completions', {
+    model: 'm',
+    messages,
+    stream: true,
+  })
+  expect(sse.headers['content-type']).toBe('text/event-stream; charset=utf-8')
+  expect(sse.text.endsWith('data: [DONE]\n\n')).toBe(true)
+  expect(provider.connections).toBe(2)
+  // The request line is not among the headers.
+  expect(Object.keys(provider.requests[0]!.headers).filter((name) => name.startsWith(':'))).toEqual([])
+  expect(provider.requests[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions' })
+})
+
+it('has no HTTP/2 port unless asked', async () => {
+  provider = await startFakeProvider({ reply: [] })
+  expect(provider.http2Url).toBeUndefined()
 })

@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, type IncomingMessage } from 'node:http'
+import { createServer as createHttp2Server, type Http2ServerRequest, type Http2Session } from 'node:http2'
+import type { AddressInfo, Server } from 'node:net'
 import { anthropicMessages } from './anthropic-messages.js'
 import { azureOpenaiChat } from './azure-openai.js'
 import { bedrockConverse } from './bedrock-converse.js'
@@ -14,7 +15,7 @@ import { readRequest } from './read-request.js'
 import type { EndpointName, ReceivedRequest } from './received-request.js'
 import { resolveTurn } from './resolve-turn.js'
 import type { HttpErrorFault, Turn } from './turn.js'
-import { SSE_WIRE, writeJson, writeStream } from './write-response.js'
+import { isGone, type ResponseSink, SSE_WIRE, writeJson, writeStream } from './write-response.js'
 
 /** Decides the answer to one request. */
 export type Replier = (request: ReceivedRequest) => Turn | Promise<Turn>
@@ -29,6 +30,11 @@ export interface FakeProviderOptions {
   gzip?: boolean
   /** Seed of the generated ids; the same seed gives the same ids (default random). */
   seed?: string
+  /**
+   * Also answer HTTP/2 over cleartext (h2c, prior knowledge), on a port of its own: `http2Url`
+   * (default false). The AWS SDK's default handler speaks it.
+   */
+  http2?: boolean
 }
 
 /** A running fake provider. */
@@ -39,9 +45,11 @@ export interface FakeProvider {
   readonly openaiBaseURL: string
   /** `baseURL` for `@anthropic-ai/sdk` (`url`); `createAnthropic` wants `url + '/v1'`. */
   readonly anthropicBaseURL: string
+  /** `http://127.0.0.1:<port>` answering HTTP/2 (h2c), when started with `http2: true`. */
+  readonly http2Url: string | undefined
   /** Every request received, in order of arrival, including unknown paths. */
   readonly requests: readonly ReceivedRequest[]
-  /** TCP connections accepted so far (0 proves a replay made no network call). */
+  /** TCP connections accepted so far, on both ports (0 proves a replay made no network call). */
   readonly connections: number
   /** Closes the server and every open connection. */
   close(): Promise<void>
@@ -82,7 +90,8 @@ function toReplier(reply: FakeProviderOptions['reply']): Replier {
 /**
  * Starts a loopback server that answers like the OpenAI (Chat Completions, Responses, on Azure's
  * paths too), Anthropic (Messages), Gemini (Gemini API and Vertex AI), Bedrock (Converse,
- * InvokeModel) and Ollama (chat, generate) APIs, JSON and streamed, with the turns a test scripts.
+ * InvokeModel) and Ollama (chat, generate) APIs, JSON and streamed, with the turns a test scripts;
+ * over HTTP/1.1, and over HTTP/2 too on a second port when asked (`http2: true`).
  *
  * @example
  * ```ts
@@ -99,7 +108,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
   let connections = 0
 
   const fail = (
-    res: ServerResponse,
+    res: ResponseSink,
     endpoint: Endpoint,
     fault: HttpErrorFault,
     extra: Record<string, string> = {},
@@ -121,7 +130,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     )
   }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handle = async (req: IncomingMessage | Http2ServerRequest, res: ResponseSink): Promise<void> => {
     const { request, invalidJson } = await readRequest(req, requests.length, endpointOf)
     requests.push(request)
     const endpoint = ENDPOINTS.find((e) => e.name === request.endpoint)
@@ -145,7 +154,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
       return fail(res, endpoint, { status: 500, message }, { 'x-should-retry': 'false' })
     }
     if (turn.headersDelayMs) await new Promise((resolve) => setTimeout(resolve, turn.headersDelayMs))
-    if (res.destroyed) return
+    if (isGone(res)) return
     if (turn.error) return fail(res, endpoint, turn.error)
     const resolved = resolveTurn(turn, request.rawBody)
     const model =
@@ -173,32 +182,63 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     })
   }
 
-  const server = createServer((req, res) => {
+  const answer = (req: IncomingMessage | Http2ServerRequest, res: ResponseSink) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain', 'x-should-retry': 'false' })
       res.end(`fake-provider: ${error instanceof Error ? error.message : String(error)}`)
     })
-  })
-  server.on('connection', () => {
+  }
+  const server = createServer(answer)
+  const url = await listen(server, () => {
     connections += 1
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => resolve())
+  // The same answers over HTTP/2 through node:http2's compatibility API, whose request and
+  // response read like node:http's.
+  const sessions = new Set<Http2Session>()
+  const h2 = options.http2 ? createHttp2Server(answer) : undefined
+  h2?.on('session', (session) => {
+    sessions.add(session)
+    session.on('close', () => sessions.delete(session))
   })
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const http2Url = h2
+    ? await listen(h2, () => {
+        connections += 1
+      })
+    : undefined
   return {
     url,
     openaiBaseURL: `${url}/v1`,
     anthropicBaseURL: url,
+    http2Url,
     requests,
     get connections() {
       return connections
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeAllConnections()
-      }),
+    close: async () => {
+      await Promise.all([
+        close(server, () => server.closeAllConnections()),
+        ...(h2 ? [close(h2, () => destroyAll(sessions))] : []),
+      ])
+    },
   }
+}
+
+async function listen(server: Server, onConnection: () => void): Promise<string> {
+  server.on('connection', onConnection)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+function destroyAll(sessions: Iterable<Http2Session>): void {
+  for (const session of sessions) session.destroy()
+}
+
+function close(server: Server, dropConnections: () => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()))
+    dropConnections()
+  })
 }

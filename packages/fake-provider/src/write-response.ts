@@ -1,8 +1,24 @@
-import type { ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { gzipSync } from 'node:zlib'
 import type { StreamWire } from './endpoint.js'
 import { formatSseEvent, type SseEvent } from './sse.js'
+
+/** What an answer is written to: node:http's response, or node:http2's compatibility one. */
+export interface ResponseSink {
+  readonly headersSent: boolean
+  writeHead(status: number, headers: Record<string, string>): unknown
+  /** node:http only: node:http2's `writeHead` sends the headers at once. */
+  flushHeaders?(): void
+  write(chunk: string | Uint8Array, callback: () => void): unknown
+  end(chunk?: string | Uint8Array): unknown
+  destroy(): unknown
+}
+
+/** Whether the client has gone: node:http's response says so itself, node:http2's through its stream. */
+export function isGone(res: ResponseSink): boolean {
+  const own = res as { destroyed?: boolean; stream?: { destroyed: boolean } }
+  return own.stream ? own.stream.destroyed : own.destroyed === true
+}
 
 /** Server-sent events, as the OpenAI and Anthropic APIs stream. */
 export const SSE_WIRE: StreamWire = {
@@ -12,7 +28,7 @@ export const SSE_WIRE: StreamWire = {
 
 /** Sends a complete JSON response, gzipped when asked for and accepted. */
 export function writeJson(
-  res: ServerResponse,
+  res: ResponseSink,
   status: number,
   headers: Record<string, string>,
   payload: unknown,
@@ -42,7 +58,7 @@ export interface StreamPlan {
 
 /** Streams `events` framed by `wire`, one write per event, stopping if the client goes away. */
 export async function writeStream(
-  res: ServerResponse,
+  res: ResponseSink,
   headers: Record<string, string>,
   events: readonly unknown[],
   wire: StreamWire,
@@ -54,7 +70,7 @@ export async function writeStream(
     ...headers,
   })
   // SDKs resolve their request promise on the headers; send them before the first delay.
-  res.flushHeaders()
+  res.flushHeaders?.()
   // One write per event, each flushed before the next: chunk boundaries then fall on events, and a
   // cut below destroys the socket only after the events before it have left.
   const write = (chunk: string | Uint8Array) =>
@@ -67,14 +83,14 @@ export async function writeStream(
     if (plan.error?.after === i) {
       // Paced as an event: a client reads it apart from the one before (some SDKs need that).
       if (plan.delayMs > 0) await sleep(plan.delayMs)
-      if (res.destroyed) return
+      if (isGone(res)) return
       res.end(wire.encode(plan.error.event))
       return
     }
     const event = events[i]
     if (event === undefined) break
     if (plan.delayMs > 0) await sleep(plan.delayMs)
-    if (res.destroyed) return
+    if (isGone(res)) return
     await write(wire.encode(event))
   }
   res.end()

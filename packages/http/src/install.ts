@@ -5,6 +5,7 @@ import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
 import { type BoundaryConfig, handleRequest } from './handle-request.js'
+import { interceptHttp2 } from './http2/intercept-connect.js'
 import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
 import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
 import { performingForTape } from './network/performing.js'
@@ -42,10 +43,10 @@ const KEY = Symbol.for('agent-tape.http-boundary')
 const holder = globalThis as { [KEY]?: Installed }
 
 /**
- * Intercepts `fetch`, `node:http`/`https` and undici's global dispatchers in this process and
- * routes each request to the tape of the test that made it (found through the async context set
- * by `runWithTape`). Any other connection a tape test opens (an undici `Client` or `Pool`,
- * `http2`, a raw socket) is refused while the tape records or replays, unless it goes to
+ * Intercepts `fetch`, `node:http`/`https`, `node:http2` sessions and undici's global dispatchers
+ * in this process and routes each request to the tape of the test that made it (found through the
+ * async context set by `runWithTape`). Any other connection a tape test opens (an undici `Client`
+ * or `Pool`, a raw socket) is refused while the tape records or replays, unless it goes to
  * loopback or to a host in `allowHosts`. Idempotent: a second call adds its endpoints and
  * hosts to the installed boundary.
  *
@@ -87,6 +88,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     else if (outcome.type === 'error') controller.errorWith(outcome.error)
   })
   interceptor.apply()
+  const removeHttp2 = interceptHttp2(config)
   // `import { request } from 'node:http'` reads a snapshot of the module's exports: refresh it so
   // named imports see the patched functions too.
   syncBuiltinESMExports()
@@ -106,6 +108,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
       stopRefreshing()
       dispatchers.dispose()
       removeSocketGuard()
+      removeHttp2()
       interceptor.dispose()
       syncBuiltinESMExports()
       if (holder[KEY]?.boundary === boundary) delete holder[KEY]

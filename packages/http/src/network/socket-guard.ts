@@ -29,14 +29,17 @@ const MSW_SOCKET_LAYER =
 // The frames of msw 3's socket layer that open a real connection: a request passed through.
 const MSW_REAL_CONNECTION = /[ .](?:passthrough|createRealSocket|#createDirectConnection) \(/
 const holder = globalThis as { [KEY]?: { original: Connect; configs: Set<SocketGuardConfig> } }
+// `describeClient`'s name for node:http2, which the boundary answers: its refusal says why not this time.
+const HTTP2_CLIENT = 'node:http2'
 
 /**
  * The last line of "nothing leaves in replay": a check on every TCP and TLS connection the
  * process opens (`net.Socket#connect`, which every client reaches: fetch, undici's clients and
- * pools, node:http and https with any agent, http2, axios, got, raw sockets). While a tape
- * records or replays, a connection that no boundary captured is refused and fails the tape,
- * naming the client and host, unless it goes to loopback (and not to a model endpoint) or to a
- * host in `allowHosts`. Outside tapes, and in `live` mode, it lets everything through.
+ * pools, node:http and https with any agent, http2 sessions the tape did not open, axios, got,
+ * raw sockets). While a tape records or replays, a connection that no boundary captured is
+ * refused and fails the tape, naming the client and host, unless it goes to loopback (and not to
+ * a model endpoint) or to a host in `allowHosts`. Outside tapes, and in `live` mode, it lets
+ * everything through.
  */
 export function installSocketGuard(config: SocketGuardConfig): () => void {
   let installed = holder[KEY]
@@ -123,9 +126,14 @@ function refusal(
   const who = current
     ? `tape "${current.id}" is ${replaying ? 'replaying, and a replay never reaches the network' : 'recording'}`
     : `${owners.length} tape${owners.length === 1 ? ' is' : 's are'} running and this connection was opened outside all of them`
+  const http2 = !viaMsw && client === HTTP2_CLIENT
   const handled = viaMsw
     ? 'no MSW handler answered this request, and tapeHandlers() takes only model requests and the hosts listed in its `hosts` option'
-    : "agent-tape answers fetch, undici's global dispatcher and node:http/https, not this client"
+    : http2
+      ? current
+        ? "agent-tape answers the sessions http2.connect opens once agent-tape's setup has run, and this one was opened through a copy of connect taken before it (or with an authority that is not a URL)"
+        : "agent-tape answers a node:http2 session opened inside a tape's test, and cannot tell which tape this one belongs to"
+      : "agent-tape answers fetch, undici's global dispatcher, node:http/https and node:http2, not this client"
   const why = replaying
     ? `${who}; ${handled}, so the connection was refused before it opened`
     : `${who}; ${handled}, so the request would be missing from the cassette and fail when replayed. The connection was refused before it opened`
@@ -134,6 +142,8 @@ function refusal(
     why,
     fix: viaMsw
       ? `Mock ${target.host} with an MSW handler, let the tape record it with tapeHandlers({ hosts: ['${target.host}'] }), or, if it is a local service the test may reach for real, add it to allowHosts`
-      : `Send the request with fetch or node:http(s) (what SDKs use by default), or, if ${target.host} is a local service the test may reach for real (a database, a test server), add it to allowHosts`,
+      : http2
+        ? `Open the session from the test (or code it awaits) with http2.connect as node:http2 exports it, or, if ${target.host} is a local service the test may reach for real (a database, a test server), add it to allowHosts`
+        : `Send the request with fetch, node:http(s) or node:http2 (what SDKs use by default), or, if ${target.host} is a local service the test may reach for real (a database, a test server), add it to allowHosts`,
   })
 }
