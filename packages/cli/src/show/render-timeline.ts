@@ -1,4 +1,4 @@
-import type { CassetteHeader, HarnessIdentity } from '@agent-tape/core/internal'
+import type { CassetteHeader } from '@agent-tape/core/internal'
 import {
   compactArguments,
   isRecordedResponse,
@@ -10,6 +10,7 @@ import {
   type CassetteSummary,
   countKind,
   type DecisionSummary,
+  describeHarness,
   previewJson,
   tokens,
 } from '@agent-tape/runner-kit'
@@ -32,7 +33,7 @@ export function renderTimeline(summary: CassetteSummary, options: TimelineOption
   const h = summary.header
   field('test', style.redactions(h.test))
   field('recorded', [h.recordedAt, ...runtime(h)].join(' · '))
-  field('harness', harness(h.harness))
+  field('harness', describeHarness(h.harness))
   if (h.sdks && Object.keys(h.sdks).length > 0)
     field(
       'sdks',
@@ -123,14 +124,6 @@ function runtime(h: CassetteHeader): string[] {
   if (r.agentTape) parts.push(`agent-tape ${r.agentTape}`)
   if (r.node) parts.push(`node ${r.node}${r.platform ? ` (${r.platform})` : ''}`)
   return parts
-}
-
-export function harness(h: HarnessIdentity | undefined): string {
-  if (!h) return 'not recorded'
-  if (!h.git) return `not compared (${h.reason})`
-  const commit = `commit ${h.commit.slice(0, 12)}`
-  if (h.paths.length === 0 || h.tree === null) return `${commit} (no harness paths configured)`
-  return `tree ${h.tree} of ${h.paths.join(', ')} at ${commit}${h.dirty ? ' with uncommitted changes' : ''}`
 }
 
 function plural(n: number, word: string): string {

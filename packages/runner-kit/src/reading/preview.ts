@@ -1,3 +1,4 @@
+import type { HarnessIdentity } from '@agent-tape/core/internal'
 import type { TokenUsage } from '@agent-tape/http'
 
 /** One line of JSON, cut in the middle of the line when longer than `max`. */
@@ -23,4 +24,13 @@ const KIND_NAMES: Record<string, [string, string]> = {
 export function countKind(kind: string, n: number): string {
   const [one, many] = KIND_NAMES[kind] ?? [`${kind} decision`, `${kind} decisions`]
   return `${n} ${n === 1 ? one : many}`
+}
+
+/** The harness a cassette was recorded under, in one line. */
+export function describeHarness(h: HarnessIdentity | undefined): string {
+  if (!h) return 'not recorded'
+  if (!h.git) return `not compared (${h.reason})`
+  const commit = `commit ${h.commit.slice(0, 12)}`
+  if (h.paths.length === 0 || h.tree === null) return `${commit} (no harness paths configured)`
+  return `tree ${h.tree} of ${h.paths.join(', ')} at ${commit}${h.dirty ? ' with uncommitted changes' : ''}`
 }
