@@ -115,6 +115,29 @@ it('fails a prompt edit once per test, with the field diff and the command that 
     '  test/agent.test.ts > weather-paris     auto  diverged       0/5         -       1       -',
   )
   expect(project.snapshot('test')).toEqual(before)
+  const view =
+    'npx agent-tape view test/__cassettes__/agent.test.ts/weather-paris.jsonl --run .agent-tape-cache/runs/test/__cassettes__/agent.test.ts/weather-paris.jsonl'
+  expect(count(run.output, `      view      ${view}\n`)).toBe(1)
+  expect(
+    project.read('.agent-tape-cache/runs/test/__cassettes__/agent.test.ts/weather-paris.jsonl'),
+  ).toContain('You answer questions about cities, briefly.')
+})
+
+it('writes the divergence view of each diverged test into viewDir, named in the run summary', async () => {
+  const project = copy()
+  project.write(
+    'jest.config.js',
+    project.read('jest.config.js').replace('agentTape: {', "agentTape: { viewDir: 'agent-tape-views',"),
+  )
+  project.write('src/prompt.ts', PROMPT_EDIT)
+  const run = await project.jest('test/agent.test.ts', env())
+  expect(run.code).toBe(1)
+  expect(run.output).toContain(
+    '  Divergence views (2): each diverged run next to its recording, one page to open in a browser:',
+  )
+  const page = 'agent-tape-views/test/__cassettes__/agent.test.ts/weather-paris.html'
+  expect(run.output).toContain(`    test/agent.test.ts > weather-paris: ${page}`)
+  expect(project.read(page)).toContain('You answer questions about cities, briefly.')
 })
 
 it('re-records only the selected test with the printed command, leaving every other cassette untouched', async () => {

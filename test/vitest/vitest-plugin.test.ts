@@ -103,6 +103,54 @@ it('fails a prompt edit once per test, with the field diff and the command that 
     '  test/agent.test.ts > weather-paris     auto  diverged       0/5         -       1       -',
   )
   expect(project.snapshot('test')).toEqual(before)
+  // The report names the command that opens the run next to its recording; the run is kept there.
+  const view =
+    'npx agent-tape view test/__cassettes__/agent.test.ts/weather-paris.jsonl --run .agent-tape-cache/runs/test/__cassettes__/agent.test.ts/weather-paris.jsonl'
+  expect(count(run.output, `  view      ${view}\n`)).toBe(1)
+  const kept = project.read('.agent-tape-cache/runs/test/__cassettes__/agent.test.ts/weather-paris.jsonl')
+  expect(kept.trimEnd().split('\n')).toHaveLength(2)
+  expect(kept).toContain('You answer questions about cities, briefly.')
+  const opened = await project.run(`${view} -o view.html`)
+  expect(opened.code, opened.output).toBe(0)
+  expect(opened.output).toBe('view.html\n')
+  expect(project.read('view.html')).toContain('"verdict":"diverged at decision 1: 0 the same, 1 missed')
+})
+
+it('writes the divergence view of each diverged test into viewDir, and the step summary points at them', async () => {
+  const project = copy()
+  project.write(
+    'vitest.config.ts',
+    project.read('vitest.config.ts').replace('agentTape({', "agentTape({ viewDir: 'agent-tape-views',"),
+  )
+  project.write(
+    'src/prompt.ts',
+    "export const SYSTEM_PROMPT = 'You answer questions about cities, briefly.'\n",
+  )
+  project.write('step-summary.md', '')
+  const run = await project.vitest('run test/agent.test.ts', {
+    ...env(),
+    GITHUB_STEP_SUMMARY: `${project.dir}/step-summary.md`,
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_REPOSITORY: 'acme/agents',
+    GITHUB_RUN_ID: '42',
+  })
+  expect(run.code).toBe(1)
+  const pages = [
+    'agent-tape-views/test/__cassettes__/agent.test.ts/refund.html',
+    'agent-tape-views/test/__cassettes__/agent.test.ts/weather-paris.html',
+  ]
+  expect(run.output).toContain(
+    [
+      '  Divergence views (2): each diverged run next to its recording, one page to open in a browser:',
+      `    test/agent.test.ts > weather-paris: ${pages[1]}`,
+      `    test/agent.test.ts > billing > refund: ${pages[0]}`,
+    ].join('\n'),
+  )
+  for (const page of pages) expect(project.read(page)).toMatch(/^<!doctype html>/)
+  expect(project.read('step-summary.md')).toContain(
+    "  Divergence views (2): each diverged run next to its recording, one page to open in a browser, in [this run's artifacts](https://github.com/acme/agents/actions/runs/42#artifacts) when the job uploads the view folder:\n" +
+      `- \`test/agent.test.ts > weather-paris\`: ${pages[1]}`,
+  )
 })
 
 it('re-records only the selected test with the printed command, leaving every other cassette untouched', async () => {

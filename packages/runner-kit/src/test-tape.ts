@@ -81,7 +81,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   const id = `${testFile} > ${names.join(' > ')}`
   const cassettePath = cassettePathFor({ testFile, name: input.name, cassetteDir: config.cassetteDir })
   const store = input.store ?? createFileStore(input.root)
-  const runPath = runPathFor(input.root, cassettePath)
+  const runPath = runPathFor(input.root, cassettePath, input.env)
   const allowSecrets = [...config.allowSecrets, ...(runtime.allowSecrets ?? [])]
   let tape: Tape
   try {

@@ -51,7 +51,12 @@ export const viewCommand: Command = {
     const output =
       typeof values.output === 'string'
         ? resolve(io.cwd, values.output)
-        : defaultViewPath(io.cwd, b ? b.file : a.file, run !== undefined ? 'run' : b ? 'diff' : undefined)
+        : defaultViewPath(
+            io.cwd,
+            io.env,
+            b ? b.file : a.file,
+            run !== undefined ? 'run' : b ? 'diff' : undefined,
+          )
     await mkdir(dirname(output), { recursive: true })
     await writeFile(output, html)
     io.stdout(`${displayPath(output, io.cwd)}\n`)

@@ -6,10 +6,15 @@ import { cacheDirFor } from '@agent-tape/runner-kit'
  * files that are no one's to commit, named after the cassette (`…/views/test/__cassettes__/
  * agent.test.ts/issue-412.html`), with `.run` or `.diff` before the extension for the other views.
  */
-export function defaultViewPath(cwd: string, cassette: string, variant?: 'run' | 'diff'): string {
+export function defaultViewPath(
+  cwd: string,
+  env: Record<string, string | undefined>,
+  cassette: string,
+  variant?: 'run' | 'diff',
+): string {
   const file = resolve(cwd, cassette)
   const rel = relative(cwd, file)
   const name = rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel) ? basename(file) : rel
   const stem = name.replace(/\.jsonl$/, '')
-  return join(cacheDirFor(cwd), 'views', `${stem}${variant ? `.${variant}` : ''}.html`)
+  return join(cacheDirFor(cwd, env), 'views', `${stem}${variant ? `.${variant}` : ''}.html`)
 }

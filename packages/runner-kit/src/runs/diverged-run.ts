@@ -17,8 +17,12 @@ import { cacheDirFor } from './cache-dir.js'
  * the cassette's own path under the cache folder's `runs/`, so each test has one, replaced by
  * its next divergence (`node_modules/.cache/agent-tape/runs/test/__cassettes__/a.test.ts/x.jsonl`).
  */
-export function runPathFor(root: string, cassettePath: string): string {
-  const file = join(cacheDirFor(root), 'runs', cassettePath)
+export function runPathFor(
+  root: string,
+  cassettePath: string,
+  env: Record<string, string | undefined> = process.env,
+): string {
+  const file = join(cacheDirFor(root, env), 'runs', cassettePath)
   const rel = relative(root, file)
   return toPosix(isAbsolute(rel) || rel.startsWith('..') ? file : rel)
 }
