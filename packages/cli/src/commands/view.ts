@@ -48,15 +48,13 @@ export const viewCommand: Command = {
     const html = b
       ? renderCompareView(a, b, { env: io.env, run: run !== undefined })
       : renderRunView(a, { env: io.env })
+    // Named after the recording a run diverged from, or the later of two recordings.
+    const named = b && run === undefined ? b.file : a.file
+    const variant = run !== undefined ? 'run' : b ? 'diff' : undefined
     const output =
       typeof values.output === 'string'
         ? resolve(io.cwd, values.output)
-        : defaultViewPath(
-            io.cwd,
-            io.env,
-            b ? b.file : a.file,
-            run !== undefined ? 'run' : b ? 'diff' : undefined,
-          )
+        : defaultViewPath(io.cwd, io.env, named, variant)
     await mkdir(dirname(output), { recursive: true })
     await writeFile(output, html)
     io.stdout(`${displayPath(output, io.cwd)}\n`)
