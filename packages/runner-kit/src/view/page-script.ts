@@ -99,7 +99,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
           isChanged ? el('span', { class: 'sr-only' }, ' (changed)') : null),
         el('dd', { class: isChanged ? 'changed' : null, 'data-field': name }, value))
     }
-    if (c.model) modelFields(c, field)
+    if (c.model) modelFields(c, field, changedPaths || [])
     if (c.tool) field('args', 'args', clip(json(c.tool.args, true), 400))
     if (c.env) Object.keys(c.env).forEach(function (k) {
       field('env', k, c.env[k] === null ? 'unset' : 'set (' + c.env[k] + ')')
@@ -110,8 +110,8 @@ export const PAGE_SCRIPT = String.raw`(function () {
       if (out !== undefined) field(c.tool ? 'result' : 'output', c.tool ? 'result' : 'output', clip(outputText(out), 400))
     }
     if (c.error) field('error', 'error', c.error.name + ': ' + c.error.message)
-    var bar = el('div', { class: 'bar', 'aria-hidden': 'true' })
-    bar.style.width = Math.max(0.5, (100 * c.ms) / side.maxMs) + '%'
+    var bar = c.missed ? null : el('div', { class: 'bar', 'aria-hidden': 'true' })
+    if (bar) bar.style.width = Math.max(0.5, (100 * c.ms) / side.maxMs) + '%'
     var whole = el('details', { class: 'whole' },
       el('summary', { 'aria-label': 'Open decision #' + c.seq + ' whole' }, c.missed ? 'The whole request' : 'The whole decision'))
     whole.addEventListener('toggle', function () {
@@ -126,12 +126,14 @@ export const PAGE_SCRIPT = String.raw`(function () {
         el('span', null, c.missed ? 'not answered' : c.ms + ' ms'), el('span', { class: 'mono' }, c.key)),
       bar, fields, whole)
   }
-  function modelFields(c, field) {
+  function modelFields(c, field, changedPaths) {
     var r = c.model.request
     var a = c.model.answer
+    var changed = changedMessages(c, changedPaths)
     field('model', 'model', (r.model || '') + (a && a.model && a.model !== r.model ? ' \u2192 ' + a.model : ''))
     field('request', 'request', [r.api, r.method, r.path].filter(Boolean).join(' '))
-    field('messages', 'messages', String(r.messages) + (r.last ? ', last ' + r.last.role + ': ' + clip(r.last.text, 240) : ''))
+    field('messages', 'messages', String(r.messages) + (changed ? ', changed: ' + changed : '') +
+      (r.last ? ', last ' + r.last.role + ': ' + clip(r.last.text, 240) : ''))
     field('tools', 'tools', c.model.tools.length ? c.model.tools.join(', ') : 'none')
     if (!a) return
     field('answer', 'answer', (a.streamed ? 'streamed (' + plural(a.stream ? a.stream.count : 0, 'event') + ')' : 'json') + ' \u00b7 ' + a.status)
@@ -140,6 +142,22 @@ export const PAGE_SCRIPT = String.raw`(function () {
     field('finish', 'finish', a.finishReason)
     field('tokens', 'tokens', a.usage ? a.usage.input + ' in / ' + a.usage.output + ' out' : '')
     field('error', 'error', a.error)
+  }
+  // Which messages of a request an input change touched: 'message 1 (system)', 'system prompt'.
+  function changedMessages(c, paths) {
+    var input
+    var names = []
+    paths.forEach(function (p) {
+      var m = /^body\.(messages|input|contents)\[(\d+)\]/.exec(p)
+      var name = /^body\.(system|instructions|systemInstruction|system_instruction)\b/.test(p) ? 'system prompt' : null
+      if (m) {
+        input = input || asObject(resolve(c.whole.in))
+        var item = asObject((asObject(input.body)[m[1]] || [])[+m[2]])
+        name = 'message ' + (+m[2] + 1) + ' (' + (item.role || item.type || 'item') + ')'
+      }
+      if (name && names.indexOf(name) === -1) names.push(name)
+    })
+    return names.join(', ')
   }
   function compactArgs(text) {
     try { return JSON.stringify(JSON.parse(text)) } catch (e) { return text }

@@ -42,7 +42,9 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--code); p
 .head dd { margin: 0; overflow-wrap: anywhere; }
 .timeline { display: grid; grid-template-columns: 4.5rem repeat(var(--lanes, 1), minmax(0, 1fr)); gap: .6rem; align-items: start; }
 .lane-head { font-weight: 600; color: var(--muted); padding: 0 .25rem; }
-.step { display: grid; grid-column: 1 / -1; grid-template-columns: subgrid; gap: .6rem; align-items: start; }
+/* Each step is a grid of the same tracks as the timeline's, so its columns line up with the lane
+   heads; off-screen steps are neither laid out nor painted until scrolled to (a long run opens fast). */
+.step { display: grid; grid-column: 1 / -1; grid-template-columns: 4.5rem repeat(var(--lanes, 1), minmax(0, 1fr)); gap: .6rem; align-items: start; content-visibility: auto; contain-intrinsic-size: auto 24rem; }
 .step-label { color: var(--muted); font-size: .85rem; font-weight: 600; padding-top: .6rem; text-align: right; }
 .cell { display: flex; flex-direction: column; gap: .6rem; min-width: 0; }
 .cell-lane { display: none; color: var(--muted); font-size: .8rem; }
@@ -75,7 +77,7 @@ details.whole[open] > summary { margin-bottom: .4rem; }
 .events { margin: .25rem 0; padding-left: 1.5rem; max-height: 24rem; overflow: auto; }
 .events li { margin: .1rem 0; }
 .rows { list-style: none; padding: 0; margin: 0; display: flex; flex-direction: column; gap: .9rem; }
-.row { border-top: 1px solid var(--line); padding-top: .5rem; }
+.row { border-top: 1px solid var(--line); padding-top: .5rem; content-visibility: auto; contain-intrinsic-size: auto 20rem; }
 .row-verdict { margin: 0 0 .4rem; display: flex; gap: .5rem; align-items: baseline; flex-wrap: wrap; }
 .v-same .badge { color: var(--same); }
 .v-changed-input .badge, .v-changed-answer .badge { color: var(--changed); }
@@ -94,7 +96,7 @@ footer { color: var(--muted); font-size: .8rem; margin-top: 2rem; }
 @media (max-width: 760px) {
   main { padding: .75rem; }
   .heads, .pair { grid-template-columns: minmax(0, 1fr); }
-  .timeline { grid-template-columns: minmax(0, 1fr); }
+  .timeline, .step { grid-template-columns: minmax(0, 1fr); }
   .lane-head { display: none; }
   .step-label { text-align: left; padding-top: .4rem; border-top: 1px solid var(--line); }
   .cell-lane { display: block; }

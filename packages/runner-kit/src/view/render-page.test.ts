@@ -104,8 +104,9 @@ describe('the page', () => {
     const whole = JSON.stringify(requests).length
     const data = embedded(renderRunView({ file: 'a.jsonl', cassette: cassette(requests) }))
     expect(JSON.stringify(data).length).toBeLessThan(whole / 4)
-    // Each message once, and its text once (a tool's result is also in the next request).
-    expect(data.shared).toHaveLength(100)
+    // Each message once and its text once (a tool's result is also in the next request), and
+    // the recorded answer's choice, the same in every response.
+    expect(data.shared).toHaveLength(101)
     expect(resolveShared(data.sides[0]!.cards[49]!.whole.in, data.shared)).toEqual(requests[49]!.in)
   })
 

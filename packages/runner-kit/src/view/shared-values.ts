@@ -10,8 +10,10 @@
  */
 export const REF_KEY = '\u0000'
 
-/** Strings at least this long, and list items whose JSON is, are stored once. */
-const SHARED_FROM = 200
+/** Strings at least this long are stored once. */
+const SHARED_STRING = 120
+/** List items whose JSON is at least this long are stored once (a reference costs about 14). */
+const SHARED_ITEM = 48
 
 export class SharedValues {
   readonly table: unknown[] = []
@@ -19,7 +21,7 @@ export class SharedValues {
 
   /** A copy of `value` with its long strings and large list items replaced by references. */
   share(value: unknown): unknown {
-    if (typeof value === 'string') return value.length >= SHARED_FROM ? this.ref(`s${value}`, value) : value
+    if (typeof value === 'string') return value.length >= SHARED_STRING ? this.ref(`s${value}`, value) : value
     if (Array.isArray(value)) return value.map((item) => this.shareItem(item))
     if (typeof value !== 'object' || value === null) return value
     const out: Record<string, unknown> = {}
@@ -30,7 +32,7 @@ export class SharedValues {
   private shareItem(item: unknown): unknown {
     if (typeof item !== 'object' || item === null) return this.share(item)
     const json = JSON.stringify(item)
-    if (json.length < SHARED_FROM) return this.share(item)
+    if (json.length < SHARED_ITEM) return this.share(item)
     const known = this.index.get(`j${json}`)
     if (known !== undefined) return { [REF_KEY]: known }
     // The item's own long strings are shared too: a tool's result is also in the next request.
