@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// The functions given to page.evaluate run in the page, where the DOM is.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join, relative } from 'node:path'
@@ -82,7 +84,9 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
       outside.push(`${basename(file)}: ${request.url()}`)
       void request.abort()
     })
-    page.on('pageerror', (error) => errors.push(`${basename(file)}: ${error.message}`))
+    page.on('pageerror', (error) =>
+      errors.push(`${basename(file)}: ${(error as Error).message ?? String(error)}`),
+    )
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(`${basename(file)}: ${message.text()}`)
     })

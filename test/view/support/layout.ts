@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// The functions given to page.evaluate run in the page, where the DOM is.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { Browser, Page } from 'puppeteer-core'

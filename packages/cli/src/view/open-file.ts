@@ -3,8 +3,9 @@ import { spawn } from 'node:child_process'
 /** The program that opens a file with its default application, on each platform. */
 export function openerFor(platform: NodeJS.Platform, file: string): [string, string[]] {
   if (platform === 'darwin') return ['open', [file]]
-  // `start` is a builtin of cmd; its first quoted argument is the window title.
-  if (platform === 'win32') return ['cmd', ['/c', 'start', '""', file]]
+  // `start` is a builtin of cmd; its first quoted argument is the window title. The arguments are
+  // passed verbatim (see openWithPlatform), so the path is quoted here.
+  if (platform === 'win32') return ['cmd', ['/c', 'start', '""', `"${file}"`]]
   return ['xdg-open', [file]]
 }
 
@@ -19,7 +20,12 @@ export function openWithPlatform(
 ): Promise<{ ok: true } | { ok: false; message: string }> {
   const [command, args] = openerFor(platform, file)
   return new Promise((done) => {
-    const child = spawn(command, args, { env, stdio: 'ignore', detached: true })
+    const child = spawn(command, args, {
+      env,
+      stdio: 'ignore',
+      detached: true,
+      windowsVerbatimArguments: platform === 'win32',
+    })
     child.once('error', (error) =>
       done({
         ok: false,
