@@ -286,6 +286,29 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     expect(luminance(fit.background)).toBeLessThan(0.1)
     expect(luminance(fit.text)).toBeGreaterThan(0.7)
     await narrow.page.close()
+    const cassette = join('examples/support-agent', SUPPORT_CASSETTE)
+    const sideBySide = await open(await view('narrow-diff', [cassette, cassette]), {
+      width: 390,
+      height: 844,
+    })
+    const stacked = await sideBySide.page.evaluate(() => ({
+      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      columns: getComputedStyle(document.querySelector('.pair')!).gridTemplateColumns.split(' ').length,
+      labels: [...document.querySelectorAll('li.row:first-child .side-label')].map((l) => [
+        l.textContent,
+        Math.round(l.getBoundingClientRect().height) > 5,
+      ]),
+    }))
+    expect(stacked).toEqual({
+      overflow: expect.any(Number),
+      columns: 1,
+      labels: [
+        ['Before', true],
+        ['After', true],
+      ],
+    })
+    expect(stacked.overflow).toBeLessThanOrEqual(0)
+    await sideBySide.page.close()
     const light = await open(run)
     const background = await light.page.evaluate(() => getComputedStyle(document.body).backgroundColor)
     expect(luminance(background)).toBeGreaterThan(0.9)

@@ -329,8 +329,10 @@ export const PAGE_SCRIPT = String.raw`(function () {
       return el('li', { class: 'row v-' + row.verdict.replace(/ /g, '-'), 'data-verdict': row.verdict },
         el('p', { class: 'row-verdict' }, el('span', { class: 'badge' }, row.verdict), el('strong', null, seq), place(any) + ' \u00b7 ' + any.label),
         el('div', { class: 'pair' },
-          x ? card(x, a, 0, row.fields, paths) : el('div', { class: 'empty' }, 'not in ' + ROLES[a.role].toLowerCase()),
-          y ? card(y, b, 1, row.fields, paths) : el('div', { class: 'empty' }, row.verdict === 'not reached' ? 'the run stopped before this decision' : 'not in ' + ROLES[b.role].toLowerCase())),
+          el('div', { class: 'side' }, el('div', { class: 'side-label' }, ROLES[a.role]),
+            x ? card(x, a, 0, row.fields, paths) : el('div', { class: 'empty' }, 'not in ' + ROLES[a.role].toLowerCase())),
+          el('div', { class: 'side' }, el('div', { class: 'side-label' }, ROLES[b.role]),
+            y ? card(y, b, 1, row.fields, paths) : el('div', { class: 'empty' }, row.verdict === 'not reached' ? 'the run stopped before this decision' : 'not in ' + ROLES[b.role].toLowerCase()))),
         changes(row, a, b))
     }))
   }

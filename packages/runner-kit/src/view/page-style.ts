@@ -85,6 +85,9 @@ details.whole[open] > summary { margin-bottom: .4rem; }
 .v-removed .badge, .v-missed .badge { color: var(--removed); }
 .v-not-reached .badge { color: var(--muted); border-style: dashed; }
 .pair { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 1rem; align-items: start; }
+/* Which side a card is on: said to screen readers, and shown once the sides are stacked. */
+.side { min-width: 0; }
+.side-label { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .empty { border: 1px dashed var(--line); border-radius: 8px; padding: .6rem .8rem; color: var(--muted); font-size: .9rem; }
 .changes { margin: .5rem 0 0; }
 .changes ul { margin: .2rem 0; padding-left: 1.2rem; }
@@ -100,6 +103,7 @@ footer { color: var(--muted); font-size: .8rem; margin-top: 2rem; }
   .lane-head { display: none; }
   .step-label { text-align: left; padding-top: .4rem; border-top: 1px solid var(--line); }
   .cell-lane { display: block; }
+  .side-label { position: static; width: auto; height: auto; overflow: visible; clip: auto; color: var(--muted); font-size: .8rem; margin-bottom: .2rem; }
   .cell:empty { display: none; }
 }
 `
