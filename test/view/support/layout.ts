@@ -111,7 +111,11 @@ export async function imageDistance(browser: Browser, a: Buffer, b: Buffer): Pro
   }
 }
 
-/** The committed screenshot `docs/<name>.png` (shown in the README), or this one when updating. */
+/**
+ * The committed screenshot `docs/<name>.png` (shown in the README), or this one when updating.
+ * The committed files are made smaller with `pngquant --quality=70-90`; the coarse comparison
+ * does not see the difference.
+ */
 export function referenceScreenshot(name: string, actual: Buffer): Buffer {
   const file = join(REPO_ROOT, 'docs', `${name}.png`)
   if (process.env[UPDATE_ENV] === '1') {
