@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // The article's loop, end to end, on a machine with no internet: record a failing agent run once,
-// replay it offline, see a prompt edit fail as a diff, re-record, and read the run summary.
+// replay it offline, see a prompt edit fail as a diff (and as a page), re-record, and read the run
+// summary.
 // It works on a temporary copy of examples/support-agent and leaves the repository as it was.
 import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { startFakeProvider } from '@agent-tape/fake-provider'
 import { reply } from '../examples/support-agent/scripts/scripted-model.mjs'
 
@@ -147,6 +148,20 @@ try {
   result(miss)
   excerpt(miss.output, /\[agent-tape\] Replay miss/, /❯ |^⎯/)
 
+  chapter(
+    'See the divergence',
+    "The report's view line: the recording and this run side by side, as one HTML page that loads nothing.",
+  )
+  const view = / {2}view {6}npx agent-tape (view \S+ --run \S+)/.exec(miss.output)?.[1]
+  // Kept after the demo, outside the repository, for you to open.
+  const page = join(tmpdir(), 'agent-tape-demo', 'issue-412.html')
+  const cli = join(root, 'packages/cli/dist/esm/bin.js')
+  const written = view
+    ? spawnSync(process.execPath, [cli, ...view.split(' '), '-o', page], { cwd: dir, encoding: 'utf8' })
+    : undefined
+  if (written?.status === 0) console.log(`   ${pathToFileURL(page)}`)
+  else console.log(`   no page: ${written?.stderr ?? 'the report has no view line'}`)
+
   chapter('Re-record this one test', 'npx vitest run -t issue-412 -- --update-cassettes')
   const update = await vitest(dir, ['-t', 'issue-412', '--', '--update-cassettes'], online)
   result(update)
@@ -159,7 +174,13 @@ try {
   result(ci)
   summary(ci.output)
 
-  const ok = record.code !== 0 && replay.code !== 0 && miss.code !== 0 && update.code === 0 && ci.code === 0
+  const ok =
+    record.code !== 0 &&
+    replay.code !== 0 &&
+    miss.code !== 0 &&
+    written?.status === 0 &&
+    update.code === 0 &&
+    ci.code === 0
   console.log(
     `\n${ok ? 'The loop worked' : 'The demo did not go as expected'}: record once, replay for free, and let the first miss be your diff.`,
   )

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { expect, it } from 'vitest'
 
@@ -23,6 +24,12 @@ it('the demo records a failing run, replays it offline, shows the miss, re-recor
   expect(output).toContain(
     "   Error: 400 [agent-tape] Replay miss at step 1, model request (gpt-4o): the run asked for a decision that was never recorded. If the change is intended, re-record this test: npx vitest run test/agent.test.ts -t '^issue-412$' -- --update-cassettes.",
   )
+  expect(output).toContain(
+    '     view      npx agent-tape view test/__cassettes__/agent.test.ts/issue-412.jsonl --run node_modules/.cache/agent-tape/runs/test/__cassettes__/agent.test.ts/issue-412.jsonl',
+  )
+  const page = /^ {3}(file:\S+issue-412\.html)$/m.exec(output)?.[1]
+  expect(page, output).toBeDefined()
+  expect(readFileSync(fileURLToPath(page!), 'utf8')).toContain('"role":"run"')
   expect(output).toContain('   the refund now recorded: [{"paymentId":"pay_2","amount":4200}]')
   expect(output).toContain(
     '     test/agent.test.ts > issue-412  replay  clean        7/7         -       0       0',

@@ -20,10 +20,11 @@ it('prints the list of commands with --help, and exits 2 without a command', asy
 Inspect and maintain the cassettes of recorded LLM agent runs.
 
 Commands:
-  show <cassette>  Print the timeline of a recorded run: every decision in order, with what was asked and answered.
-  diff <a> <b>     Show what changed between two recordings of the same test (before and after a re-record).
-  verify [paths…]  Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.
-  prune [paths…]   Delete cassettes whose tests no longer exist (--dry-run only lists them).
+  show <cassette>            Print the timeline of a recorded run: every decision in order, with what was asked and answered.
+  diff <a> <b>               Show what changed between two recordings of the same test (before and after a re-record).
+  view <cassette> [<after>]  Write a self-contained HTML page of a recorded run, of two recordings side by side, or of a run that diverged from its recording.
+  verify [paths…]            Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.
+  prune [paths…]             Delete cassettes whose tests no longer exist (--dry-run only lists them).
 
 Options:
   -h, --help     Show help (also: agent-tape <command> --help)
@@ -37,7 +38,7 @@ Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an un
 })
 
 it('has --help for every command, also as `help <command>`', async () => {
-  for (const command of ['show', 'diff', 'verify', 'prune']) {
+  for (const command of ['show', 'diff', 'view', 'verify', 'prune']) {
     const help = await runCli([command, '--help'], cwd)
     expect(help.code).toBe(0)
     expect(help.stdout).toMatch(new RegExp(`^Usage: agent-tape ${command} \\[options\\]`))
@@ -52,7 +53,7 @@ it('rejects an unknown command with the list of commands', async () => {
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] unknown command "replay": the commands are show, diff, verify, prune. Run agent-tape --help for usage.\n',
+      '[agent-tape] unknown command "replay": the commands are show, diff, view, verify, prune. Run agent-tape --help for usage.\n',
   })
 })
 

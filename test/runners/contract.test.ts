@@ -117,6 +117,51 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
       '  test/agent.test.ts > weather-paris     auto  diverged       0/5         -       1       -',
     )
     expect(project.snapshot('test')).toEqual(before)
+    // The report names the command that opens the run next to its recording; the run is kept there.
+    const kept = '.agent-tape-cache/runs/test/__cassettes__/agent.test.ts/weather-paris.jsonl'
+    const view = `npx agent-tape view test/__cassettes__/agent.test.ts/weather-paris.jsonl --run ${kept}`
+    expect(count(run.output, `${runner.failureIndent}  view      ${view}\n`)).toBe(1)
+    expect(project.read(kept).trimEnd().split('\n')).toHaveLength(2)
+    expect(project.read(kept)).toContain('You answer questions about cities, briefly.')
+    const opened = await project.run(`${view} -o view.html`)
+    expect(opened.code, opened.output).toBe(0)
+    expect(opened.output).toBe('view.html\n')
+    expect(project.read('view.html')).toContain('"verdict":"diverged at decision 1: 0 the same, 1 missed')
+  })
+
+  it.sequential('writes the divergence view of each diverged test into viewDir, and the step summary points at them', async () => {
+    const project = copy()
+    configure(runner, project, "viewDir: 'agent-tape-views'")
+    project.write('src/prompt.ts', PROMPT_EDIT)
+    project.write('step-summary.md', '')
+    const run = await project.runTests('test/agent.test.ts', {
+      ...env(),
+      GITHUB_STEP_SUMMARY: `${project.dir}/step-summary.md`,
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_REPOSITORY: 'acme/agents',
+      GITHUB_RUN_ID: '42',
+    })
+    expect(run.code).toBe(1)
+    const pages = {
+      'test/agent.test.ts > billing > refund':
+        'agent-tape-views/test/__cassettes__/agent.test.ts/refund.html',
+      'test/agent.test.ts > weather-paris':
+        'agent-tape-views/test/__cassettes__/agent.test.ts/weather-paris.html',
+    }
+    expect(run.output).toContain(
+      '  Divergence views (2): each diverged run next to its recording, one page to open in a browser:',
+    )
+    for (const [test, page] of Object.entries(pages)) {
+      expect(run.output).toContain(`    ${test}: ${page}`)
+      expect(project.read(page)).toMatch(/^<!doctype html>/)
+      expect(project.read(page)).toContain('You answer questions about cities, briefly.')
+    }
+    expect(project.read('step-summary.md')).toContain(
+      "  Divergence views (2): each diverged run next to its recording, one page to open in a browser, in [this run's artifacts](https://github.com/acme/agents/actions/runs/42#artifacts) when the job uploads the view folder:\n",
+    )
+    expect(project.read('step-summary.md')).toContain(
+      `- \`test/agent.test.ts > weather-paris\`: ${pages['test/agent.test.ts > weather-paris']}`,
+    )
   })
 
   it.sequential('re-records only the selected test with the printed command, leaving every other cassette untouched', async () => {

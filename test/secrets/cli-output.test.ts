@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Cassette, serializeCassette } from '@agent-tape/core'
@@ -87,7 +87,7 @@ async function cli(args: string[]): Promise<{ code: number; output: string }> {
 }
 
 describe.each(SECRET_CORPUS.map((s) => [s.id, s] as const))('%s', (id, sample) => {
-  it('show, diff and verify print no more than 4 characters of it', async () => {
+  it('show, diff, view and verify show no more than 4 characters of it', async () => {
     const a = `${id}-a.jsonl`
     const b = `${id}-b.jsonl`
     writeFileSync(join(dir, a), serializeCassette(cassetteWith(sample, 'first')))
@@ -101,6 +101,16 @@ describe.each(SECRET_CORPUS.map((s) => [s.id, s] as const))('%s', (id, sample) =
       const { code, output } = await cli(args)
       expect(code, output).toBe(args[0] === 'diff' ? 1 : 0)
       expect(shownBeyondPreview(output, sample), args.join(' ')).toEqual([])
+    }
+    // The pages of view hold the whole cassette: nothing more of a secret than the terminal shows.
+    for (const args of [
+      ['view', a, '-o', `${id}-run.html`],
+      ['view', a, b, '-o', `${id}-diff.html`],
+    ]) {
+      const { code, output } = await cli(args)
+      expect(code, output).toBe(0)
+      const page = readFileSync(join(dir, args.at(-1)!), 'utf8')
+      expect(shownBeyondPreview(page, sample), args.join(' ')).toEqual([])
     }
     const verify = await cli(['verify', a])
     expect(verify.code).toBe(1)

@@ -28,6 +28,9 @@ export const CITY_AGENT = join(here, 'fixtures/city-agent')
 // Variables by which a runner (through ci-info or std-env) or agent-tape would decide it runs in CI.
 const CI_VARIABLES = ['CI', 'CONTINUOUS_INTEGRATION', 'BUILD_ID', 'BUILD_NUMBER', 'RUN_ID', 'GITHUB_ACTIONS']
 
+/** The cache folder of a copy (see `AGENT_TAPE_CACHE_DIR`), left out of its snapshots as node_modules is. */
+export const CACHE_DIR = '.agent-tape-cache'
+
 export interface RunResult {
   code: number | null
   /** stdout and stderr, without colours. */
@@ -100,7 +103,8 @@ export class FixtureProject {
       const child = spawn(command, {
         cwd: this.dir,
         shell: true,
-        env: { ...base, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+        // The copies share the repository's node_modules: each keeps its diverged runs in its own folder.
+        env: { ...base, NO_COLOR: '1', FORCE_COLOR: '0', AGENT_TAPE_CACHE_DIR: CACHE_DIR, ...env },
       })
       const text = { output: '', stdout: '', stderr: '' }
       child.stdout.on('data', (d) => {
@@ -138,7 +142,7 @@ export class FixtureProject {
     const walk = (at: string) => {
       for (const entry of readdirSync(join(this.dir, at))) {
         const path = at === '.' ? entry : `${at}/${entry}`
-        if (entry === 'node_modules') continue
+        if (entry === 'node_modules' || path === CACHE_DIR) continue
         if (statSync(join(this.dir, path)).isDirectory()) walk(path)
         else files[path] = this.read(path)
       }

@@ -12,8 +12,15 @@ import { diffCommand } from './commands/diff.js'
 import { pruneCommand } from './commands/prune.js'
 import { showCommand } from './commands/show.js'
 import { verifyCommand } from './commands/verify.js'
+import { viewCommand } from './commands/view.js'
 
-export const COMMANDS: readonly Command[] = [showCommand, diffCommand, verifyCommand, pruneCommand]
+export const COMMANDS: readonly Command[] = [
+  showCommand,
+  diffCommand,
+  viewCommand,
+  verifyCommand,
+  pruneCommand,
+]
 
 /** Exit codes: 0 success, 1 a finding (problems, differences), 2 a usage error or an unreadable input. */
 export const EXIT = { ok: 0, findings: 1, usage: 2 } as const

@@ -8,6 +8,8 @@ import { diffJson, type FieldChange, formatChanges } from './json-diff.js'
 export interface DivergenceContext {
   cassettePath: string
   rerecordCommand: string
+  /** The command that opens the divergence view, when the runner keeps the diverged run. */
+  viewCommand?: string
 }
 
 /** The details of a replay miss, kept on the error and on the tape's state. */
@@ -82,9 +84,11 @@ function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
     `  key       ${d.key}`,
     `  progress  diverged at decision ${d.decisionIndex} of ${d.total} (${d.replayedBefore} replayed before it)`,
   ]
-  if (d.nearest) {
-    const n = d.nearest
-    lines.push(`  nearest   #${n.seq} ${n.key}, ${n.label} at ${describePosition(n.step, n.lane)}`)
+  const n = d.nearest
+  if (n) lines.push(`  nearest   #${n.seq} ${n.key}, ${n.label} at ${describePosition(n.step, n.lane)}`)
+  else lines.push(`  nearest   none: the cassette has no ${d.kind} decisions`)
+  if (context.viewCommand) lines.push(`  view      ${context.viewCommand}`)
+  if (n) {
     lines.push('')
     if (d.changes.length > 0) {
       lines.push(`  Input changed (recorded → now):`)
@@ -94,8 +98,6 @@ function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
         `  The input equals the nearest recorded one; only its position changed (recorded at ${describePosition(n.step, n.lane)}, now ${position}).`,
       )
     }
-  } else {
-    lines.push(`  nearest   none: the cassette has no ${d.kind} decisions`)
   }
   if (d.hint) lines.push('', `  Hint: ${d.hint}`)
   return formatMessage({

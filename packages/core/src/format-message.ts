@@ -31,7 +31,18 @@ export function formatMessage(parts: MessageParts): string {
 
 /** Redacts the secrets in text that is about to be printed, with the secret env values of `env`. */
 export function maskForPrinting(text: string, env: Record<string, string | undefined> = process.env): string {
-  return new SecretScanner(secretEnvValues(env)).redactText(redactUrlsIn(text))
+  return createPrintMask(env)(text)
+}
+
+/**
+ * {@link maskForPrinting} for many texts: one scanner for all of them, which remembers the
+ * texts it found clean (a conversation sent again with every request is scanned once).
+ */
+export function createPrintMask(
+  env: Record<string, string | undefined> = process.env,
+): (text: string) => string {
+  const scanner = new SecretScanner(secretEnvValues(env))
+  return (text) => scanner.redactText(redactUrlsIn(text))
 }
 
 /** The "why. What to do." part of a message, for reports that already say what failed. */

@@ -9,7 +9,13 @@ export { describeDecision, describePosition } from './describe-decision.js'
 export type { DivergenceContext } from './divergence.js'
 export { deepInputError, isStackOverflow } from './errors.js'
 export type { MessageParts } from './format-message.js'
-export { formatMessage, formatReason, MESSAGE_PREFIX, maskForPrinting } from './format-message.js'
+export {
+  createPrintMask,
+  formatMessage,
+  formatReason,
+  MESSAGE_PREFIX,
+  maskForPrinting,
+} from './format-message.js'
 export type { HarnessComparison } from './harness.js'
 export { compareHarness } from './harness.js'
 export * from './index.js'

@@ -26,6 +26,11 @@ export interface TapeOptions {
   failOnUnused?: boolean
   /** The command that re-records this one test, printed in every divergence report. */
   rerecordCommand?: string
+  /**
+   * The command that opens the view of this run next to its recording, printed in a miss
+   * report. The runner keeps the run (see {@link Tape.divergedRun}) where the command looks.
+   */
+  viewCommand?: string
   /** Versions of SDKs to write in the header. */
   sdks?: Record<string, string>
   /** How long `finish()` waits for decisions still in flight (default 10 s). */

@@ -1,5 +1,5 @@
 import type { DecisionKey, DecisionPosition } from './canonical-key.js'
-import type { DecisionRecord } from './cassette-format.js'
+import type { Cassette, DecisionRecord } from './cassette-format.js'
 import type { DivergenceContext } from './divergence.js'
 import type { HarnessIdentity } from './harness.js'
 import type { KeyHasher } from './key-hasher.js'
@@ -77,6 +77,11 @@ export abstract class TapePart {
 
   /** Ends the run: the checks and the write of this action. */
   abstract finish(): Promise<PartEnding>
+
+  /** The run so far as a cassette, when this part can tell it apart from a recording (a replay). */
+  run(): Cassette | undefined {
+    return undefined
+  }
 
   tally(): PartTally {
     return { inCassette: 0, replayed: 0, captured: 0, missed: 0, unused: [] }

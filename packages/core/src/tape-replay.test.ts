@@ -166,6 +166,34 @@ describe('the replay part', () => {
     expect(await lenient.finish()).toMatchObject({ status: 'clean' })
   })
 
+  it('keeps the run as far as it went: replayed decisions as recorded, a miss with its redacted input', () => {
+    const context = contextFor()
+    const first = ask('hello', 1, 1)
+    const tool = decision('tool', { name: 'lookup', args: ['INV-9'] }, { step: 1 }, 2)
+    const part = new ReplayPart(
+      cassetteOf([
+        [first, 'hi'],
+        [tool, 'found'],
+        [ask('thanks', 2, 3), 'bye'],
+      ]),
+      context,
+    )
+    expect(part.begin(first).action).toBe('replay')
+    expect(part.begin(tool).action).toBe('replay')
+    const secret = `sk-proj-${'Xk9pQ2vL7mR4tY8w'.repeat(3)}`
+    missOf(() => part.begin(ask(`thanks, my key is ${secret}`, 2, 3)))
+    const run = part.run()
+    expect(run.header).toMatchObject({ test: 'c', agentTape: 1, runtime: { node: process.version } })
+    expect(run.header.recordedAt).not.toBe('2026-01-01T00:00:00.000Z')
+    expect(run.decisions.map((d) => [d.seq, d.kind, d.step, d.out])).toEqual([
+      [1, 'llm', 1, 'hi'],
+      [2, 'tool', 1, 'found'],
+      [3, 'llm', 2, undefined],
+    ])
+    expect(JSON.stringify(run.decisions[2]!.in)).toContain('thanks, my key is [REDACTED:')
+    expect(JSON.stringify(run)).not.toContain(secret)
+  })
+
   it('keys inputs in place unless a normalizer function could change them', () => {
     const cassette = cassetteOf([])
     expect(new ReplayPart(cassette, contextFor()).keysInPlace).toBe(true)

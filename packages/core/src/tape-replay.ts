@@ -1,3 +1,4 @@
+import type { DecisionKey } from './canonical-key.js'
 import type { Cassette, DecisionRecord } from './cassette-format.js'
 import { describePosition } from './describe-decision.js'
 import { createDivergence, explainMiss, ReplayMiss } from './divergence.js'
@@ -14,6 +15,7 @@ import {
   type PartTally,
   TapePart,
 } from './tape-part.js'
+import { AGENT_TAPE_VERSION } from './version.js'
 
 const USE_LANES =
   "Run each concurrent sub-agent in its own lane, tape.lane('researcher', () => research(topic)), and re-record."
@@ -28,6 +30,8 @@ export class ReplayPart extends TapePart {
   readonly action = 'replay'
   private readonly index: ReplayIndex
   private readonly misses: ReplayMiss[] = []
+  /** The redacted input of each miss, by its position in the run. */
+  private readonly missedInputs = new Map<number, unknown>()
 
   constructor(
     private readonly cassette: Cassette,
@@ -75,6 +79,45 @@ export class ReplayPart extends TapePart {
     }
   }
 
+  /**
+   * The decisions this run asked for, in order: a replayed one as recorded, a miss with its
+   * input only. Numbered in the run's order, under the recording's header with this run's
+   * time, runtime and harness.
+   */
+  override run(): Cassette {
+    const recorded = new Map(this.index.decisions.map((d) => [d.seq, d]))
+    const decisions: DecisionRecord[] = []
+    for (const state of this.context.log.decisions) {
+      const seq = decisions.length + 1
+      const record = state.status === 'replayed' ? recorded.get(state.seq) : undefined
+      if (record) decisions.push({ ...record, seq })
+      else if (state.status === 'missed') {
+        const { key, kind, step, lane } = state
+        const input = this.missedInputs.get(state.seq)
+        decisions.push({
+          seq,
+          key: key as DecisionKey,
+          kind,
+          step,
+          ...(lane === undefined ? {} : { lane }),
+          ms: 0,
+          in: input,
+        })
+      }
+    }
+    const header = this.cassette.header
+    const harness = this.context.harness ?? header.harness
+    return {
+      header: {
+        ...header,
+        recordedAt: new Date().toISOString(),
+        runtime: { node: process.version, platform: process.platform, agentTape: AGENT_TAPE_VERSION },
+        ...(harness ? { harness } : {}),
+      },
+      decisions,
+    }
+  }
+
   override tally(): PartTally {
     return {
       inCassette: this.cassette.decisions.length,
@@ -111,6 +154,7 @@ export class ReplayPart extends TapePart {
     }
     const error = new ReplayMiss(details, this.context.divergence)
     this.misses.push(error)
+    this.missedInputs.set(decisionIndex, input)
     this.context.log.diverge(error)
     this.context.log.note(decision, decisionIndex, 'missed')
     return error

@@ -1,5 +1,5 @@
 import { isValidKind } from './canonical-key.js'
-import type { DecisionRecord } from './cassette-format.js'
+import type { Cassette, DecisionRecord } from './cassette-format.js'
 import { describeDecision } from './describe-decision.js'
 import type { DivergenceError, ReplayMiss } from './divergence.js'
 import { AgentTapeError, ConfigError } from './errors.js'
@@ -64,7 +64,11 @@ export class Tape {
     this.mode = init.mode
     this.rerecordCommand =
       options.rerecordCommand ?? `${MODE_ENV}=update <your test command> (only this test)`
-    const divergence = { cassettePath: this.cassettePath, rerecordCommand: this.rerecordCommand }
+    const divergence = {
+      cassettePath: this.cassettePath,
+      rerecordCommand: this.rerecordCommand,
+      ...(options.viewCommand ? { viewCommand: options.viewCommand } : {}),
+    }
     this.part = init.part({
       options,
       mode: init.mode,
@@ -168,6 +172,16 @@ export class Tape {
     const ending = await this.part.finish()
     this.finished = this.log.snapshot(this, this.part.tally(), ending)
     return this.finished
+  }
+
+  /**
+   * The run of a replay that diverged, as far as it went, for the divergence view: a cassette
+   * with the recording's header and the decisions the run asked for, in order, the replayed
+   * ones as recorded and each miss with its redacted input and no outcome. `undefined` when the
+   * tape did not replay or did not diverge.
+   */
+  divergedRun(): Cassette | undefined {
+    return this.log.divergences.length > 0 ? this.part.run() : undefined
   }
 
   /** The decisions of the cassette this tape replays (none when it records or passes through). */

@@ -29,6 +29,8 @@ export const BRIDGE_KEY = '__agentTapeJest'
 export interface FileReport {
   root: string
   cassetteDir: string
+  /** The config's `viewDir`, when divergence views are to be written. */
+  viewDir?: string
   testFile: string
   testPath: string
   tapeNames: string[]

@@ -74,6 +74,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
       const report: FileReport = {
         root: this.bridge.root,
         cassetteDir: this.bridge.config.cassetteDir,
+        ...(this.bridge.config.viewDir ? { viewDir: this.bridge.config.viewDir } : {}),
         testFile: this.bridge.testFile,
         testPath: this.testPath,
         tapeNames: this.bridge.tapeNames,

@@ -24,4 +24,12 @@ describe('resolveOptions (Jest)', () => {
       /Invalid option redactors\[0\]\.pattern in testEnvironmentOptions\.agentTape of the Jest config: it must be a RegExp or a RegExp source string, got \{\} \(a RegExp sent as JSON arrives as \{\}\)/,
     )
   })
+
+  it('takes viewDir as a folder path, and refuses anything else', () => {
+    expect(resolveOptions({ viewDir: 'agent-tape-views' }).viewDir).toBe('agent-tape-views')
+    expect(resolveOptions({})).not.toHaveProperty('viewDir')
+    expect(() => resolveOptions({ viewDir: true })).toThrow(
+      'Invalid option viewDir in testEnvironmentOptions.agentTape of the Jest config: it must be a folder path, got true. Write viewDir: "agent-tape-views".',
+    )
+  })
 })

@@ -56,6 +56,7 @@ export default class TapeSummaryReporter {
     const projects: ProjectRun[] = groupByRoot(reports).map((group) => ({
       root: group[0]!.root,
       cassetteDir: group[0]!.cassetteDir,
+      ...(group[0]!.viewDir ? { viewDir: group[0]!.viewDir } : {}),
       entries: group.flatMap(ordered),
       // A file that failed to load defines no names: all its cassettes would look obsolete.
       collected: group
@@ -87,7 +88,7 @@ function readReports(dir: string): FileReport[] {
 function groupByRoot(reports: FileReport[]): FileReport[][] {
   const groups = new Map<string, FileReport[]>()
   for (const report of reports) {
-    const key = `${report.root}\0${report.cassetteDir}`
+    const key = `${report.root}\0${report.cassetteDir}\0${report.viewDir ?? ''}`
     groups.set(key, [...(groups.get(key) ?? []), report])
   }
   return [...groups.values()]

@@ -3,6 +3,7 @@ import { readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createCassetteListing } from './cassette-listing.js'
 import { type CollectedTestFile, findObsoleteCassettes } from './obsolete-cassettes.js'
+import { type WrittenView, writeDivergenceViews } from './runs/write-views.js'
 import {
   renderSummaryMarkdown,
   renderSummaryText,
@@ -21,6 +22,8 @@ export interface ProjectRun {
    * a file that failed to load would all look obsolete, so such a file is left out.
    */
   collected: readonly CollectedTestFile[]
+  /** Folder, relative to the root, where the divergence views of diverged tapes are written. */
+  viewDir?: string
 }
 
 export interface FinishRunOptions {
@@ -36,18 +39,24 @@ export interface FinishRunOptions {
 
 /**
  * The reporter's finish-up, the same for every runner: finds the cassettes no test uses any more
- * (and deletes them when pruning), then prints the run summary, and appends it as Markdown to
+ * (and deletes them when pruning), writes the divergence views of diverged tapes when a project
+ * has a `viewDir`, then prints the run summary, and appends it as Markdown to
  * `GITHUB_STEP_SUMMARY` when that is set. Prints nothing for a run without tapes or leftovers.
  */
 export async function finishRun(
   projects: readonly ProjectRun[],
   options: FinishRunOptions,
 ): Promise<TapeRunSummary | undefined> {
+  const env = options.env ?? process.env
   const entries: TapeSummaryEntry[] = []
   const obsolete: string[] = []
   const pruned: string[] = []
+  const views: WrittenView[] = []
   for (const project of projects) {
     entries.push(...project.entries)
+    if (project.viewDir !== undefined) {
+      views.push(...(await writeDivergenceViews(project.root, project.viewDir, project.entries, env)))
+    }
     const found = await findObsoleteCassettes(
       project.collected,
       createCassetteListing(project.root, { readdir, stat }),
@@ -66,9 +75,10 @@ export async function finishRun(
     obsolete,
     ...(pruned.length > 0 ? { pruned } : {}),
     ...(options.pruneCommand ? { pruneCommand: options.pruneCommand } : {}),
+    ...(views.length > 0 ? { views } : {}),
   }
   options.print(renderSummaryText(summary))
-  const stepSummary = (options.env ?? process.env).GITHUB_STEP_SUMMARY
-  if (stepSummary) appendFileSync(stepSummary, renderSummaryMarkdown(summary))
+  const stepSummary = env.GITHUB_STEP_SUMMARY
+  if (stepSummary) appendFileSync(stepSummary, renderSummaryMarkdown(summary, env))
   return summary
 }

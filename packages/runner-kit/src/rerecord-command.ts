@@ -49,7 +49,7 @@ export function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
 }
 
-function quoteShell(text: string): string {
+export function quoteShell(text: string): string {
   if (/^[\w@%+=:,./-]+$/.test(text)) return text
   return `'${text.replace(/'/g, `'\\''`)}'`
 }

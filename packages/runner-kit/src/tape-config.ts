@@ -61,6 +61,12 @@ export interface RunnerOptions {
   timing?: ReplayTiming
   /** Allow recording while `CI` is set (a job meant to record). */
   allowRecordingInCI?: boolean
+  /**
+   * Folder, relative to the project root, where the run summary writes the divergence view of
+   * every test whose replay diverged (one HTML page each), for a CI job to keep as an artifact.
+   * Default: none; the failure report always names the command that writes one.
+   */
+  viewDir?: string
 }
 
 /** Every option name, checked against the type: a name added to one must be added to the other. */
@@ -78,6 +84,7 @@ export const RUNNER_OPTION_NAMES: readonly string[] = Object.keys({
   allowSecrets: true,
   timing: true,
   allowRecordingInCI: true,
+  viewDir: true,
 } satisfies Record<keyof RunnerOptions, true>)
 
 /** A RegExp as data. */
@@ -106,6 +113,7 @@ export interface TapeConfig {
   allowSecrets: PatternData[]
   timing: ReplayTiming
   allowRecordingInCI: boolean
+  viewDir?: string
 }
 
 /** How one runner reads its options. */
@@ -208,6 +216,12 @@ export function resolveTapeConfig(raw: unknown, source: ConfigSource): TapeConfi
     ),
     timing: options.timing ?? 'instant',
     allowRecordingInCI: options.allowRecordingInCI === true,
+    ...(options.viewDir === undefined ? {} : { viewDir: checkFolder(options.viewDir) }),
+  }
+
+  function checkFolder(value: unknown): string {
+    if (typeof value === 'string' && value.trim() !== '') return value
+    throw invalid('viewDir', `a folder path, got ${describe(value)}`, 'Write viewDir: "agent-tape-views"')
   }
 
   function checkUnset(value: unknown): string {

@@ -116,3 +116,33 @@ it("lists each tape's warnings under the table, and prunes with the runner's own
     '- `test/agent.test.ts > new-case`: [agent-tape] A request to',
   )
 })
+
+it('lists the divergence views written, and links the step summary to the run artifacts on GitHub Actions', () => {
+  const summary = {
+    entries,
+    obsolete: [],
+    views: [
+      {
+        test: 'test/agent.test.ts > prompt-edit',
+        path: 'views/test/__cassettes__/agent.test.ts/prompt-edit.html',
+      },
+      { test: 'test/agent.test.ts > other', error: 'ENOSPC: no space left on device' },
+    ],
+  }
+  expect(renderSummaryText(summary)).toContain(
+    [
+      '  Divergence views (1): each diverged run next to its recording, one page to open in a browser:',
+      '    test/agent.test.ts > prompt-edit: views/test/__cassettes__/agent.test.ts/prompt-edit.html',
+      '    test/agent.test.ts > other: not written (ENOSPC: no space left on device)',
+    ].join('\n'),
+  )
+  const github = {
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_REPOSITORY: 'acme/agents',
+    GITHUB_RUN_ID: '7',
+  }
+  expect(renderSummaryMarkdown(summary, github)).toContain(
+    "one page to open in a browser, in [this run's artifacts](https://github.com/acme/agents/actions/runs/7#artifacts) when the job uploads the view folder:\n- `test/agent.test.ts > prompt-edit`: views/test/__cassettes__/agent.test.ts/prompt-edit.html",
+  )
+  expect(renderSummaryMarkdown({ entries, obsolete: [] })).not.toContain('Divergence views')
+})

@@ -1,6 +1,7 @@
 import type { TapeAction, TapeMode, TapeState } from '@agent-tape/core/internal'
 import { sumUsage, type TokenUsage } from '@agent-tape/http'
 import { PRUNE_FLAG } from './obsolete-cassettes.js'
+import type { WrittenView } from './runs/write-views.js'
 
 /** One tape of a run, as the summary shows it: plain data a worker can send to the reporter. */
 export interface TapeSummaryEntry {
@@ -26,6 +27,11 @@ export interface TapeSummaryEntry {
   warnings?: string[]
   /** Tools whose live result differed from the recording (`live-tools` mode). */
   drifted?: string[]
+  /**
+   * Where the run of a diverged replay was kept, relative to the project root, for the
+   * divergence view (`agent-tape view <cassette> --run <run>`).
+   */
+  run?: string
 }
 
 export interface TapeRunSummary {
@@ -36,6 +42,8 @@ export interface TapeRunSummary {
   pruned?: readonly string[]
   /** The command that prunes obsolete cassettes with this runner (default: Vitest's `-- --prune-cassettes`). */
   pruneCommand?: string
+  /** The divergence views written for diverged tapes (`viewDir`), paths relative to their project root. */
+  views?: readonly WrittenView[]
 }
 
 export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsage): TapeSummaryEntry {
@@ -143,12 +151,20 @@ export function renderSummaryText(summary: TapeRunSummary): string {
   lines.push(`  ${decisionsLine(t)}`, ...tokensLine(t).map((line) => `  ${line}`))
   lines.push(...driftLines(summary, (test, tool) => `    ${test}: ${tool}`))
   lines.push(...warningLines(summary, (test, message) => `    ${test}: ${message}`))
+  lines.push(...viewLines(summary, (test, where) => `    ${test}: ${where}`))
   lines.push(...obsoleteLines(summary, (path) => `    ${path}`))
   return lines.join('\n')
 }
 
-/** The same summary as Markdown, for `GITHUB_STEP_SUMMARY`. */
-export function renderSummaryMarkdown(summary: TapeRunSummary): string {
+/**
+ * The same summary as Markdown, for `GITHUB_STEP_SUMMARY`. The divergence views link to the
+ * artifacts of the workflow run (GitHub Actions' `GITHUB_SERVER_URL`, `GITHUB_REPOSITORY` and
+ * `GITHUB_RUN_ID` in `env`), where a job that uploads the view folder puts them.
+ */
+export function renderSummaryMarkdown(
+  summary: TapeRunSummary,
+  env: Record<string, string | undefined> = {},
+): string {
   const t = totalSummary(summary.entries)
   const lines = ['### agent-tape', '', `**${headline(t)}**`, '']
   if (summary.entries.length > 0) {
@@ -163,6 +179,7 @@ export function renderSummaryMarkdown(summary: TapeRunSummary): string {
   lines.push(`${decisionsLine(t)}  `, ...tokensLine(t))
   lines.push(...driftLines(summary, (test, tool) => `- \`${test}\`: ${tool}`))
   lines.push(...warningLines(summary, (test, message) => `- \`${test}\`: ${message}`))
+  lines.push(...viewLines(summary, (test, where) => `- \`${test}\`: ${where}`, artifactsUrl(env)))
   lines.push(...obsoleteLines(summary, (path) => `- \`${path}\``))
   return `${lines.join('\n')}\n`
 }
@@ -181,6 +198,30 @@ function warningLines(summary: TapeRunSummary, item: (test: string, message: str
   const warned = summary.entries.flatMap((e) => (e.warnings ?? []).map((w) => item(e.test, w)))
   if (warned.length === 0) return []
   return ['', `  Warnings (${warned.length}):`, ...warned]
+}
+
+function viewLines(
+  summary: TapeRunSummary,
+  item: (test: string, where: string) => string,
+  artifacts?: string,
+): string[] {
+  const views = summary.views ?? []
+  if (views.length === 0) return []
+  const written = views.filter((v) => 'path' in v).length
+  const where = artifacts
+    ? `, in [this run's artifacts](${artifacts}) when the job uploads the view folder`
+    : ''
+  return [
+    '',
+    `  Divergence views (${written}): each diverged run next to its recording, one page to open in a browser${where}:`,
+    ...views.map((v) => item(v.test, 'path' in v ? v.path : `not written (${v.error})`)),
+  ]
+}
+
+/** The page of a GitHub Actions workflow run that lists its artifacts. */
+function artifactsUrl(env: Record<string, string | undefined>): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = env
+  return server && repo && run ? `${server}/${repo}/actions/runs/${run}#artifacts` : undefined
 }
 
 function obsoleteLines(summary: TapeRunSummary, item: (path: string) => string): string[] {

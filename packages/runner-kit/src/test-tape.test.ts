@@ -1,4 +1,4 @@
-import { createMemoryStore, type HarnessProvider } from '@agent-tape/core/internal'
+import { createMemoryStore, type HarnessProvider, parseCassette } from '@agent-tape/core/internal'
 import { expect, it } from 'vitest'
 import type { TapeSummaryEntry } from './tape-summary.js'
 import { openTestTape, type TestTapeInput } from './test-tape.js'
@@ -73,6 +73,40 @@ it('returns the divergence to throw, with the re-record command, unless the test
     "npx vitest run test/agent.test.ts -t '^billing refund$' -- --update-cassettes",
   )
   expect(await second.finish([{ message: 'Connection error.', cause: miss }])).toBeUndefined()
+})
+
+it('keeps the run of a diverged replay, its secrets redacted, where the view command of the report looks', async () => {
+  const key = `sk-proj-${'Xk9pQ2vL7mR4tY8w'.repeat(3)}`
+  const { store, entries, open } = setup()
+  const first = await open()
+  await first.tape.call('tool', { name: 'lookup', args: ['INV-1'] }, () => 'found')
+  await first.tape.call('llm', { model: 'gpt-4o', prompt: 'refund it' }, () => 'done')
+  await first.finish([])
+  const second = await open({ config: { ...CONFIG, mode: 'replay' } })
+  await second.tape.call('tool', { name: 'lookup', args: ['INV-1'] }, () => 'unused')
+  await second.tape.call('llm', { model: 'gpt-4o', prompt: `refund it, key ${key}` }, () => 0).catch(() => {})
+  await second.finish([])
+  const run = entries[1]!.run!
+  expect(run).toMatch(/agent-tape-[0-9a-f]{12}\/runs\/test\/__cassettes__\/agent\.test\.ts\/refund\.jsonl$/)
+  expect(second.tape.failure()?.message).toContain(`  view      npx agent-tape view ${PATH} --run ${run}\n`)
+  const kept = parseCassette((await store.read(run))!, run)
+  expect(kept.decisions.map((d) => [d.kind, d.out])).toEqual([
+    ['tool', 'found'],
+    ['llm', undefined],
+  ])
+  expect(JSON.stringify(kept.decisions[1]!.in)).toContain('refund it, key [REDACTED:')
+  expect(await store.read(run)).not.toContain(key)
+})
+
+it('keeps no run when the replay did not diverge', async () => {
+  const { entries, open } = setup()
+  const first = await open()
+  await first.tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
+  await first.finish([])
+  const second = await open({ config: { ...CONFIG, mode: 'replay' } })
+  await second.tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
+  await second.finish([])
+  expect(entries[1]).not.toHaveProperty('run')
 })
 
 it('adds the setup file rules after the config rules, and asks for the harness only when paths are given', async () => {

@@ -12,6 +12,7 @@ import {
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import { cassettePathFor } from './cassette-path.js'
 import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
+import { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
 import type { TapeRuntimeOptions } from './runtime-options.js'
 import { needsFailureReport, replayedTokens, summarizeOpenFailure } from './tape-outcome.js'
 import { summarizeTape, type TapeSummaryEntry } from './tape-summary.js'
@@ -79,21 +80,25 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   const { config, runtime, testFile, names } = input
   const id = `${testFile} > ${names.join(' > ')}`
   const cassettePath = cassettePathFor({ testFile, name: input.name, cassetteDir: config.cassetteDir })
+  const store = input.store ?? createFileStore(input.root)
+  const runPath = runPathFor(input.root, cassettePath, input.env)
+  const allowSecrets = [...config.allowSecrets, ...(runtime.allowSecrets ?? [])]
   let tape: Tape
   try {
     tape = await openTape({
       id,
       cassettePath,
-      store: input.store ?? createFileStore(input.root),
+      store,
       ...(input.env ? { env: input.env } : {}),
       ...(config.mode ? { mode: config.mode } : {}),
       allowRecordingInCI: config.allowRecordingInCI,
       ...(config.harness ? { harness: { provider: harnessOf(input), ...config.harness } } : {}),
       redactors: [...config.redactors, ...(runtime.redactors ?? [])],
       normalizers: [...config.normalizers, ...(runtime.normalizers ?? [])],
-      allowSecrets: [...config.allowSecrets, ...(runtime.allowSecrets ?? [])],
+      allowSecrets,
       failOnUnused: config.failOnUnused,
       rerecordCommand: buildRerecordCommand({ runner: input.runner, testFile, names, exec: input.exec }),
+      viewCommand: buildViewCommand({ exec: input.exec, cassettePath, runPath }),
       ...(runtime.sdks ? { sdks: runtime.sdks } : {}),
     })
   } catch (error) {
@@ -107,7 +112,18 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       const reader = runtime.usage ?? input.usage ?? readRecordedUsage
       const tokens =
         state.action === 'replay' ? replayedTokens(state, tape.recordedDecisions, reader) : undefined
-      input.report(summarizeTape(state, id, tokens))
+      const entry = summarizeTape(state, id, tokens)
+      // A replay that diverged keeps its run where the report's view command looks for it.
+      const run = tape.divergedRun()
+      if (run) {
+        const kept = await keepDivergedRun(run, runPath, store, {
+          env: input.env ?? process.env,
+          allow: allowSecrets,
+        })
+        if (kept.kept) entry.run = runPath
+        else entry.warnings = [...(entry.warnings ?? []), kept.why]
+      }
+      input.report(entry)
       const failure = tape.failure()
       return needsFailureReport(failure, testErrors) ? failure : undefined
     },

@@ -42,6 +42,7 @@ export function agentTape(options: AgentTapeOptions = {}): Plugin {
         new TapeSummaryReporter({
           cassetteDir: config.cassetteDir,
           prune: process.argv.includes(PRUNE_FLAG),
+          ...(config.viewDir ? { viewDir: config.viewDir } : {}),
         }),
       )
     },

@@ -14,6 +14,8 @@ export interface TapeSummaryOptions {
   cassetteDir?: string
   /** Delete obsolete cassettes instead of only listing them. */
   prune?: boolean
+  /** The plugin's `viewDir`: where the divergence views of diverged tests are written. */
+  viewDir?: string
 }
 
 /**
@@ -52,7 +54,8 @@ export class TapeSummaryReporter implements Reporter {
       }
     }
     const cassetteDir = this.options.cassetteDir ?? DEFAULT_CASSETTE_DIR
-    await finishRun([{ root, cassetteDir, entries, collected }], {
+    const viewDir = this.options.viewDir
+    await finishRun([{ root, cassetteDir, entries, collected, ...(viewDir ? { viewDir } : {}) }], {
       prune: this.options.prune === true,
       print: (text) => vitest.logger.log(`\n${text}\n`),
     })

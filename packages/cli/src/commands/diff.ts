@@ -1,7 +1,7 @@
+import { diffCassettes } from '@agent-tape/runner-kit'
 import { HELP_OPTION } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
 import type { Command } from '../command.js'
-import { diffCassettes } from '../diff/compare.js'
 import { renderDiff } from '../diff/render-diff.js'
 import { fitToWidth } from '../output/fit.js'
 

@@ -1,10 +1,10 @@
 import type { DecisionRecord } from '@agent-tape/core/internal'
+import { type DecisionSummary, summarizeCassette } from '@agent-tape/runner-kit'
 import { HELP_OPTION, usageError } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
 import type { CliIo, Command } from '../command.js'
 import { fitToWidth } from '../output/fit.js'
 import { renderDecision, renderTimeline } from '../show/render-timeline.js'
-import { type DecisionSummary, summarizeCassette } from '../show/summarize.js'
 
 export const showCommand: Command = {
   spec: {

@@ -1,8 +1,6 @@
 import { formatChanges } from '@agent-tape/core/internal'
+import { type CassetteDiff, type DecisionSummary, type DiffEntry, previewJson } from '@agent-tape/runner-kit'
 import type { Style } from '../output/style.js'
-import { previewJson } from '../show/render-timeline.js'
-import type { DecisionSummary } from '../show/summarize.js'
-import type { CassetteDiff, DiffEntry } from './compare.js'
 
 export interface DiffRenderOptions {
   style: Style

@@ -1,8 +1,8 @@
 import type { DecisionRecord } from '@agent-tape/core/internal'
+import { countKind, describeHarness as harness, previewJson, summarizeDecision } from '@agent-tape/runner-kit'
 import { describe, expect, it } from 'vitest'
 import { createStyle } from '../output/style.js'
-import { countKind, harness, previewJson, renderDecision } from './render-timeline.js'
-import { summarizeDecision } from './summarize.js'
+import { renderDecision } from './render-timeline.js'
 
 const options = { style: createStyle(false), maxPreview: 60 }
 const render = (d: Omit<DecisionRecord, 'seq' | 'ms'>) =>

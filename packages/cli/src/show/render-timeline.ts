@@ -1,14 +1,20 @@
-import type { CassetteHeader, HarnessIdentity } from '@agent-tape/core/internal'
+import type { CassetteHeader } from '@agent-tape/core/internal'
 import {
   compactArguments,
   isRecordedResponse,
   type ModelAnswer,
   type ModelRequest,
   recordedStream,
-  type TokenUsage,
 } from '@agent-tape/http'
+import {
+  type CassetteSummary,
+  countKind,
+  type DecisionSummary,
+  describeHarness,
+  previewJson,
+  tokens,
+} from '@agent-tape/runner-kit'
 import type { Style } from '../output/style.js'
-import type { CassetteSummary, DecisionSummary } from './summarize.js'
 
 export interface TimelineOptions {
   style: Style
@@ -27,7 +33,7 @@ export function renderTimeline(summary: CassetteSummary, options: TimelineOption
   const h = summary.header
   field('test', style.redactions(h.test))
   field('recorded', [h.recordedAt, ...runtime(h)].join(' · '))
-  field('harness', harness(h.harness))
+  field('harness', describeHarness(h.harness))
   if (h.sdks && Object.keys(h.sdks).length > 0)
     field(
       'sdks',
@@ -120,37 +126,6 @@ function runtime(h: CassetteHeader): string[] {
   return parts
 }
 
-export function harness(h: HarnessIdentity | undefined): string {
-  if (!h) return 'not recorded'
-  if (!h.git) return `not compared (${h.reason})`
-  const commit = `commit ${h.commit.slice(0, 12)}`
-  if (h.paths.length === 0 || h.tree === null) return `${commit} (no harness paths configured)`
-  return `tree ${h.tree} of ${h.paths.join(', ')} at ${commit}${h.dirty ? ' with uncommitted changes' : ''}`
-}
-
-const KIND_NAMES: Record<string, [string, string]> = {
-  llm: ['model request', 'model requests'],
-  tool: ['tool call', 'tool calls'],
-  env: ['env read', 'env reads'],
-  http: ['http request', 'http requests'],
-  mcp: ['MCP request', 'MCP requests'],
-}
-
-export function countKind(kind: string, n: number): string {
-  const [one, many] = KIND_NAMES[kind] ?? [`${kind} decision`, `${kind} decisions`]
-  return `${n} ${n === 1 ? one : many}`
-}
-
-export function tokens(usage: TokenUsage): string {
-  return `${usage.input} in / ${usage.output} out`
-}
-
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`
-}
-
-/** One line of JSON, cut in the middle of the line when longer than `max`. */
-export function previewJson(value: unknown, max: number): string {
-  const text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value))
-  return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text
 }

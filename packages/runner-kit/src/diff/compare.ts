@@ -6,8 +6,8 @@ import {
   type FieldChange,
 } from '@agent-tape/core/internal'
 import { compactArguments, type ModelAnswer } from '@agent-tape/http'
-import { previewJson, tokens } from '../show/render-timeline.js'
-import { type DecisionSummary, summarizeDecision } from '../show/summarize.js'
+import { previewJson, tokens } from '../reading/preview.js'
+import { type DecisionSummary, summarizeDecision } from '../reading/summarize.js'
 import { alignDecisions } from './align.js'
 import { maskVolatile } from './volatile.js'
 

@@ -1,0 +1,36 @@
+import type { HarnessIdentity } from '@agent-tape/core/internal'
+import type { TokenUsage } from '@agent-tape/http'
+
+/** One line of JSON, cut in the middle of the line when longer than `max`. */
+export function previewJson(value: unknown, max: number): string {
+  const text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value))
+  return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text
+}
+
+/** Token usage as `61 in / 12 out`. */
+export function tokens(usage: TokenUsage): string {
+  return `${usage.input} in / ${usage.output} out`
+}
+
+const KIND_NAMES: Record<string, [string, string]> = {
+  llm: ['model request', 'model requests'],
+  tool: ['tool call', 'tool calls'],
+  env: ['env read', 'env reads'],
+  http: ['http request', 'http requests'],
+  mcp: ['MCP request', 'MCP requests'],
+}
+
+/** `1 tool call`, `3 model requests`, `2 search decisions`. */
+export function countKind(kind: string, n: number): string {
+  const [one, many] = KIND_NAMES[kind] ?? [`${kind} decision`, `${kind} decisions`]
+  return `${n} ${n === 1 ? one : many}`
+}
+
+/** The harness a cassette was recorded under, in one line. */
+export function describeHarness(h: HarnessIdentity | undefined): string {
+  if (!h) return 'not recorded'
+  if (!h.git) return `not compared (${h.reason})`
+  const commit = `commit ${h.commit.slice(0, 12)}`
+  if (h.paths.length === 0 || h.tree === null) return `${commit} (no harness paths configured)`
+  return `tree ${h.tree} of ${h.paths.join(', ')} at ${commit}${h.dirty ? ' with uncommitted changes' : ''}`
+}

@@ -1,0 +1,53 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { type Cassette, parseCassette, SecretScanner, secretEnvValues } from '@agent-tape/core/internal'
+import { toPosix } from '../cassette-path.js'
+import type { TapeSummaryEntry } from '../tape-summary.js'
+import { renderCompareView } from '../view/render-page.js'
+
+/** A divergence view the run summary wrote, or why it could not. */
+export type WrittenView = { test: string; path: string } | { test: string; error: string }
+
+/**
+ * Writes the divergence view of every tape whose replay diverged and kept its run: the
+ * recording and the run side by side, one page per test under `viewDir` (relative to `root`),
+ * named after the cassette (`<viewDir>/test/__cassettes__/agent.test.ts/issue-412.html`).
+ */
+export async function writeDivergenceViews(
+  root: string,
+  viewDir: string,
+  entries: readonly TapeSummaryEntry[],
+  env: Record<string, string | undefined>,
+): Promise<WrittenView[]> {
+  const written: WrittenView[] = []
+  for (const entry of entries) {
+    if (!entry.run) continue
+    const path = toPosix(join(viewDir, entry.cassettePath.replace(/\.jsonl$/, '.html')))
+    try {
+      const recording = await readForView(root, entry.cassettePath, env)
+      const run = await readForView(root, entry.run, env)
+      const html = renderCompareView(
+        { file: entry.cassettePath, cassette: recording },
+        { file: entry.run, cassette: run },
+        { env, run: true },
+      )
+      const file = resolve(root, path)
+      await mkdir(dirname(file), { recursive: true })
+      await writeFile(file, html)
+      written.push({ test: entry.test, path })
+    } catch (error) {
+      written.push({ test: entry.test, error: (error as Error).message })
+    }
+  }
+  return written
+}
+
+/** A cassette as the CLI reads one to show it: validated, its secrets redacted. */
+async function readForView(
+  root: string,
+  path: string,
+  env: Record<string, string | undefined>,
+): Promise<Cassette> {
+  const cassette = parseCassette(await readFile(resolve(root, path), 'utf8'), path)
+  return new SecretScanner(secretEnvValues(env)).redactForReading(cassette) as Cassette
+}

@@ -1,0 +1,347 @@
+/// <reference lib="dom" />
+// The functions given to page.evaluate run in the page, where the DOM is.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join, relative } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parseCassette } from '@agent-tape/core'
+import { type Browser, launch, type Page } from 'puppeteer-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../cli/support/cli.js'
+import { REPO_ROOT } from '../support/fixture-project.js'
+import { browserTestsSkipped, findChromium } from './support/chromium.js'
+import {
+  imageDistance,
+  layoutDifferences,
+  measure,
+  referenceLayout,
+  referenceScreenshot,
+} from './support/layout.js'
+import { divergeSupportAgent, recordLanes, recordLongRun, SUPPORT_CASSETTE } from './support/pages.js'
+
+// The pages `agent-tape view` writes, opened from disk in Debian's Chromium (driven by
+// puppeteer-core): drawn, clicked, measured and compared with committed references. Any request
+// a page makes other than for its own file fails the test.
+const work = mkdtempSync(join(tmpdir(), 'agent-tape-view-'))
+const EXAMPLES = join(REPO_ROOT, 'examples')
+
+function exampleCassettes(): string[] {
+  const found: string[] = []
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory() && entry.name !== 'node_modules') walk(path)
+      else if (entry.name.endsWith('.jsonl') && path.includes('/test/__cassettes__/')) found.push(path)
+    }
+  }
+  walk(EXAMPLES)
+  return found.sort()
+}
+
+/** `agent-tape view <args> -o <work>/<name>.html`, as a user runs it; returns the page's path. */
+async function view(name: string, args: string[], cwd = REPO_ROOT): Promise<string> {
+  const out = join(work, `${name}.html`)
+  const result = await runCli(['view', ...args, '-o', out], cwd)
+  expect(result.stderr).toBe('')
+  expect(result.code).toBe(0)
+  return out
+}
+
+interface Opened {
+  page: Page
+  /** Milliseconds from the start of navigation to the first frame painted after the page drew itself. */
+  ms: number
+}
+
+describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
+  let browser: Browser
+  const outside: string[] = []
+  const errors: string[] = []
+
+  beforeAll(async () => {
+    browser = await launch({
+      executablePath: findChromium(),
+      headless: true,
+      // Root (CI, containers) needs --no-sandbox.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars'],
+    })
+  }, 600_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    expect(outside, 'requests that left a page').toEqual([])
+    expect(errors, 'errors in a page').toEqual([])
+  })
+
+  async function open(file: string, { width = 1280, height = 900, dark = false } = {}): Promise<Opened> {
+    const page = await browser.newPage()
+    await page.setViewport({ width, height, deviceScaleFactor: 1 })
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: dark ? 'dark' : 'light' }])
+    const url = pathToFileURL(file).href
+    await page.setRequestInterception(true)
+    page.on('request', (request) => {
+      if (request.url() === url) return void request.continue()
+      outside.push(`${basename(file)}: ${request.url()}`)
+      void request.abort()
+    })
+    page.on('pageerror', (error) =>
+      errors.push(`${basename(file)}: ${(error as Error).message ?? String(error)}`),
+    )
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`${basename(file)}: ${message.text()}`)
+    })
+    // A request the page's CSP blocks never reaches the network: it is reported here instead.
+    await page.evaluateOnNewDocument(() => {
+      document.addEventListener('securitypolicyviolation', (e) =>
+        console.error(`CSP blocked ${e.blockedURI} (${e.violatedDirective})`),
+      )
+    })
+    await page.goto(url, { waitUntil: 'load' })
+    await page.waitForSelector('html[data-ready="true"]')
+    const ms = await page.evaluate(
+      () =>
+        new Promise<number>((done) =>
+          requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now()))),
+        ),
+    )
+    return { page, ms }
+  }
+
+  /** Opens a decision whole with the keyboard-free path a mouse takes: a click on its summary. */
+  async function openWhole(page: Page, card: string): Promise<void> {
+    await page.click(`${card} details.whole > summary`)
+    await page.waitForSelector(`${card} .whole-body`, { visible: true })
+  }
+
+  it('draws every example cassette: a visible card per decision, each one opened whole on a click', async () => {
+    const cassettes = exampleCassettes()
+    expect(cassettes.map((c) => relative(EXAMPLES, c))).toContain(
+      'support-agent/test/__cassettes__/agent.test.ts/issue-412.jsonl',
+    )
+    for (const cassette of cassettes) {
+      const recorded = parseCassette(readFileSync(cassette, 'utf8'), cassette)
+      const file = await view(basename(cassette, '.jsonl'), [relative(REPO_ROOT, cassette)])
+      const { page } = await open(file)
+      const cards = await page.$$eval('article.card', (nodes) =>
+        nodes.map((n) => ({ kind: n.getAttribute('data-kind'), height: n.getBoundingClientRect().height })),
+      )
+      expect(cards.map((c) => c.kind)).toEqual(recorded.decisions.map((d) => d.kind))
+      expect(cards.every((c) => c.height > 40)).toBe(true)
+      expect(await page.$eval('h1', (h) => h.textContent)).toBe(recorded.header.test)
+      const lanes = new Set(recorded.decisions.map((d) => d.lane ?? ''))
+      expect(await page.$$eval('.lane-head', (n) => n.length)).toBe(lanes.size > 1 ? lanes.size : 0)
+      // The first model request, opened whole: its full request, and its answer.
+      const first = recorded.decisions.find((d) => d.kind === 'llm')!
+      const card = `article.card[data-seq="${first.seq}"]`
+      await openWhole(page, card)
+      const parts = await page.$$eval(`${card} .whole-body h5`, (h) => h.map((x) => x.textContent))
+      const body = (first.in as { body: Record<string, unknown> }).body
+      const messages = (body.messages ?? body.input) as unknown[]
+      expect(parts).toContain(`Messages (${messages.length})`)
+      if (Array.isArray(body.tools)) expect(parts).toContain(`Tools (${body.tools.length})`)
+      if (body.system !== undefined || body.instructions !== undefined)
+        expect(parts).toContain('System prompt')
+      const out = first.out as { body: Record<string, unknown[]> }
+      const stream = out.body.sse ?? out.body.ndjson
+      if (stream) {
+        expect(parts).toContain('Answer, reassembled from the stream')
+        await page.evaluate((selector) => {
+          const summaries = [...document.querySelectorAll<HTMLElement>(`${selector} .whole-body summary`)]
+          summaries.find((s) => s.textContent?.includes('stream event'))?.click()
+        }, card)
+        await page.waitForSelector(`${card} .events li`)
+        const events = await page.$$eval(`${card} .events li`, (li) => li.length)
+        expect(events).toBe(stream.length)
+      }
+      await page.close()
+    }
+  }, 120_000)
+
+  it('shows the support agent run as the README does: layout and screenshot close to the references', async () => {
+    const file = await view('issue-412', [join('examples/support-agent', SUPPORT_CASSETTE)])
+    const { page } = await open(file, { width: 1100, height: 760 })
+    const layout = await measure(page, {
+      title: 'h1',
+      head: '.head',
+      timeline: '.timeline',
+      firstStep: '.step-label',
+      firstCard: 'article.card',
+      secondCard: 'article.card[data-seq="2"]',
+    })
+    expect(layoutDifferences(layout, referenceLayout('run', layout))).toEqual([])
+    const shot = Buffer.from(await page.screenshot({ type: 'png' }))
+    expect(await imageDistance(browser, shot, referenceScreenshot('view-run', shot))).toBeLessThan(12)
+    await page.close()
+  })
+
+  it('shows a real divergence: the run next to its recording, the miss marked, the changed fields highlighted', async () => {
+    const dir = join(work, 'support-agent')
+    mkdirSync(dir)
+    const { run } = await divergeSupportAgent(dir)
+    const file = await view('divergence', [SUPPORT_CASSETTE, '--run', run], dir)
+    const { page } = await open(file, { width: 1100, height: 760 })
+    const verdicts = await page.$$eval('li.row', (rows) => rows.map((r) => r.getAttribute('data-verdict')))
+    expect(verdicts).toEqual(['missed', ...Array(6).fill('not reached')])
+    const missed = 'li.row[data-verdict="missed"]'
+    expect(await page.$eval(`${missed} .badge`, (b) => b.textContent)).toBe('missed')
+    expect(await page.$eval(`${missed} .changes h5`, (h) => h.textContent)).toBe(
+      'Input changed (recording → this run)',
+    )
+    const edit = await page.$eval(`${missed} .changes li`, (li) => ({
+      text: li.textContent,
+      del: li.querySelector('del')?.textContent,
+      ins: li.querySelector('ins')?.textContent,
+    }))
+    expect(edit.text).toMatch(/^body\.messages\[0\]\.content: /)
+    expect(edit.del).toContain('refund only the duplicate payment, never the original')
+    expect(edit.ins).toContain('refund what they were charged')
+    // Both cards highlight the field that changed; the run's card says it was never recorded.
+    const highlighted = await page.$$eval(`${missed} dd.changed`, (dd) =>
+      dd.map((d) => d.getAttribute('data-field')),
+    )
+    expect(highlighted).toEqual(['messages', 'messages'])
+    expect(
+      await page.$eval(`${missed} article.card.missed dd[data-field="messages"]`, (d) => d.textContent),
+    ).toMatch(/^2, changed: message 1 \(system\), last user: Ticket #412/)
+    expect(await page.$eval(`${missed} article.card.missed .badge`, (b) => b.textContent)).toBe(
+      'missed: never recorded',
+    )
+    // Opened whole, the run's request marks the message that changed.
+    await openWhole(page, `${missed} article.card.missed`)
+    const changed = await page.$$eval(`${missed} article.card.missed .message.changed .role`, (r) =>
+      r.map((x) => x.textContent),
+    )
+    expect(changed).toEqual(['system (changed)'])
+    await page.close()
+    const fresh = await open(file, { width: 1100, height: 900 })
+    const layout = await measure(fresh.page, {
+      title: 'h1',
+      verdict: '.verdict-line',
+      heads: '.heads',
+      recording: '.head:first-child',
+      run: '.head:last-child',
+      missedRow: missed,
+      recordedCard: `${missed} .pair > :first-child`,
+      runCard: `${missed} .pair > :last-child`,
+    })
+    expect(layoutDifferences(layout, referenceLayout('divergence', layout))).toEqual([])
+    const shot = Buffer.from(await fresh.page.screenshot({ type: 'png' }))
+    expect(await imageDistance(browser, shot, referenceScreenshot('view-divergence', shot))).toBeLessThan(12)
+    await fresh.page.close()
+  }, 60_000)
+
+  it('puts lanes side by side, each card in the column of its lane', async () => {
+    await recordLanes(work, 'lanes.jsonl')
+    const { page } = await open(await view('lanes', ['lanes.jsonl'], work))
+    const heads = await page.$$eval('.lane-head', (h) =>
+      h.map((x) => ({ text: x.textContent, x: Math.round(x.getBoundingClientRect().x) })),
+    )
+    expect(heads.map((h) => h.text).sort()).toEqual(['lane lyon', 'lane paris'])
+    const cards = await page.$$eval('.cell', (cells) =>
+      cells.flatMap((cell) =>
+        [...cell.querySelectorAll('article.card')].map(() => ({
+          lane: cell.getAttribute('data-lane'),
+          x: Math.round(cell.getBoundingClientRect().x),
+        })),
+      ),
+    )
+    expect(cards).toHaveLength(8)
+    for (const card of cards) expect(card.x).toBe(heads.find((h) => h.text === `lane ${card.lane}`)?.x)
+    await page.close()
+  })
+
+  it('is usable with the keyboard and a screen reader: labelled cards, focus visible, Enter opens', async () => {
+    const file = await view('keyboard', [join('examples/support-agent', SUPPORT_CASSETTE)])
+    const { page } = await open(file)
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the decisions')
+    await page.keyboard.press('Tab')
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement
+      const style = getComputedStyle(el)
+      return { label: el.getAttribute('aria-label'), tag: el.tagName, outline: style.outlineStyle }
+    })
+    expect(focused).toEqual({ label: 'Open decision #1 whole', tag: 'SUMMARY', outline: 'solid' })
+    await page.keyboard.press('Enter')
+    await page.waitForSelector('article.card[data-seq="1"] .whole-body', { visible: true })
+    const labels = await page.$$eval('article.card', (cards) =>
+      cards.map((c) => document.getElementById(c.getAttribute('aria-labelledby') ?? '')?.textContent ?? ''),
+    )
+    expect(labels[0]).toBe('#1model request (gpt-4o)')
+    expect(labels.every((l) => l.startsWith('#'))).toBe(true)
+    await page.close()
+  })
+
+  it('fits a narrow window in one column, and follows a dark colour scheme', async () => {
+    const run = await view('narrow-run', [join('examples/support-agent', SUPPORT_CASSETTE)])
+    const narrow = await open(run, { width: 390, height: 844, dark: true })
+    const fit = await narrow.page.evaluate(() => ({
+      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      columns: getComputedStyle(document.querySelector('.timeline')!).gridTemplateColumns.split(' ').length,
+      background: getComputedStyle(document.body).backgroundColor,
+      text: getComputedStyle(document.body).color,
+    }))
+    expect(fit.overflow).toBeLessThanOrEqual(0)
+    expect(fit.columns).toBe(1)
+    expect(luminance(fit.background)).toBeLessThan(0.1)
+    expect(luminance(fit.text)).toBeGreaterThan(0.7)
+    await narrow.page.close()
+    const cassette = join('examples/support-agent', SUPPORT_CASSETTE)
+    const sideBySide = await open(await view('narrow-diff', [cassette, cassette]), {
+      width: 390,
+      height: 844,
+    })
+    const stacked = await sideBySide.page.evaluate(() => ({
+      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      columns: getComputedStyle(document.querySelector('.pair')!).gridTemplateColumns.split(' ').length,
+      labels: [...document.querySelectorAll('li.row:first-child .side-label')].map((l) => [
+        l.textContent,
+        Math.round(l.getBoundingClientRect().height) > 5,
+      ]),
+    }))
+    expect(stacked).toEqual({
+      overflow: expect.any(Number),
+      columns: 1,
+      labels: [
+        ['Before', true],
+        ['After', true],
+      ],
+    })
+    expect(stacked.overflow).toBeLessThanOrEqual(0)
+    await sideBySide.page.close()
+    const light = await open(run)
+    const background = await light.page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    expect(luminance(background)).toBeGreaterThan(0.9)
+    await light.page.close()
+  })
+
+  it('opens the page of a 200-step run in under a second', async () => {
+    await recordLongRun(work, 'long.jsonl', 200)
+    const file = await view('long', ['long.jsonl'], work)
+    const bytes = statSync(file).size
+    const cassetteBytes = statSync(join(work, 'long.jsonl')).size
+    // The suite shares two cores with other test files: up to five tries, the best one counts.
+    const times: number[] = []
+    while (times.length < 5 && !times.some((t) => t < 1000)) {
+      const { page, ms } = await open(file)
+      expect(await page.$$eval('article.card', (c) => c.length)).toBe(399)
+      times.push(ms)
+      await page.close()
+    }
+    const ms = Math.min(...times)
+    console.log(
+      `200-step run: cassette ${(cassetteBytes / 1e6).toFixed(1)} MB, page ${(bytes / 1e6).toFixed(2)} MB, opened and drawn in ${Math.round(ms)} ms (tries: ${times.map(Math.round).join(', ')} ms)`,
+    )
+    expect(bytes).toBeLessThan(cassetteBytes / 10)
+    expect(ms).toBeLessThan(1000)
+  }, 120_000)
+})
+
+/** Relative luminance of a CSS `rgb(…)` colour, 0 (black) to 1 (white). */
+function luminance(rgb: string): number {
+  const [r, g, b] = (rgb.match(/\d+(\.\d+)?/g) ?? []).map(Number).map((c) => {
+    const v = c / 255
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
+  })
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
+}
