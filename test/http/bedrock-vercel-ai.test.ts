@@ -3,11 +3,11 @@ import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { installHttpBoundary, readModelAnswer } from '@agent-tape/http'
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock'
 import { createBedrockAnthropic } from '@ai-sdk/amazon-bedrock/anthropic'
-import { APICallError, generateText, type LanguageModel, stepCountIs, streamText, tool } from 'ai'
+import { APICallError, generateText, type LanguageModel, stepCountIs, streamText } from 'ai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { z } from 'zod'
+import { AI_RESEARCH_TOOLS } from '../support/ai-tools.js'
 import { AWS_CREDENTIALS, MODEL_ID } from '../support/bedrock-agent.js'
-import { RESEARCH_TOOLS, researchScript } from '../support/scripts.js'
+import { researchScript } from '../support/scripts.js'
 import { runTaped } from '../support/tape-run.js'
 
 // The Claude provider warns that it does not know the model id.
@@ -24,18 +24,7 @@ beforeAll(async () => {
 afterAll(() => provider.close())
 
 const settings = (baseURL: string) => ({ region: 'us-east-1', baseURL, ...AWS_CREDENTIALS })
-const tools = {
-  search: tool({
-    description: 'Web search',
-    inputSchema: z.object({ query: z.string() }),
-    execute: async (a) => RESEARCH_TOOLS.search(a),
-  }),
-  fetch_page: tool({
-    description: 'Fetch a page',
-    inputSchema: z.object({ url: z.string() }),
-    execute: async (a) => RESEARCH_TOOLS.fetch_page(a),
-  }),
-}
+const tools = AI_RESEARCH_TOOLS
 
 const models: [string, string, (baseURL: string) => LanguageModel][] = [
   ['Converse', 'bedrock-converse', (url) => createAmazonBedrock(settings(url))(MODEL_ID)],

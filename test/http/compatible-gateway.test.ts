@@ -2,11 +2,11 @@ import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { classifyUrl, findCodec, installHttpBoundary, readModelAnswer, recordedUsage } from '@agent-tape/http'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import { generateText, stepCountIs, streamText, tool } from 'ai'
+import { generateText, stepCountIs, streamText } from 'ai'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { z } from 'zod'
-import { RESEARCH_TOOLS, researchScript } from '../support/scripts.js'
+import { AI_RESEARCH_TOOLS } from '../support/ai-tools.js'
+import { researchScript } from '../support/scripts.js'
 import { runTaped } from '../support/tape-run.js'
 
 // A self-hosted gateway in front of OpenAI-compatible models, declared by its base URL as a user
@@ -48,18 +48,7 @@ describe('where OpenAI-compatible APIs are recognised', () => {
   })
 })
 
-const tools = {
-  search: tool({
-    description: 'Web search',
-    inputSchema: z.object({ query: z.string() }),
-    execute: async (a) => RESEARCH_TOOLS.search(a),
-  }),
-  fetch_page: tool({
-    description: 'Fetch a page',
-    inputSchema: z.object({ url: z.string() }),
-    execute: async (a) => RESEARCH_TOOLS.fetch_page(a),
-  }),
-}
+const tools = AI_RESEARCH_TOOLS
 
 // OpenRouter's own fields: which upstream providers may serve the call, and prompt transforms.
 const routing = (order: string[]) => ({

@@ -3,11 +3,10 @@ import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { installHttpBoundary, readModelAnswer, readModelRequest, recordedUsage } from '@agent-tape/http'
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { ApiError, GoogleGenAI } from '@google/genai'
-import { APICallError, generateText, stepCountIs, streamText, tool } from 'ai'
+import { APICallError, generateText, stepCountIs, streamText } from 'ai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { z } from 'zod'
+import { AI_RESEARCH_TOOLS } from '../support/ai-tools.js'
 import { geminiResearchScript, runGeminiAgent } from '../support/gemini-agent.js'
-import { RESEARCH_TOOLS } from '../support/scripts.js'
 import { runTaped } from '../support/tape-run.js'
 
 const boundary = installHttpBoundary()
@@ -351,18 +350,7 @@ it('keeps a ?key= API key out of the key and the cassette, and alt=sse in both',
 })
 
 describe('@ai-sdk/google with ai', () => {
-  const tools = {
-    search: tool({
-      description: 'Web search',
-      inputSchema: z.object({ query: z.string() }),
-      execute: async (a) => RESEARCH_TOOLS.search(a),
-    }),
-    fetch_page: tool({
-      description: 'Fetch a page',
-      inputSchema: z.object({ url: z.string() }),
-      execute: async (a) => RESEARCH_TOOLS.fetch_page(a),
-    }),
-  }
+  const tools = AI_RESEARCH_TOOLS
   const model = () =>
     createGoogleGenerativeAI({ apiKey: API_KEY, baseURL: `${provider.url}/v1beta` })('gemini-2.5-flash')
   const generate = (prompt: string) => async () => {

@@ -6,6 +6,7 @@ import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, type LanguageModel, stepCountIs, streamText, tool } from 'ai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { AI_RESEARCH_TOOLS } from '../support/ai-tools.js'
 import { RESEARCH_TOOLS, researchScript } from '../support/scripts.js'
 import { runTaped } from '../support/tape-run.js'
 
@@ -19,18 +20,7 @@ beforeAll(async () => {
 })
 afterAll(() => provider.close())
 
-const tools = {
-  search: tool({
-    description: 'Web search',
-    inputSchema: z.object({ query: z.string() }),
-    execute: async (a) => RESEARCH_TOOLS.search(a),
-  }),
-  fetch_page: tool({
-    description: 'Fetch a page',
-    inputSchema: z.object({ url: z.string() }),
-    execute: async (a) => RESEARCH_TOOLS.fetch_page(a),
-  }),
-}
+const tools = AI_RESEARCH_TOOLS
 
 const models: [string, () => LanguageModel][] = [
   [
