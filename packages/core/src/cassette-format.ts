@@ -41,6 +41,12 @@ export interface DecisionRecord {
   lane?: string
   /** Wall-clock milliseconds of the real call. */
   ms: number
+  /**
+   * A fingerprint of the request as the boundary saw it on the wire (16 hex digits of a sha256
+   * over the bytes that decide its canonical input, and its position). Replay takes the decision
+   * with the same fingerprint without canonicalizing the request; absent on other decisions.
+   */
+  wire?: string
   /** The redacted canonical input, for humans and diffs. Replay matches on `key`. */
   in: unknown
   /** The recorded output (absent when the call returned `undefined` or threw). */
@@ -82,6 +88,7 @@ function orderDecision(d: DecisionRecord): DecisionRecord {
     step: d.step,
     lane: d.lane,
     ms: d.ms,
+    wire: d.wire,
     in: d.in,
   }
   if (d.err) line.err = d.err
@@ -248,6 +255,8 @@ function validateDecision(
   if (value.lane !== undefined && typeof value.lane !== 'string') throw fail('"lane" is not a string')
   if (typeof value.ms !== 'number' || value.ms < 0)
     throw fail(`"ms" is ${JSON.stringify(value.ms)}, not a duration`)
+  if (value.wire !== undefined && (typeof value.wire !== 'string' || !/^[0-9a-f]{16}$/.test(value.wire)))
+    throw fail(`"wire" is ${JSON.stringify(value.wire)}, not a fingerprint of 16 hex digits`)
   if (!('in' in value)) throw fail('the decision has no "in" field')
   if (value.err !== undefined) {
     const err = value.err
