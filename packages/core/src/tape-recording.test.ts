@@ -56,7 +56,7 @@ describe('the recording part', () => {
       writeSkipped: undefined,
     })
     const cassette = parseCassette(store.files[PATH]!, PATH)
-    expect(cassette.header).toMatchObject({ agentTape: 1, keyScheme: 1, test: 'c' })
+    expect(cassette.header).toMatchObject({ agentTape: 2, keyScheme: 1, test: 'c' })
     expect(cassette.decisions.map(({ seq, kind, step, ms, out }) => ({ seq, kind, step, ms, out }))).toEqual([
       { seq: 1, kind: 'llm', step: 1, ms: 812, out: 'on it' },
       { seq: 2, kind: 'tool', step: 1, ms: expect.any(Number), out: 'ok' },
