@@ -1,5 +1,5 @@
 import type { Cassette, DecisionRecord } from './cassette-format.js'
-import { type DiffOp, diffJson, jsonLongerThan, type PatchOp } from './json-patch.js'
+import { computePatch, type DiffOp, jsonLongerThan, type PatchOp } from './json-patch.js'
 
 /**
  * How a decision's input is written: whole (`in`), or as a patch over the input of an earlier
@@ -28,7 +28,7 @@ export function encodeInputs(cassette: Cassette): EncodedInput[] {
     const base = last.get(lane)
     last.set(lane, d)
     if (!base || base.in === undefined || d.in === undefined) return { in: d.in }
-    const ops = diffJson(base.in, d.in)
+    const ops = computePatch(base.in, d.in)
     const patch = ops.map((o) => o.op)
     // An input sent again unchanged (a retry) is an empty patch.
     if (jsonLongerThan(d.in, JSON.stringify(patch).length)) return { base: base.seq, patch, ops }

@@ -38,7 +38,7 @@ function pointer(steps: readonly PathStep[], append = false): string {
  * `replace` otherwise, or wherever the finer patch would not be shorter than the replacement.
  * Deterministic, and it keeps `b`'s member order. Subtrees shared by `a` and `b` are skipped.
  */
-export function diffJson(a: unknown, b: unknown): DiffOp[] {
+export function computePatch(a: unknown, b: unknown): DiffOp[] {
   const out: DiffOp[] = []
   diffInto(a, b, [], out)
   return out
