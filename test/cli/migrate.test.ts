@@ -69,6 +69,23 @@ it('--check writes nothing and exits 1 when a cassette would be rewritten', asyn
   )
   expect(read(OLD)).toBe(before)
   expect(await runCli(['migrate', '--check', CURRENT], root)).toMatchObject({ code: 0 })
+  const json = await runCli(['migrate', '--check', '--json', OLD, CURRENT], root)
+  expect(json.code).toBe(1)
+  expect(JSON.parse(json.stdout)).toEqual({
+    check: true,
+    format: 2,
+    cassettes: [
+      {
+        path: OLD,
+        status: 'migrated',
+        from: 1,
+        bytesBefore: Buffer.byteLength(before),
+        bytesAfter: expect.any(Number),
+      },
+      { path: CURRENT, status: 'current', bytes: Buffer.byteLength(read(CURRENT)) },
+    ],
+  })
+  expect(read(OLD)).toBe(before)
 })
 
 it('refuses to rewrite a cassette that would not read back the same, and leaves it as it was', async () => {

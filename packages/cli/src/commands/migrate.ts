@@ -19,6 +19,7 @@ export const migrateCommand: Command = {
         type: 'boolean',
         description: 'Write nothing; exit 1 when a cassette would be rewritten or is damaged',
       },
+      json: { type: 'boolean', description: 'Print the report as JSON' },
       quiet: {
         type: 'boolean',
         short: 'q',
@@ -38,7 +39,12 @@ export const migrateCommand: Command = {
       const shown = displayPath(file, io.cwd)
       results.push([shown, await migrateFile(file, shown, check)])
     }
-    io.stdout(fitToWidth(renderReport(results, check, values.quiet === true, io.style), io.columns))
+    if (values.json) {
+      const report = results.map(([path, r]) => ({ path, ...r }))
+      io.stdout(`${JSON.stringify({ check, format: CASSETTE_FORMAT_VERSION, cassettes: report }, null, 2)}\n`)
+    } else {
+      io.stdout(fitToWidth(renderReport(results, check, values.quiet === true, io.style), io.columns))
+    }
     const failed = results.some(([, r]) => r.status === 'failed')
     const pending = check && results.some(([, r]) => r.status === 'migrated')
     return failed || pending ? 1 : 0
