@@ -1,7 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { encodeInputs } from './cassette-encoding.js'
-import { type Cassette, type DecisionRecord, parseCassette, serializeCassette } from './cassette-format.js'
+import {
+  type Cassette,
+  type DecisionRecord,
+  isSameRecording,
+  parseCassette,
+  serializeCassette,
+} from './cassette-format.js'
 import { isCassetteCorruptError } from './errors.js'
 import { applyPatch } from './json-patch.js'
 
@@ -185,6 +191,27 @@ describe('format 2: inputs as patches over earlier inputs', () => {
         })
       }),
       { numRuns: 100 },
+    )
+  })
+
+  it('tells the same recording from one whose inputs differ anywhere, comparing patches', () => {
+    fc.assert(
+      fc.property(start, history, fc.nat(), change, (first, steps, pick, edit) => {
+        const cassette = cassetteOf(first, steps)
+        const read = parseCassette(serializeCassette(cassette), 'history.jsonl')
+        const later = { ...read, decisions: read.decisions.map((d) => ({ ...d, ms: d.ms + 7 })) }
+        expect(isSameRecording(cassette, later)).toBe(true)
+        expect(isSameRecording(later, cassette)).toBe(true)
+        const i = pick % cassette.decisions.length
+        const edited = applyChange(cassette.decisions[i]!.in, edit)
+        const changed = {
+          ...cassette,
+          decisions: cassette.decisions.map((d, j) => (j === i ? { ...d, in: edited } : d)),
+        }
+        const differs = JSON.stringify(edited) !== JSON.stringify(cassette.decisions[i]!.in)
+        expect(isSameRecording(read, changed)).toBe(!differs)
+      }),
+      { numRuns: 200 },
     )
   })
 

@@ -44,6 +44,8 @@ export function computePatch(a: unknown, b: unknown): DiffOp[] {
   return out
 }
 
+// `at` is one stack for the whole walk, copied only into the operations it emits: a recording's
+// inputs share no objects, and most of what the walk visits is equal.
 function diffInto(a: unknown, b: unknown, at: PathStep[], out: DiffOp[]): void {
   if (a === b) return
   const start = out.length
@@ -68,6 +70,16 @@ function diffObjects(
 ): void {
   const aKeys = Object.keys(a)
   const bKeys = Object.keys(b)
+  const child = (k: string) => {
+    if (a[k] === b[k]) return
+    at.push(k)
+    diffInto(a[k], b[k], at, out)
+    at.pop()
+  }
+  if (aKeys.length === bKeys.length && aKeys.every((k, i) => k === bKeys[i])) {
+    for (const k of bKeys) child(k)
+    return
+  }
   // Members keep their place only while `b` lists them in `a`'s order; the rest are removed and
   // added again after them, so that the patched object has `b`'s member order.
   const kept = aKeys.filter((k) => Object.hasOwn(b, k))
@@ -79,16 +91,18 @@ function diffObjects(
   }
   for (let i = 0; i < bKeys.length; i++) {
     const k = bKeys[i]!
-    const path = [...at, k]
-    if (i < inPlace) diffInto(a[k], b[k], path, out)
-    else out.push({ op: { op: 'add', path: pointer(path), value: b[k] }, at: path })
+    if (i < inPlace) child(k)
+    else out.push({ op: { op: 'add', path: pointer([...at, k]), value: b[k] }, at: [...at, k] })
   }
 }
 
 function diffArrays(a: unknown[], b: unknown[], at: PathStep[], out: DiffOp[]): void {
   const common = Math.min(a.length, b.length)
   for (let i = 0; i < common; i++) {
-    if (a[i] !== b[i]) diffInto(a[i], b[i], [...at, i], out)
+    if (a[i] === b[i]) continue
+    at.push(i)
+    diffInto(a[i], b[i], at, out)
+    at.pop()
   }
   for (let i = common; i < b.length; i++)
     out.push({ op: { op: 'add', path: pointer(at, true), value: b[i] }, at: [...at, i] })
@@ -97,7 +111,7 @@ function diffArrays(a: unknown[], b: unknown[], at: PathStep[], out: DiffOp[]): 
 }
 
 function replaceOp(value: unknown, at: PathStep[]): DiffOp {
-  return { op: { op: 'replace', path: pointer(at), value }, at }
+  return { op: { op: 'replace', path: pointer(at), value }, at: [...at] }
 }
 
 /** Characters of the JSON array of `ops.slice(start)` (brackets and commas included). */
