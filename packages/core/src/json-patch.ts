@@ -220,7 +220,7 @@ export function applyPatch(base: unknown, patch: readonly PatchOp[]): unknown {
     let node = root as Record<string, unknown> | unknown[]
     for (let t = 0; t < tokens.length - 1; t++) {
       const token = tokens[t]!
-      const index = memberOf(node, token, false)
+      const index = memberOf(node, token)
       const child = index === undefined ? undefined : (node as Record<string, unknown>)[index]
       if (index === undefined || !isContainer(child))
         throw fail(`${pointerOf(tokens, t + 1)} is ${describeMissing(node, token)}`)
@@ -248,16 +248,17 @@ export function applyPatch(base: unknown, patch: readonly PatchOp[]): unknown {
   return root
 }
 
-function memberOf(node: Record<string, unknown> | unknown[], token: string, append: boolean) {
+/** The index or member name `token` names in `node`, when `node` has it. */
+function memberOf(node: Record<string, unknown> | unknown[], token: string) {
   if (Array.isArray(node)) {
-    const index = append && token === '-' ? node.length : arrayIndex(token)
+    const index = arrayIndex(token)
     return index !== undefined && index < node.length ? index : undefined
   }
   return Object.hasOwn(node, token) ? token : undefined
 }
 
 function describeMissing(node: Record<string, unknown> | unknown[], token: string): string {
-  if (memberOf(node, token, false) === undefined)
+  if (memberOf(node, token) === undefined)
     return Array.isArray(node) ? `out of the array (length ${node.length})` : 'missing'
   return 'not an object or an array'
 }
