@@ -64,7 +64,7 @@ it('records the 17 decisions of the run in order, one line each after the header
   const text = store.files[CASSETTE]!
   expect(text.trimEnd().split('\n')).toHaveLength(18)
   const { header, decisions } = parseCassette(text, CASSETTE)
-  expect(header).toMatchObject({ agentTape: 1, keyScheme: 1, test: 'agent.test.ts > issue-412' })
+  expect(header).toMatchObject({ agentTape: 2, keyScheme: 1, test: 'agent.test.ts > issue-412' })
   expect(decisions.map((d) => `${d.kind}@${d.step}`)).toEqual([
     'llm@1',
     'tool@1',

@@ -25,6 +25,7 @@ Commands:
   view <cassette> [<after>]  Write a self-contained HTML page of a recorded run, of two recordings side by side, or of a run that diverged from its recording.
   verify [paths…]            Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.
   prune [paths…]             Delete cassettes whose tests no longer exist (--dry-run only lists them).
+  migrate [paths…]           Rewrite cassettes of older formats in format 2 (--check only says which). For CI.
 
 Options:
   -h, --help     Show help (also: agent-tape <command> --help)
@@ -53,7 +54,7 @@ it('rejects an unknown command with the list of commands', async () => {
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] unknown command "replay": the commands are show, diff, view, verify, prune. Run agent-tape --help for usage.\n',
+      '[agent-tape] unknown command "replay": the commands are show, diff, view, verify, prune, migrate. Run agent-tape --help for usage.\n',
   })
 })
 

@@ -76,7 +76,7 @@ it('deletes them when asked, removes folders left empty, and never touches the f
     'city paris.jsonl',
   ])
   expect(existsSync(join(root, 'node_modules/lib/__cassettes__/gone.test.ts/x.jsonl'))).toBe(true)
-  expect(readFileSync(join(root, CASSETTES[0]!), 'utf8')).toContain('"agentTape":1')
+  expect(readFileSync(join(root, CASSETTES[0]!), 'utf8')).toContain('"agentTape":2')
   expect((await runCli(['prune'], root)).stdout).toBe(
     'cannot tell test/__cassettes__/table.test.ts/  (test/table.test.ts:3: a .each table names its tapes; kept 2 cassettes)\n\nNo obsolete cassettes.\n',
   )

@@ -9,6 +9,7 @@ import { useCodecLabels } from '@agent-tape/http'
 import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'
 import { diffCommand } from './commands/diff.js'
+import { migrateCommand } from './commands/migrate.js'
 import { pruneCommand } from './commands/prune.js'
 import { showCommand } from './commands/show.js'
 import { verifyCommand } from './commands/verify.js'
@@ -20,6 +21,7 @@ export const COMMANDS: readonly Command[] = [
   viewCommand,
   verifyCommand,
   pruneCommand,
+  migrateCommand,
 ]
 
 /** Exit codes: 0 success, 1 a finding (problems, differences), 2 a usage error or an unreadable input. */

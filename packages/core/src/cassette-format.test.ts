@@ -75,10 +75,10 @@ describe('parseCassette', () => {
 
   it('an unknown (newer) format version says to upgrade', () => {
     expect((loadError('future-format.jsonl') as CassetteCorruptError).reason).toBe(
-      'it was written in cassette format 7 by a newer agent-tape; this version reads format 1. Upgrade the @agent-tape packages, or re-record the test with this version.',
+      'it was written in cassette format 7 by a newer agent-tape; this version reads format 2. Upgrade the @agent-tape packages, or re-record the test with this version.',
     )
     expect(loadError('future-format.jsonl').message).toBe(
-      '[agent-tape] Cannot load cassette future-format.jsonl (line 1): it was written in cassette format 7 by a newer agent-tape; this version reads format 1. Upgrade the @agent-tape packages, or re-record the test with this version.',
+      '[agent-tape] Cannot load cassette future-format.jsonl (line 1): it was written in cassette format 7 by a newer agent-tape; this version reads format 2. Upgrade the @agent-tape packages, or re-record the test with this version.',
     )
   })
 

@@ -1,9 +1,14 @@
 import { type DecisionKey, isDecisionKey, KEY_SCHEME_VERSION } from './canonical-key.js'
+import { type EncodedInput, encodeInputs, laneOf, PATCHED_INPUTS_FROM } from './cassette-encoding.js'
 import { CassetteCorruptError } from './errors.js'
 import type { HarnessIdentity } from './harness.js'
+import { applyPatch, PatchError, validatePatch } from './json-patch.js'
 
-/** Version of the cassette file format (the header's `agentTape` field). */
-export const CASSETTE_FORMAT_VERSION = 1
+/**
+ * Version of the cassette file format (the header's `agentTape` field). Format 2 may write a
+ * decision's input as a patch over an earlier one; format 1 files are still read.
+ */
+export const CASSETTE_FORMAT_VERSION = 2
 
 export interface CassetteHeader {
   /** Cassette format version. */
@@ -47,7 +52,10 @@ export interface DecisionRecord {
    * with the same fingerprint without canonicalizing the request; absent on other decisions.
    */
   wire?: string
-  /** The redacted canonical input, for humans and diffs. Replay matches on `key`. */
+  /**
+   * The redacted canonical input, for humans and diffs; always whole in memory, whatever the
+   * file stores (see {@link encodeInputs}). Replay matches on `key`.
+   */
   in: unknown
   /** The recorded output (absent when the call returned `undefined` or threw). */
   out?: unknown
@@ -60,8 +68,11 @@ export interface Cassette {
   decisions: DecisionRecord[]
 }
 
-/** Serializes a cassette as JSON Lines: the header, then one line per decision. */
-export function serializeCassette(cassette: Cassette): string {
+/**
+ * Serializes a cassette as JSON Lines in the format its header names: the header, then one line
+ * per decision. `encoded` is {@link encodeInputs} of the cassette, when the caller has it already.
+ */
+export function serializeCassette(cassette: Cassette, encoded = encodeInputs(cassette)): string {
   const h = cassette.header
   const header = {
     agentTape: h.agentTape,
@@ -76,12 +87,14 @@ export function serializeCassette(cassette: Cassette): string {
     overlapped: h.overlapped,
   }
   const lines = [JSON.stringify(header)]
-  for (const d of cassette.decisions) lines.push(JSON.stringify(orderDecision(d)))
+  cassette.decisions.forEach((d, i) => {
+    lines.push(JSON.stringify(orderDecision(d, encoded[i]!)))
+  })
   return `${lines.join('\n')}\n`
 }
 
-function orderDecision(d: DecisionRecord): DecisionRecord {
-  const line: DecisionRecord = {
+function orderDecision(d: DecisionRecord, input: EncodedInput): Record<string, unknown> {
+  const line: Record<string, unknown> = {
     seq: d.seq,
     key: d.key,
     kind: d.kind,
@@ -89,7 +102,11 @@ function orderDecision(d: DecisionRecord): DecisionRecord {
     lane: d.lane,
     ms: d.ms,
     wire: d.wire,
-    in: d.in,
+  }
+  if ('in' in input) line.in = input.in
+  else {
+    line.base = input.base
+    line.patch = input.patch
   }
   if (d.err) line.err = d.err
   else if (d.out !== undefined) line.out = d.out
@@ -101,17 +118,26 @@ function orderDecision(d: DecisionRecord): DecisionRecord {
  * on every recording (`recordedAt`, durations, the runtime, the commit the harness tree was read
  * at). Used to avoid rewriting an unchanged cassette.
  */
-export function isSameRecording(a: Cassette, b: Cassette): boolean {
-  const strip = (c: Cassette) =>
+export function isSameRecording(
+  a: Cassette,
+  b: Cassette,
+  encoded: { a?: EncodedInput[]; b?: EncodedInput[] } = {},
+): boolean {
+  const header = (c: Cassette) =>
     serializeCassette({
       header: { ...c.header, recordedAt: '', runtime: undefined, harness: withoutCommit(c.header.harness) },
-      decisions: c.decisions.map((d) => ({
-        ...d,
-        ms: 0,
-        ...(d.out === undefined ? {} : { out: withoutTimings(d.out) }),
-      })),
+      decisions: [],
     })
-  return strip(a) === strip(b)
+  if (a.decisions.length !== b.decisions.length || header(a) !== header(b)) return false
+  // Equal encodings mean equal inputs (the encoding is a function of the inputs, and a patch
+  // rebuilds its input from an equal base), and the comparison reads each patch, not each input.
+  const inputsA = encoded.a ?? encodeInputs(a)
+  const inputsB = encoded.b ?? encodeInputs(b)
+  const rest = (d: DecisionRecord, input: EncodedInput) =>
+    JSON.stringify(
+      orderDecision({ ...d, ms: 0, ...(d.out === undefined ? {} : { out: withoutTimings(d.out) }) }, input),
+    )
+  return a.decisions.every((d, i) => rest(d, inputsA[i]!) === rest(b.decisions[i]!, inputsB[i]!))
 }
 
 /** Numeric timing fields of recorded outputs: a stream event's `t`, a response's `headersAt`. */
@@ -200,7 +226,10 @@ export function parseCassette(source: string, file: string): Cassette {
     }
     if (!header)
       throw notACassette(file, 'its first line is not a cassette header (it has no "agentTape" field)')
-    decisions.push(validateDecision(value, file, lineNo, decisions.length + 1))
+    const decision = validateDecision(value, file, lineNo, decisions.length + 1)
+    decisions.push(
+      validateInput(decision, value, decisions, header.agentTape, (why) => corrupt(file, lineNo, why)),
+    )
   }
   if (!header) throw corrupt(file, 1, 'the file has no header line')
   return { header, decisions }
@@ -257,7 +286,6 @@ function validateDecision(
     throw fail(`"ms" is ${JSON.stringify(value.ms)}, not a duration`)
   if (value.wire !== undefined && (typeof value.wire !== 'string' || !/^[0-9a-f]{16}$/.test(value.wire)))
     throw fail(`"wire" is ${JSON.stringify(value.wire)}, not a fingerprint of 16 hex digits`)
-  if (!('in' in value)) throw fail('the decision has no "in" field')
   if (value.err !== undefined) {
     const err = value.err
     if (!isRecord(err) || typeof err.name !== 'string' || typeof err.message !== 'string') {
@@ -266,6 +294,55 @@ function validateDecision(
     if ('out' in value) throw fail('the decision has both "out" and "err"')
   }
   return value as unknown as DecisionRecord
+}
+
+/**
+ * The decision with its whole input: as written (`in`), or rebuilt from the input of its base and
+ * its patch, sharing what the patch does not touch with the base.
+ */
+function validateInput(
+  decision: DecisionRecord,
+  value: Record<string, unknown>,
+  earlier: readonly DecisionRecord[],
+  version: number,
+  fail: (why: string) => CassetteCorruptError,
+): DecisionRecord {
+  const hasPatch = 'patch' in value
+  const hasBase = 'base' in value
+  if ('in' in value) {
+    if (hasPatch || hasBase)
+      throw fail(
+        `the decision has both "in" and ${hasPatch ? '"patch"' : '"base"'} (its input is one or the other)`,
+      )
+    return decision
+  }
+  if (!hasPatch && !hasBase) throw fail('the decision has no "in" field (nor "base" and "patch")')
+  if (version < PATCHED_INPUTS_FROM)
+    throw fail(
+      `the decision has a ${hasPatch ? '"patch"' : '"base"'}, and format ${version} stores every input whole in "in"`,
+    )
+  if (!hasBase) throw fail('the decision has a "patch" and no "base" (the decision the patch applies to)')
+  if (!hasPatch) throw fail('the decision has a "base" and no "patch"')
+  const seq = decision.seq
+  const baseSeq = value.base
+  if (typeof baseSeq !== 'number' || !Number.isInteger(baseSeq) || baseSeq < 1 || baseSeq >= seq)
+    throw fail(`"base" is ${JSON.stringify(baseSeq)}, not the seq of an earlier decision (1 to ${seq - 1})`)
+  const base = earlier[baseSeq - 1]!
+  if (laneOf(base) !== laneOf(decision)) {
+    const describe = (d: DecisionRecord) =>
+      `kind ${JSON.stringify(d.kind)}, ${d.lane === undefined ? 'main lane' : `lane ${JSON.stringify(d.lane)}`}`
+    throw fail(
+      `"base" ${baseSeq} is a decision of ${describe(base)}, and this one is of ${describe(decision)} (a patch applies to an input of the same kind and lane)`,
+    )
+  }
+  try {
+    validatePatch(value.patch)
+    const { base: _, patch: __, ...rest } = value
+    return { ...(rest as unknown as DecisionRecord), in: applyPatch(base.in, value.patch) }
+  } catch (error) {
+    if (!(error instanceof PatchError)) throw error
+    throw fail(`the patch over the input of decision #${baseSeq} does not apply: ${error.message}`)
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

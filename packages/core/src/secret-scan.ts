@@ -1,31 +1,64 @@
+import { type EncodedInput, encodeInputs } from './cassette-encoding.js'
 import type { Cassette } from './cassette-format.js'
 import { describeDecision } from './describe-decision.js'
 import { SecretLeakError } from './errors.js'
-import type { SecretFinding, SecretScanner } from './secrets/index.js'
+import { joinPath } from './json-diff.js'
+import type { PathStep } from './json-patch.js'
+import { type SecretFinding, type SecretScanner, STREAM_KEYS } from './secrets/index.js'
 
 export type CassetteFinding = SecretFinding & { where: string }
 
 /**
  * Every secret in a cassette, as a reader of the file would see it: in any string, in base64
  * bodies and in the text of streamed answers. `verify` and the write check share it.
+ *
+ * It reads the cassette as written (`encoded`, computed when not given): an input stored as a
+ * patch is scanned through the patch's values, each reported at its path in the whole input,
+ * since every string of an input is in its line or in the line of an earlier decision. A long
+ * run's repeated history is thus scanned once, not once per step.
  */
-export function findCassetteSecrets(cassette: Cassette, scanner: SecretScanner): CassetteFinding[] {
+export function findCassetteSecrets(
+  cassette: Cassette,
+  scanner: SecretScanner,
+  encoded: readonly EncodedInput[] = encodeInputs(cassette),
+): CassetteFinding[] {
   const findings: CassetteFinding[] = []
   for (const f of scanner.findInJson(cassette.header, 'header')) findings.push({ ...f, where: 'the header' })
-  for (const d of cassette.decisions) {
+  cassette.decisions.forEach((d, i) => {
     const where = `decision #${d.seq} (${describeDecision(d.kind, d.in)}, step ${d.step})`
-    const body = d.err ? { in: d.in, err: d.err } : { in: d.in, out: d.out }
-    for (const f of scanner.findInJson(body)) findings.push({ ...f, where })
-  }
+    const found = (list: SecretFinding[]) => {
+      for (const f of list) findings.push({ ...f, where })
+    }
+    const input = encoded[i]!
+    if ('in' in input) found(scanner.findInJson(input.in, 'in'))
+    else {
+      for (const { op, at } of input.ops) if ('value' in op) found(scanner.findInJson(op.value, pathOf(at)))
+      // A stream split between the base and the patch is only whole in the input.
+      if (input.ops.some(({ at }) => at.some((step) => typeof step === 'string' && STREAM_KEYS.has(step))))
+        found(scanner.findInStreams(d.in, 'in'))
+    }
+    found(scanner.findInJson(d.err ? { err: d.err } : { out: d.out }))
+  })
   return findings
+}
+
+function pathOf(at: readonly PathStep[]): string {
+  let path = 'in'
+  for (const step of at) path = typeof step === 'number' ? `${path}[${step}]` : joinPath(path, step)
+  return path
 }
 
 /**
  * Refuses to write a cassette that contains a secret-shaped string or the value of a secret-like
  * environment variable. Throws before anything is written, naming the decision and field.
  */
-export function scanCassette(cassette: Cassette, file: string, scanner: SecretScanner): void {
-  const findings = findCassetteSecrets(cassette, scanner)
+export function scanCassette(
+  cassette: Cassette,
+  file: string,
+  scanner: SecretScanner,
+  encoded?: readonly EncodedInput[],
+): void {
+  const findings = findCassetteSecrets(cassette, scanner, encoded)
   if (findings.length === 0) return
   const first = findings[0]!
   const lines = findings.slice(0, 10).map((f) => `  ${f.where} ${f.path}: ${f.label} (${f.preview})`)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { computeKey, type DecisionPosition } from './canonical-key.js'
-import { parseCassette } from './cassette-format.js'
+import { parseCassette, serializeCassette } from './cassette-format.js'
 import { createMemoryStore } from './cassette-store.js'
 import { describeDecision } from './describe-decision.js'
 import { isAgentTapeError } from './errors.js'
@@ -56,7 +56,7 @@ describe('the recording part', () => {
       writeSkipped: undefined,
     })
     const cassette = parseCassette(store.files[PATH]!, PATH)
-    expect(cassette.header).toMatchObject({ agentTape: 1, keyScheme: 1, test: 'c' })
+    expect(cassette.header).toMatchObject({ agentTape: 2, keyScheme: 1, test: 'c' })
     expect(cassette.decisions.map(({ seq, kind, step, ms, out }) => ({ seq, kind, step, ms, out }))).toEqual([
       { seq: 1, kind: 'llm', step: 1, ms: 812, out: 'on it' },
       { seq: 2, kind: 'tool', step: 1, ms: expect.any(Number), out: 'ok' },
@@ -75,6 +75,21 @@ describe('the recording part', () => {
     expect(store.files[PATH]).toBe(before)
     expect(await record(store, 'done', 95)).toMatchObject({ written: true })
     expect(parseCassette(store.files[PATH]!, PATH).decisions[0]!.out).toBe('done')
+  })
+
+  it('writes a cassette of format 1 again in format 2 when the run is the same, then leaves it alone', async () => {
+    const store = createMemoryStore()
+    await record(store, 'on it', 812)
+    const current = parseCassette(store.files[PATH]!, PATH)
+    const old = serializeCassette({ ...current, header: { ...current.header, agentTape: 1 } })
+    store.files[PATH] = old
+    expect(await record(store, 'on it', 95)).toMatchObject({ written: true })
+    const migrated = parseCassette(store.files[PATH]!, PATH)
+    expect(migrated.header.agentTape).toBe(2)
+    expect(migrated.decisions.map((d) => d.in)).toEqual(current.decisions.map((d) => d.in))
+    const after = store.files[PATH]
+    expect(await record(store, 'on it', 50)).toMatchObject({ written: false, writeSkipped: 'unchanged' })
+    expect(store.files[PATH]).toBe(after)
   })
 
   it('keeps the env salt of the cassette it replaces, and makes one for a new cassette', () => {

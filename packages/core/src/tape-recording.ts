@@ -1,4 +1,5 @@
 import { KEY_SCHEME_VERSION } from './canonical-key.js'
+import { encodeInputs } from './cassette-encoding.js'
 import {
   CASSETTE_FORMAT_VERSION,
   type Cassette,
@@ -154,9 +155,12 @@ export class RecordingPart extends TapePart {
   private async write(): Promise<boolean> {
     const { options, divergence, secrets } = this.context
     const cassette: Cassette = { header: this.header(), decisions: this.records }
-    scanCassette(cassette, divergence.cassettePath, secrets)
-    if (this.previous && isSameRecording(this.previous, cassette)) return false
-    await options.store.write(divergence.cassettePath, serializeCassette(cassette))
+    // Encoded once: the scan reads what will be written, and the comparison and the text reuse it.
+    const encoded = encodeInputs(cassette)
+    scanCassette(cassette, divergence.cassettePath, secrets, encoded)
+    // A cassette of an older format is written again, in this one, even when the run is the same.
+    if (this.previous && isSameRecording(this.previous, cassette, { b: encoded })) return false
+    await options.store.write(divergence.cassettePath, serializeCassette(cassette, encoded))
     return true
   }
 

@@ -183,7 +183,7 @@ describe('the replay part', () => {
     const secret = `sk-proj-${'Xk9pQ2vL7mR4tY8w'.repeat(3)}`
     missOf(() => part.begin(ask(`thanks, my key is ${secret}`, 2, 3)))
     const run = part.run()
-    expect(run.header).toMatchObject({ test: 'c', agentTape: 1, runtime: { node: process.version } })
+    expect(run.header).toMatchObject({ test: 'c', agentTape: 2, runtime: { node: process.version } })
     expect(run.header.recordedAt).not.toBe('2026-01-01T00:00:00.000Z')
     expect(run.decisions.map((d) => [d.seq, d.kind, d.step, d.out])).toEqual([
       [1, 'llm', 1, 'hi'],

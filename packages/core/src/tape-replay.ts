@@ -1,5 +1,5 @@
 import type { DecisionKey } from './canonical-key.js'
-import type { Cassette, DecisionRecord } from './cassette-format.js'
+import { CASSETTE_FORMAT_VERSION, type Cassette, type DecisionRecord } from './cassette-format.js'
 import { describePosition } from './describe-decision.js'
 import { createDivergence, explainMiss, ReplayMiss } from './divergence.js'
 import { compareHarness } from './harness.js'
@@ -110,6 +110,8 @@ export class ReplayPart extends TapePart {
     return {
       header: {
         ...header,
+        // Written in the current format, whatever the recording's.
+        agentTape: CASSETTE_FORMAT_VERSION,
         recordedAt: new Date().toISOString(),
         runtime: { node: process.version, platform: process.platform, agentTape: AGENT_TAPE_VERSION },
         ...(harness ? { harness } : {}),

@@ -18,7 +18,7 @@ interface Piece {
  * Fields of a recorded body that hold a stream's items, whatever its format: server-sent events
  * (`sse`), newline-delimited JSON (`ndjson`), framed binary messages (`frames`).
  */
-const STREAM_KEYS = new Set(['sse', 'ndjson', 'frames'])
+export const STREAM_KEYS: ReadonlySet<string> = new Set(['sse', 'ndjson', 'frames'])
 
 interface Group {
   shape: string

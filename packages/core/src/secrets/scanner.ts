@@ -123,14 +123,7 @@ export class SecretScanner {
    */
   findInJson(value: unknown, path = ''): SecretFinding[] {
     const findings: SecretFinding[] = []
-    const report = (text: string, at: () => string) => {
-      for (const m of this.matches(text)) {
-        const preview = m.rule.startsWith('env:')
-          ? `${m.end - m.start} chars`
-          : maskSecret(text.slice(m.start, m.end))
-        findings.push({ path: at(), rule: m.rule, label: m.label, preview })
-      }
-    }
+    const report = this.reporter(findings)
     walkStrings(value, path, (text, at) => {
       report(text, at)
       if (text.length >= 16 && text.length % 4 === 0 && BASE64.test(text)) {
@@ -141,6 +134,25 @@ export class SecretScanner {
     })
     for (const stream of reassembledTexts(value, path)) report(stream.text, () => stream.path)
     return findings
+  }
+
+  /** Only the secrets in the texts the streams inside a JSON value reassemble to. */
+  findInStreams(value: unknown, path = ''): SecretFinding[] {
+    const findings: SecretFinding[] = []
+    const report = this.reporter(findings)
+    for (const stream of reassembledTexts(value, path)) report(stream.text, () => stream.path)
+    return findings
+  }
+
+  private reporter(findings: SecretFinding[]) {
+    return (text: string, at: () => string) => {
+      for (const m of this.matches(text)) {
+        const preview = m.rule.startsWith('env:')
+          ? `${m.end - m.start} chars`
+          : maskSecret(text.slice(m.start, m.end))
+        findings.push({ path: at(), rule: m.rule, label: m.label, preview })
+      }
+    }
   }
 
   private isAllowed(secret: string): boolean {
