@@ -126,13 +126,13 @@ function extraPerKb(perStep, probes, c) {
 }
 
 /** Least-squares slope of log(value) against log(steps), per tool: 1 is linear, 2 quadratic. */
-function slopesOf(series, valueOf) {
+function slopesOf(series, measureOf) {
   const tools = Object.keys(series[0].sizes).concat(Object.keys(series[0].load))
   return Object.fromEntries(
     [...new Set(tools)]
       .map((c) => {
         const points = series
-          .map((p) => [Math.log(p.steps), Math.log(valueOf(p, c))])
+          .map((p) => [Math.log(p.steps), Math.log(measureOf(p, c))])
           .filter(([, y]) => Number.isFinite(y))
         if (points.length < 2) return [c, undefined]
         const mx = points.reduce((s, [x]) => s + x, 0) / points.length
