@@ -2,9 +2,9 @@
 /**
  * `pnpm bench`: replay cost of agent-tape next to Polly.js, nock back and the fixed-response
  * floor, on traffic recorded once from the loopback fake provider. Prints the tables and
- * rewrites RESULTS.md.
+ * rewrites RESULTS.md and the README's performance table (between its bench:start/end markers).
  *
- *   --quick              fewer rounds and requests (a smoke run; RESULTS.md is not written)
+ *   --quick              fewer rounds and requests (a smoke run; RESULTS.md and the README are not written)
  *   --baseline <dir>     also measure an older build (see baseline.mjs) as "agent-tape before this change"
  *   --only <a,b>         run only these scenarios: per-request, streaming, agent-run, load, suite,
  *                        growth (agent-run also measures the secret scan on its cassette; growth
@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startFakeProvider } from '@agent-tape/fake-provider'
 import { CONTENDERS, createContenders } from './lib/contenders.mjs'
+import { updateReadme } from './lib/readme.mjs'
 import { renderResults } from './lib/report.mjs'
 import { agentRun, RUN_NAME } from './scenarios/agent-run.mjs'
 import { cassetteLoad } from './scenarios/cassette-load.mjs'
@@ -127,7 +128,9 @@ const { table, markdown } = renderResults(results)
 console.log(table)
 if (!args.quick && !only) {
   writeFileSync(new URL('RESULTS.md', import.meta.url), markdown)
-  log('wrote bench/RESULTS.md')
+  const readme = new URL('../README.md', import.meta.url)
+  writeFileSync(readme, updateReadme(readFileSync(readme, 'utf8'), results))
+  log("wrote bench/RESULTS.md and the README's performance table")
 }
 
 function versions() {
