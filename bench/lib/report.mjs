@@ -339,7 +339,7 @@ export function growthSection(r, names) {
   const others = tools.filter((c) => c !== 'floor')
   out.push(
     '',
-    "What a step costs beyond the floor's step, per KB of history: the growth of that extra between the middle and the last probe steps, over the growth of the request body between them (µs per KB; 0 means a step costs no more over the floor as the history grows).",
+    "What a step costs beyond the floor's step, per KB of history, in µs: the least-squares slope of that extra (each step's median over the measured rounds, minus the floor's) against the size of the request body, over the second half of the run. 0 means a step costs no more over the floor as the history grows.",
     '',
     `| tool | ${g.series.map((p) => `${p.steps} steps`).join(' | ')} |`,
     `| --- | ${g.series.map(() => '---:').join(' | ')} |`,

@@ -53,20 +53,22 @@ async function measureLength({ contenders, names, provider, config }, steps) {
     provider.script.pop()
   }
 
+  const rounds = roundsFor(steps, config)
   const times = await timeReplays(
-    { contenders, names, config: { rounds: roundsFor(steps, config) } },
+    { contenders, names, config: { rounds } },
     name,
     (c) => (tools) => run(tools, stepMs[c]),
   )
-  const probes = [1, Math.round(steps / 2), steps].map((step) => {
-    const [from, to] = windowOf(step, steps)
-    const kb = bodies.slice(from - 1, to).reduce((sum, b) => sum + Buffer.byteLength(b), 0) / (to - from + 1)
-    return { step, bytes: Buffer.byteLength(bodies[step - 1]), windowBytes: kb }
-  })
+  // Each tool's runs come in round order: drop the warm-up rounds' steps.
+  for (const c of names) stepMs[c] = stepMs[c].slice(rounds.warmup)
+  const probes = [1, Math.round(steps / 2), steps].map((step) => ({
+    step,
+    bytes: Buffer.byteLength(bodies[step - 1]),
+  }))
   const perStep = Object.fromEntries(
     names.map((c) => [
       c,
-      probes.map((p) => median(stepMs[c].flatMap((s) => s.slice(...sliceOf(p.step, steps))))),
+      probes.map((p) => median(stepMs[c].flatMap((s) => s.slice(...windowOf(p.step, steps))))),
     ]),
   )
   const sizes = Object.fromEntries(
@@ -80,19 +82,19 @@ async function measureLength({ contenders, names, provider, config }, steps) {
       tool: c,
       path: contenders[c].files(name)[0],
       expected: c === 'agent-tape' ? steps * 2 - 1 : steps,
-      repeat: config.quick ? 1 : 3,
+      repeat: config.quick ? 1 : 5,
     })
   }
   return {
     steps,
-    rounds: roundsFor(steps, config),
+    rounds,
     historyBytes: Buffer.byteLength(bodies.at(-1)),
     times,
     summary: Object.fromEntries(names.map((c) => [c, summarize(times[c])])),
     vsFloor: Object.fromEntries(names.map((c) => [c, median(ratioTo(times[c], times.floor))])),
     probes,
     perStep,
-    extraPerKb: Object.fromEntries(names.map((c) => [c, extraPerKb(perStep, probes, c)])),
+    extraPerKb: Object.fromEntries(names.map((c) => [c, extraPerKb(stepMs, bodies, c)])),
     sizes,
     load,
   }
@@ -104,25 +106,26 @@ function roundsFor(steps, config) {
   return steps < 300 ? { warmup: 1, repeat: 5 } : { warmup: 1, repeat: 3 }
 }
 
-/** The eleven steps around `step` (one step alone is too noisy), kept inside the run: [from, to], 1-based. */
+/** The eleven steps around `step` (one step alone is too noisy), kept inside the run, as slice bounds. */
 function windowOf(step, steps) {
   const from = Math.max(1, Math.min(step - 5, steps - 10))
-  return [from, Math.min(steps, from + 10)]
-}
-
-function sliceOf(step, steps) {
-  const [from, to] = windowOf(step, steps)
-  return [from - 1, to]
+  return [from - 1, Math.min(steps, from + 10)]
 }
 
 /**
- * What a step costs over the floor's step, per KB of history, in µs: the growth of that extra
- * between the middle and the last probes, over the growth of the request body between them.
+ * What a step costs over the floor's step, per KB of history, in µs: the least-squares slope of
+ * that extra (each step's median over the rounds, minus the floor's) against the request body's
+ * size, over the second half of the run (from the middle to the last probe step). A fit over
+ * every step there, not two probes, so one noisy window does not decide it.
  */
-function extraPerKb(perStep, probes, c) {
-  const extra = (i) => perStep[c][i] - perStep.floor[i]
-  const kb = (probes[2].windowBytes - probes[1].windowBytes) / 1024
-  return ((extra(2) - extra(1)) / kb) * 1000
+function extraPerKb(stepMs, bodies, c) {
+  const from = Math.floor(bodies.length / 2)
+  const points = []
+  for (let i = from; i < bodies.length; i++) {
+    const at = (tool) => median(stepMs[tool].map((steps) => steps[i]))
+    points.push([Buffer.byteLength(bodies[i]) / 1024, (at(c) - at('floor')) * 1000])
+  }
+  return fitSlope(points)
 }
 
 /** Least-squares slope of log(value) against log(steps), per tool: 1 is linear, 2 quadratic. */
@@ -134,13 +137,17 @@ function slopesOf(series, measureOf) {
         const points = series
           .map((p) => [Math.log(p.steps), Math.log(measureOf(p, c))])
           .filter(([, y]) => Number.isFinite(y))
-        if (points.length < 2) return [c, undefined]
-        const mx = points.reduce((s, [x]) => s + x, 0) / points.length
-        const my = points.reduce((s, [, y]) => s + y, 0) / points.length
-        const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0)
-        const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0)
-        return [c, sxy / sxx]
+        return [c, points.length < 2 ? undefined : fitSlope(points)]
       })
       .filter(([, slope]) => slope !== undefined),
   )
+}
+
+/** Least-squares slope of y against x over [x, y] points. */
+function fitSlope(points) {
+  const mx = points.reduce((s, [x]) => s + x, 0) / points.length
+  const my = points.reduce((s, [, y]) => s + y, 0) / points.length
+  const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0)
+  const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0)
+  return sxy / sxx
 }
