@@ -56,14 +56,21 @@ export function renderReadmeBlock(r) {
       ...COLUMNS.map((c) => (r.sizes[c] ? formatRoundBytes(r.sizes[c]) : '–')),
     ],
   ]
-  const sentences = [
-    `A ${r.load.decisions.toLocaleString('en')}-decision cassette loads and indexes in ${formatRoundMs(r.load.load.median)};`,
-    `${r.suite.tests} \`it.tape\` tests replaying ${r.suite.steps}-step runs take ${formatRoundRatio(r.suite.medianRatio)} the wall clock of the same tests with hand-written \`fetch\` stubs.`,
-    ...(r.growth ? [growthNote(r)] : []),
-    ...(r.rerecord ? [rerecordNote(r)] : []),
-    `Everything, with the method, is in [bench/RESULTS.md](bench/RESULTS.md); \`npx -y pnpm@12.4.2 bench\` reruns it (about ${Math.max(1, Math.round(r.machine.seconds / 60))} minutes).`,
-  ]
-  return [...alignTable(rows), '', ...wrap(sentences.join(' '))].join('\n')
+  const paragraphs = [
+    [
+      `A ${r.load.decisions.toLocaleString('en')}-decision cassette loads and indexes in ${formatRoundMs(r.load.load.median)};`,
+      `${r.suite.tests} \`it.tape\` tests replaying ${r.suite.steps}-step runs take ${formatRoundRatio(r.suite.medianRatio)} the wall clock of the same tests with hand-written \`fetch\` stubs.`,
+    ],
+    [...(r.growth ? [growthNote(r)] : []), ...(r.rerecord ? [rerecordNote(r)] : [])],
+  ].filter((sentences) => sentences.length > 0)
+  paragraphs
+    .at(-1)
+    .push(
+      `Everything, with the method, is in [bench/RESULTS.md](bench/RESULTS.md); \`npx -y pnpm@12.4.2 bench\` reruns it (about ${Math.max(1, Math.round(r.machine.seconds / 60))} minutes).`,
+    )
+  return [...alignTable(rows), ...paragraphs.flatMap((sentences) => ['', ...wrap(sentences.join(' '))])].join(
+    '\n',
+  )
 }
 
 /** Two significant digits: 1.8×, 0.85×, 22×. */
@@ -83,11 +90,11 @@ function alignTable(rows) {
   ]
 }
 
-/** Greedy line wrapping at the README's width, on spaces. */
+/** Greedy line wrapping at the README's width, on spaces outside code spans. */
 function wrap(text) {
   const lines = []
   let line = ''
-  for (const word of text.split(' ')) {
+  for (const word of text.match(/(?:`[^`]*`|[^\s`])+/g)) {
     if (line && line.length + 1 + word.length > WIDTH) {
       lines.push(line)
       line = word
