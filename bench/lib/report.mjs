@@ -296,7 +296,7 @@ export function growthNote(r) {
 /** One sentence on the re-record diff for the summary and the README. */
 export function rerecordNote(r) {
   const d = r.rerecord
-  const { from, to } = editedWord(d)
+  const { from, to } = d.edit
   const lines = (c) =>
     `${d.tools[c].added + d.tools[c].removed} lines (${formatRoundBytes(d.tools[c].diffBytes)})`
   return `Re-recorded after a one-word edit of the system prompt ("${from}" to "${to}"), a ${d.steps}-step run's recording changes by ${lines('agent-tape')} with agent-tape, ${lines('polly')} with Polly.js and ${lines('nock')} with nock back, counted by \`git diff\`.`
@@ -387,7 +387,7 @@ export function growthSection(r, names) {
 
 export function rerecordSection(r) {
   const d = r.rerecord
-  const { from, to } = editedWord(d)
+  const { from, to } = d.edit
   const out = ['## 9. What a re-record changes', '']
   out.push(
     `A ${d.steps}-step run recorded, then re-recorded over the same recording after one word of the system prompt changed ("${from}" to "${to}"); the fake provider answers both the same (same ids, same address). agent-tape re-records in mode \`update\`, Polly.js in mode \`record\` (it replaces the entries it sees again and drops the unused ones), nock back in mode \`update\` (its \`record\` mode would keep the old fixture). The two versions are compared with \`git diff --no-index\`: lines added plus removed, as \`--numstat\` counts them, and the bytes of the unified diff a reviewer reads. What a tool stores that changes on every recording (timestamps, timings) counts too.`,
@@ -402,13 +402,6 @@ export function rerecordSection(r) {
     )
   }
   return out
-}
-
-function editedWord(d) {
-  const before = d.before.split(' ')
-  const after = d.after.split(' ')
-  const i = before.findIndex((word, k) => word !== after[k])
-  return { from: before[i], to: after[i] }
 }
 
 function formatSlope(slope) {

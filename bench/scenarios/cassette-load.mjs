@@ -10,7 +10,7 @@ export const DECISIONS = 10_000
 export async function cassetteLoad({ dir, config }) {
   const path = join(dir, 'agent-tape', 'load-10000.jsonl')
   await writeLargeCassette(path)
-  const measured = measureFreshLoad({
+  const measured = await measureFreshLoad({
     tool: 'agent-tape',
     path,
     expected: DECISIONS,

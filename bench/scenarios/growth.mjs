@@ -78,7 +78,7 @@ async function measureLength({ contenders, names, provider, config }, steps) {
   )
   const load = {}
   for (const c of LOADED.filter((tool) => names.includes(tool))) {
-    load[c] = measureFreshLoad({
+    load[c] = await measureFreshLoad({
       tool: c,
       path: contenders[c].files(name)[0],
       expected: c === 'agent-tape' ? steps * 2 - 1 : steps,

@@ -5,7 +5,7 @@
  * removed (`--numstat`) and the bytes of the unified diff, as a reviewer would see them.
  */
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, statSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { createServer, request } from 'node:http'
 import { basename, join } from 'node:path'
 import { startFakeProvider } from '@agent-tape/fake-provider'
@@ -14,8 +14,9 @@ import { createContenders } from '../lib/contenders.mjs'
 import { longRunScript, runLongAgent } from '../lib/traffic.mjs'
 
 export const RERECORD_STEPS = 50
-export const PROMPT_BEFORE = 'You are a helpful agent: look records up one by one and then summarize.'
-export const PROMPT_AFTER = 'You are a careful agent: look records up one by one and then summarize.'
+/** The one-word edit of the system prompt; the fake model answers both prompts the same. */
+export const EDIT = { from: 'helpful', to: 'careful' }
+const promptWith = (word) => `You are a ${word} agent: look records up one by one and then summarize.`
 const TOOLS = ['agent-tape', 'polly', 'nock']
 
 export async function rerecordDiff({ dir, config }) {
@@ -29,7 +30,9 @@ export async function rerecordDiff({ dir, config }) {
   const results = {}
   try {
     for (const c of TOOLS) {
-      await front.withProvider(steps, () => contenders[c].record(name, runWith(front, steps, PROMPT_BEFORE)))
+      await front.withProvider(steps, () =>
+        contenders[c].record(name, runWith(front, steps, promptWith(EDIT.from))),
+      )
       const files = contenders[c].files(name)
       const before = files.map((f) => {
         const copy = join(dir, 'rerecord', 'before', c, basename(f))
@@ -37,19 +40,23 @@ export async function rerecordDiff({ dir, config }) {
         copyFileSync(f, copy)
         return copy
       })
-      await front.withProvider(steps, () => contenders[c].rerecord(name, runWith(front, steps, PROMPT_AFTER)))
+      await front.withProvider(steps, () =>
+        contenders[c].rerecord(name, runWith(front, steps, promptWith(EDIT.to))),
+      )
       const after = contenders[c].files(name)
       if (after.length !== before.length) {
         throw new Error(
           `re-record: ${c} wrote ${after.length} files where the first recording wrote ${before.length}; the diff would compare the wrong files`,
         )
       }
-      const diffs = before.map((b, i) => diffFiles(b, after[i]))
-      if (diffs.every((d) => d.added + d.removed === 0)) {
+      // A real re-record holds the new prompt and nothing of the old one (no kept or appended entries).
+      const holds = (paths, word) => paths.some((f) => readFileSync(f, 'utf8').includes(promptWith(word)))
+      if (!holds(before, EDIT.from) || holds(after, EDIT.from) || !holds(after, EDIT.to)) {
         throw new Error(
-          `re-record: ${c} left ${after.join(', ')} unchanged after the prompt edit: it did not re-record. Check the mode it records in.`,
+          `re-record: ${c}'s recording ${after.join(', ')} does not hold the edited prompt alone after the re-record: it did not re-record. Check the mode it records in.`,
         )
       }
+      const diffs = before.map((b, i) => diffFiles(b, after[i]))
       results[c] = {
         files: after.length,
         added: sum(diffs, 'added'),
@@ -61,7 +68,7 @@ export async function rerecordDiff({ dir, config }) {
   } finally {
     await front.close()
   }
-  return { steps, before: PROMPT_BEFORE, after: PROMPT_AFTER, tools: results }
+  return { steps, edit: EDIT, tools: results }
 }
 
 function runWith(front, steps, system) {
