@@ -305,7 +305,6 @@ export function rerecordNote(r) {
 export function growthSection(r, names) {
   const g = r.growth
   const tools = names.filter((c) => c !== 'baseline' || g.series[0].summary.baseline)
-  const last = g.series.at(-1)
   const out = ['## 8. Growth with the length of a run', '']
   out.push(
     `The tool loop of scenario 3 at ${g.lengths.join(', ')} steps (the history every request re-sends grows by about 1 KB a step), recorded once by each tool, then replayed in rounds: ${g.series.map((p) => `${p.rounds.warmup} + ${p.rounds.repeat}`).join(', ')} (warm-up + measured) for those lengths.`,
@@ -320,11 +319,15 @@ export function growthSection(r, names) {
       `| ${p.steps} | ${formatBytes(p.historyBytes)} | ${tools.map((c) => `${formatTime(p.summary[c])} (${formatRatio(p.vsFloor[c])})`).join(' | ')} |`,
     )
   }
+  return [...out, '', ...growthStepSection(g, tools), '', ...growthDiskSection(g)]
+}
+
+function growthStepSection(g, tools) {
+  const out = []
   out.push(
-    '',
     '### Per step',
     '',
-    'Median time of one model request, over all rounds and the eleven steps around the probe step.',
+    'Median time of one model request, over the measured rounds and the eleven steps around the probe step.',
     '',
     `| steps | probe step | request body | ${tools.map(shortLabel).join(' | ')} |`,
     `| ---: | ---: | ---: | ${tools.map(() => '---:').join(' | ')} |`,
@@ -349,8 +352,13 @@ export function growthSection(r, names) {
       `| ${LABELS[c]} | ${g.series.map((p) => (Number.isFinite(p.extraPerKb[c]) ? p.extraPerKb[c].toFixed(2) : '–')).join(' | ')} |`,
     )
   }
+  return out
+}
+
+function growthDiskSection(g) {
+  const last = g.series.at(-1)
+  const out = []
   out.push(
-    '',
     '### On disk',
     '',
     "The bytes of each tool's files for the run; the last row is the slope of log(bytes) against log(steps), fitted over all lengths (1 is linear, 2 quadratic).",
