@@ -2,13 +2,15 @@
 /**
  * `pnpm bench`: replay cost of agent-tape next to Polly.js, nock back and the fixed-response
  * floor, on traffic recorded once from the loopback fake provider. Prints the tables and
- * rewrites RESULTS.md.
+ * rewrites RESULTS.md and the README's performance table (between its bench:start/end markers).
  *
- *   --quick              fewer rounds and requests (a smoke run; RESULTS.md is not written)
+ *   --quick              fewer rounds and requests (a smoke run; RESULTS.md and the README are not written)
  *   --baseline <dir>     also measure an older build (see baseline.mjs) as "agent-tape before this change"
- *   --only <a,b>         run only these scenarios: per-request, streaming, agent-run, load, suite
- *                        (agent-run also measures the secret scan on its cassette)
+ *   --only <a,b>         run only these scenarios: per-request, streaming, agent-run, load, suite,
+ *                        growth (agent-run also measures the secret scan on its cassette; growth
+ *                        also the diff a re-record makes)
  *   --profile            add the CPU profile of agent-tape's 200 KB replay path to a quick run
+ *   --json <file>        also write the raw results there (to render them again with report.mjs)
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
@@ -16,10 +18,13 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startFakeProvider } from '@agent-tape/fake-provider'
 import { CONTENDERS, createContenders } from './lib/contenders.mjs'
+import { updateReadme } from './lib/readme.mjs'
 import { renderResults } from './lib/report.mjs'
 import { agentRun, RUN_NAME } from './scenarios/agent-run.mjs'
 import { cassetteLoad } from './scenarios/cassette-load.mjs'
+import { growth } from './scenarios/growth.mjs'
 import { perRequest, profileLarge } from './scenarios/per-request.mjs'
+import { rerecordDiff } from './scenarios/rerecord.mjs'
 import { secretScan } from './scenarios/secret-scan.mjs'
 import { streaming } from './scenarios/streaming.mjs'
 import { suite } from './scenarios/suite.mjs'
@@ -32,6 +37,7 @@ const { values: args } = parseArgs({
     baseline: { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    json: { type: 'string' },
   },
 })
 const only = args.only ? new Set(args.only.split(',')) : undefined
@@ -96,6 +102,12 @@ try {
     log('6/6 suite overhead under Vitest')
     results.suite = await suite({ provider, config })
   }
+  if (wants('growth')) {
+    log('8. growth with the length of a run')
+    results.growth = await growth({ contenders, names, provider, config })
+    log('9. the diff of a re-record after a one-word prompt edit')
+    results.rerecord = await rerecordDiff({ dir, config })
+  }
 } finally {
   await provider.close()
   rmSync(dir, { recursive: true, force: true })
@@ -111,11 +123,14 @@ results.machine = {
   seconds: Math.round((performance.now() - started) / 1000),
   date: new Date().toISOString().slice(0, 10),
 }
+if (args.json) writeFileSync(args.json, JSON.stringify(results, null, 2))
 const { table, markdown } = renderResults(results)
 console.log(table)
 if (!args.quick && !only) {
   writeFileSync(new URL('RESULTS.md', import.meta.url), markdown)
-  log('wrote bench/RESULTS.md')
+  const readme = new URL('../README.md', import.meta.url)
+  writeFileSync(readme, updateReadme(readFileSync(readme, 'utf8'), results))
+  log("wrote bench/RESULTS.md and the README's performance table")
 }
 
 function versions() {

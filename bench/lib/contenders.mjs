@@ -3,6 +3,8 @@
  *   record(name, run)  performs `run` against the fake provider and keeps what the tool keeps
  *   open(name)         loads that recording for replay: { run(fn), close() } (load time not counted)
  *   files(name)        the files the recording was written to (for sizes)
+ *   rerecord(name, run) records `run` again over the existing recording, the way the tool re-records
+ *                      (agent-tape in mode `update`, Polly in mode `record`, nock back in mode `update`)
  * Every contender patches the same global `fetch`; only one is installed at a time.
  */
 import { mkdirSync, readdirSync } from 'node:fs'
@@ -41,7 +43,7 @@ export function createContenders({ dir, modelEndpoint, http = {} }) {
 
   const tapeContender = (folder, httpModule, coreModule) => {
     const at = (name) => join(dir, folder, `${name}.jsonl`)
-    return {
+    const contender = {
       async record(name, run) {
         const boundary = httpModule.installHttpBoundary({ modelEndpoints: [modelEndpoint] })
         const tape = await coreModule.openTape({
@@ -76,6 +78,9 @@ export function createContenders({ dir, modelEndpoint, http = {} }) {
       },
       files: (name) => [at(name)],
     }
+    // `update` writes the cassette again when what was recorded changed.
+    contender.rerecord = contender.record
+    return contender
   }
 
   const contenders = {
@@ -119,6 +124,10 @@ export function createContenders({ dir, modelEndpoint, http = {} }) {
         await run(plainTools)
         await polly.stop()
       },
+      // Polly replaces the entries it sees again and drops the unused ones (keepUnusedRequests: false).
+      async rerecord(name, run) {
+        await this.record(name, run)
+      },
       async open(name) {
         const polly = new Polly(name, pollyConfig(pollyDir, 'replay'))
         await polly.persister.findRecording(polly.recordingId) // load the HAR before timing
@@ -133,15 +142,19 @@ export function createContenders({ dir, modelEndpoint, http = {} }) {
     },
 
     nock: {
-      async record(name, run) {
+      async record(name, run, mode = 'record') {
         nock.activate()
         nock.back.fixtures = nockDir
-        nock.back.setMode('record')
+        nock.back.setMode(mode)
         const { nockDone } = await nock.back(`${name}.json`)
         await run(plainTools)
         nockDone()
         nock.cleanAll()
         nock.restore()
+      },
+      // `record` would load the existing fixture and record nothing; `update` removes it and records.
+      async rerecord(name, run) {
+        await this.record(name, run, 'update')
       },
       async open(name) {
         nock.activate()

@@ -21,6 +21,8 @@ export function renderResults(r) {
   if (r.sizes) out.push(...sizeSection(r), '')
   if (r.suite) out.push(...suiteSection(r), '')
   if (r.secretScan) out.push(...secretScanSection(r), '')
+  if (r.growth) out.push(...growthSection(r, names), '')
+  if (r.rerecord) out.push(...rerecordSection(r), '')
   out.push(...machineSection(r))
   const markdown = `${out
     .join('\n')
@@ -82,6 +84,8 @@ export function summaryTable(r, names = TOOLS.filter((c) => r.names.includes(c))
       `${r.suite.tests} tape tests replaying ${r.suite.steps}-step runs under Vitest take ${formatRatio(r.suite.medianRatio)} the wall clock of the same tests with hand-written fetch stubs (${formatMs(r.suite.summary.tape.median)} vs ${formatMs(r.suite.summary.stub.median)}).`,
     )
   }
+  if (r.growth) notes.push(growthNote(r))
+  if (r.rerecord) notes.push(rerecordNote(r))
   return [
     ...out,
     '',
@@ -275,4 +279,151 @@ function machineSection(r) {
       .map(([n, v]) => `${n} ${v}`)
       .join(', ')}.${r.baseline ? ` Baseline ("before"): commit ${r.baseline.slice(0, 10)}.` : ''}`,
   ]
+}
+
+const LOADED = ['agent-tape', 'polly', 'nock']
+
+/** One sentence on growth for the summary and the README: bytes on disk and load time against steps. */
+export function growthNote(r) {
+  const g = r.growth
+  const last = g.series.at(-1)
+  const each = (format) =>
+    `${format('agent-tape')} with agent-tape, ${format('polly')} with Polly.js and ${format('nock')} with nock back`
+  const three = (format) => `${format('agent-tape')}, ${format('polly')} and ${format('nock')}`
+  return `From ${g.lengths[0]} to ${last.steps} steps, the recording grows as the step count to the power ${each((c) => formatSlope(g.sizeSlope[c]))} (1 is linear, 2 quadratic); at ${last.steps} steps it takes ${three((c) => formatRoundBytes(last.sizes[c]))}, and loads in a fresh process in ${three((c) => formatRoundMs(last.load[c].load.median))}.`
+}
+
+/** One sentence on the re-record diff for the summary and the README. */
+export function rerecordNote(r) {
+  const d = r.rerecord
+  const { from, to } = d.edit
+  const lines = (c) =>
+    `${d.tools[c].added + d.tools[c].removed} lines (${formatRoundBytes(d.tools[c].diffBytes)})`
+  return `Re-recorded after a one-word edit of the system prompt ("${from}" to "${to}"), a ${d.steps}-step run's recording changes by ${lines('agent-tape')} with agent-tape, ${lines('polly')} with Polly.js and ${lines('nock')} with nock back, counted by \`git diff\`.`
+}
+
+export function growthSection(r, names) {
+  const g = r.growth
+  const tools = names.filter((c) => c !== 'baseline' || g.series[0].summary.baseline)
+  const out = ['## 8. Growth with the length of a run', '']
+  out.push(
+    `The tool loop of scenario 3 at ${g.lengths.join(', ')} steps (the history every request re-sends grows by about 1 KB a step), recorded once by each tool, then replayed in rounds: ${g.series.map((p) => `${p.rounds.warmup} + ${p.rounds.repeat}`).join(', ')} (warm-up + measured) for those lengths.`,
+    '',
+    '### Whole run',
+    '',
+    `| steps | history at the end | ${tools.map(shortLabel).join(' | ')} |`,
+    `| ---: | ---: | ${tools.map(() => '---:').join(' | ')} |`,
+  )
+  for (const p of g.series) {
+    out.push(
+      `| ${p.steps} | ${formatBytes(p.historyBytes)} | ${tools.map((c) => `${formatTime(p.summary[c])} (${formatRatio(p.vsFloor[c])})`).join(' | ')} |`,
+    )
+  }
+  return [...out, '', ...growthStepSection(g, tools), '', ...growthDiskSection(g)]
+}
+
+function growthStepSection(g, tools) {
+  const out = []
+  out.push(
+    '### Per step',
+    '',
+    'Median time of one model request, over the measured rounds and the eleven steps around the probe step.',
+    '',
+    `| steps | probe step | request body | ${tools.map(shortLabel).join(' | ')} |`,
+    `| ---: | ---: | ---: | ${tools.map(() => '---:').join(' | ')} |`,
+  )
+  for (const p of g.series) {
+    p.probes.forEach((probe, i) => {
+      out.push(
+        `| ${p.steps} | ${probe.step} | ${formatBytes(probe.bytes)} | ${tools.map((c) => formatMs(p.perStep[c][i])).join(' | ')} |`,
+      )
+    })
+  }
+  const others = tools.filter((c) => c !== 'floor')
+  out.push(
+    '',
+    "What a step costs beyond the floor's step, per KB of history, in µs: the least-squares slope of that extra (each step's median over the measured rounds, minus the floor's) against the size of the request body, over the second half of the run. 0 means a step costs no more over the floor as the history grows.",
+    '',
+    `| tool | ${g.series.map((p) => `${p.steps} steps`).join(' | ')} |`,
+    `| --- | ${g.series.map(() => '---:').join(' | ')} |`,
+  )
+  for (const c of others) {
+    out.push(
+      `| ${LABELS[c]} | ${g.series.map((p) => (Number.isFinite(p.extraPerKb[c]) ? p.extraPerKb[c].toFixed(2) : '–')).join(' | ')} |`,
+    )
+  }
+  return out
+}
+
+function growthDiskSection(g) {
+  const last = g.series.at(-1)
+  const out = []
+  out.push(
+    '### On disk',
+    '',
+    "The bytes of each tool's files for the run; the last row is the slope of log(bytes) against log(steps), fitted over all lengths (1 is linear, 2 quadratic).",
+    '',
+    `| steps | ${LOADED.map(shortLabel).join(' | ')} |`,
+    `| ---: | ${LOADED.map(() => '---:').join(' | ')} |`,
+  )
+  for (const p of g.series)
+    out.push(`| ${p.steps} | ${LOADED.map((c) => formatBytes(p.sizes[c])).join(' | ')} |`)
+  out.push(`| slope | ${LOADED.map((c) => formatSlope(g.sizeSlope[c])).join(' | ')} |`)
+  out.push(
+    '',
+    '### Loading the recording',
+    '',
+    "Each recording loaded for replay in a fresh process, the way its tool loads it: agent-tape's `openTape` in mode `replay` (read, parse, validate, index), Polly.js's fs persister finding the recording (it reads the HAR and parses it), nock back in lockdown loading its fixture (parse, one interceptor per request). Medians over fresh processes; retained heap after garbage collection, and the peak RSS growth beyond a process that sets the tool up and loads nothing.",
+    '',
+    '| recording | steps | bytes | load | retained heap | peak RSS growth |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+  )
+  for (const c of LOADED) {
+    for (const p of g.series) {
+      const l = p.load[c]
+      out.push(
+        `| ${LABELS[c]} | ${p.steps} | ${formatBytes(p.sizes[c])} | ${formatTime(l.load)} | ${formatBytes(l.retainedHeap)} | ${formatBytes(l.peakRss)} |`,
+      )
+    }
+  }
+  out.push(
+    '',
+    `Load time against steps, slope of the log-log fit: ${LOADED.map((c) => `${shortLabel(c)} ${formatSlope(g.loadSlope[c])}`).join(', ')}. At ${last.steps} steps the history a request re-sends is ${formatBytes(last.historyBytes)}.`,
+  )
+  return out
+}
+
+export function rerecordSection(r) {
+  const d = r.rerecord
+  const { from, to } = d.edit
+  const out = ['## 9. What a re-record changes', '']
+  out.push(
+    `A ${d.steps}-step run recorded, then re-recorded over the same recording after one word of the system prompt changed ("${from}" to "${to}"); the fake provider answers both the same (same ids, same address). agent-tape re-records in mode \`update\`, Polly.js in mode \`record\` (it replaces the entries it sees again and drops the unused ones), nock back in mode \`update\` (its \`record\` mode would keep the old fixture). The two versions are compared with \`git diff --no-index\`: lines added plus removed, as \`--numstat\` counts them, and the bytes of the unified diff a reviewer reads. What a tool stores that changes on every recording (timestamps, timings) counts too.`,
+    '',
+    '| recording | lines added | lines removed | unified diff | recording size |',
+    '| --- | ---: | ---: | ---: | ---: |',
+  )
+  for (const c of LOADED) {
+    const t = d.tools[c]
+    out.push(
+      `| ${LABELS[c]} | ${t.added} | ${t.removed} | ${formatBytes(t.diffBytes)} | ${formatBytes(t.bytes)} |`,
+    )
+  }
+  return out
+}
+
+function formatSlope(slope) {
+  return slope === undefined ? '–' : slope.toFixed(2)
+}
+
+/** Two significant digits: what a sentence needs. */
+export function formatRoundMs(ms) {
+  if (ms >= 1000) return `${(ms / 1000).toPrecision(2)} s`
+  return ms >= 10 ? `${Math.round(ms)} ms` : `${ms.toPrecision(2)} ms`
+}
+
+export function formatRoundBytes(bytes) {
+  if (bytes < 1024) return `${bytes} B`
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
 }

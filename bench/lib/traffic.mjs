@@ -50,10 +50,15 @@ export function lookup(n) {
   return `Record ${n}: ${FILLER.repeat(10)}`
 }
 
-/** The agent loop of the long run, on the openai SDK. Returns the final text and per-step times. */
-export async function runLongAgent(client, tools, steps) {
+export const LONG_RUN_SYSTEM = 'You look records up one by one and then summarize.'
+
+/**
+ * The agent loop of the long run, on the openai SDK. Returns the final text and per-step times.
+ * `system` replaces the system prompt (the re-record scenario edits one word of it).
+ */
+export async function runLongAgent(client, tools, steps, { system = LONG_RUN_SYSTEM } = {}) {
   const messages = [
-    { role: 'system', content: 'You look records up one by one and then summarize.' },
+    { role: 'system', content: system },
     { role: 'user', content: `Look up records 1 to ${steps - 1}.` },
   ]
   const stepMs = []

@@ -1,35 +1,22 @@
 /** Scenario 4: load and index a 10,000-decision cassette; time and peak memory, in fresh processes. */
-import { execFileSync } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openTape } from '@agent-tape/core'
 import { createFileStore } from '@agent-tape/core/node'
-import { median, spread } from '../lib/stats.mjs'
+import { measureFreshLoad } from '../lib/fresh-load.mjs'
 
 export const DECISIONS = 10_000
 
 export async function cassetteLoad({ dir, config }) {
   const path = join(dir, 'agent-tape', 'load-10000.jsonl')
   await writeLargeCassette(path)
-  const child = new URL('../lib/load-child.mjs', import.meta.url).pathname
-  const runs = { load: [], empty: [] }
-  const repeat = config.quick ? 2 : 5
-  for (let i = 0; i < repeat + 1; i++) {
-    for (const what of ['load', 'empty']) {
-      const out = JSON.parse(
-        execFileSync(process.execPath, ['--expose-gc', child, what, path], { encoding: 'utf8' }),
-      )
-      if (i > 0) runs[what].push(out)
-    }
-  }
-  const ms = runs.load.map((r) => r.ms)
-  return {
-    decisions: DECISIONS,
-    bytes: statSync(path).size,
-    load: { median: median(ms), spread: spread(ms) },
-    retainedHeap: median(runs.load.map((r) => r.heapAfter - r.heapBefore)),
-    peakRss: median(runs.load.map((r) => r.rssGrowth)) - median(runs.empty.map((r) => r.rssGrowth)),
-  }
+  const measured = await measureFreshLoad({
+    tool: 'agent-tape',
+    path,
+    expected: DECISIONS,
+    repeat: config.quick ? 2 : 5,
+  })
+  return { decisions: DECISIONS, bytes: statSync(path).size, ...measured }
 }
 
 /** Half model requests (a short conversation and its answer), half tool calls, as a run records them. */
