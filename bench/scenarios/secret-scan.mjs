@@ -6,7 +6,8 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { findCassetteSecrets, parseCassette, SecretScanner, serializeCassette } from '@agent-tape/core'
+import { parseCassette, serializeCassette } from '@agent-tape/core'
+import { findCassetteSecrets, SecretScanner } from '@agent-tape/core/internal'
 import { createFileStore } from '@agent-tape/core/node'
 import { median, spread } from '../lib/stats.mjs'
 

@@ -26,6 +26,18 @@ export class Lanes {
     return lane === '' ? { step } : { step, lane }
   }
 
+  /** The position {@link place} would give a decision of `kind` made now, without taking it. */
+  peek(kind: string): DecisionPosition {
+    const lane = this.current()
+    const step = (this.steps.get(lane) ?? 0) + (kind === 'llm' ? 1 : 0)
+    return lane === '' ? { step } : { step, lane }
+  }
+
+  /** The lane path of the calling code, `''` on the main lane. */
+  get lane(): string {
+    return this.current()
+  }
+
   /** Runs `fn` in lane `name`, nested in the calling lane (see {@link Tape.lane}). */
   run<T>(name: string, fn: () => T): T {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
