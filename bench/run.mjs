@@ -65,7 +65,7 @@ try {
   if (wants('per-request')) {
     log('1/6 per-request replay cost')
     results.perRequest = await perRequest({ contenders, names, provider, config })
-    if (args.profile || !args.quick) results.profile = await profileLarge({ contenders, provider })
+    if (args.profile || !args.quick) results.profile = await profileLarge({ contenders, provider, config })
   }
   if (wants('streaming')) {
     log('2/6 streaming replay')

@@ -1,4 +1,4 @@
-import { createHash, type Hash } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { type DecisionPosition, KEY_SCHEME_VERSION } from './canonical-key.js'
 
 /**
@@ -10,19 +10,21 @@ export const WIRE_SCHEME_VERSION = 1
 
 /**
  * Fingerprints requests as their boundary saw them (see {@link DecisionRecord.wire}) for a tape
- * whose successive requests share a long prefix: an agent loop re-sends its whole history at
- * every step. The sha256 state of a body is kept at checkpoints along the previous body of the
- * same lane; a new body is compared with it chunk by chunk (`Buffer#equals`, a memcmp) and only
- * the bytes after the last chunk that still agrees are hashed again.
+ * whose successive requests share most of their bytes: an agent loop re-sends its whole history
+ * at every step. A body's digest is the sha256 of its length and of the sha256 of each of its
+ * fixed-size chunks. A chunk equal to the one at the same offset in the previous body of the
+ * same lane (compared with `Buffer#equals`, a memcmp) keeps that one's digest, so only chunks
+ * with new bytes are hashed: an appended history costs its new bytes and the last chunk of the
+ * previous body, and an edit that keeps the length (a request id near the start) one chunk.
  */
 export class WireHasher {
   private readonly trails = new Map<string, BodyTrail>()
 
-  /** The sha256 of a request body, resumed along the previous body of `lane`. */
+  /** The digest of a request body, reusing the chunks it shares with the previous body of `lane`. */
   bodyDigest(lane: string, body: Uint8Array | undefined): string {
     if (body === undefined || body.byteLength === 0) return ''
     const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-    const trail = hashAlong(bytes, this.trails.get(lane))
+    const trail = digestChunks(bytes, this.trails.get(lane))
     this.trails.set(lane, trail)
     return trail.digest
   }
@@ -48,38 +50,29 @@ export function wireFingerprint(
     .slice(0, 16)
 }
 
-interface Checkpoint {
-  /** Offset in the body up to which `hash` has been fed. */
-  end: number
-  hash: Hash
-}
-
 interface BodyTrail {
   bytes: Buffer
-  checkpoints: Checkpoint[]
+  /** The sha256 of each chunk of `bytes`, in order. */
+  chunks: Buffer[]
   digest: string
 }
 
-const CHUNK = 8 * 1024
+const CHUNK = 16 * 1024
 
-function hashAlong(bytes: Buffer, previous: BodyTrail | undefined): BodyTrail {
-  const checkpoints: Checkpoint[] = []
-  let start = 0
-  if (previous) {
-    for (const checkpoint of previous.checkpoints) {
-      const { end } = checkpoint
-      if (end > bytes.length || !bytes.subarray(start, end).equals(previous.bytes.subarray(start, end))) break
-      checkpoints.push(checkpoint)
-      start = end
-    }
+function digestChunks(bytes: Buffer, previous: BodyTrail | undefined): BodyTrail {
+  const chunks: Buffer[] = []
+  const whole = createHash('sha256').update(`${bytes.length}\u0000`)
+  for (let start = 0, i = 0; start < bytes.length; start += CHUNK, i++) {
+    const end = Math.min(start + CHUNK, bytes.length)
+    const chunk = bytes.subarray(start, end)
+    const same =
+      previous !== undefined &&
+      i < previous.chunks.length &&
+      Math.min(start + CHUNK, previous.bytes.length) === end &&
+      chunk.equals(previous.bytes.subarray(start, end))
+    const digest = same ? previous.chunks[i]! : createHash('sha256').update(chunk).digest()
+    chunks.push(digest)
+    whole.update(digest)
   }
-  const hash = start === 0 ? createHash('sha256') : checkpoints[checkpoints.length - 1]!.hash.copy()
-  while (bytes.length - start > CHUNK) {
-    const end = start + CHUNK
-    hash.update(bytes.subarray(start, end))
-    checkpoints.push({ end, hash: hash.copy() })
-    start = end
-  }
-  hash.update(bytes.subarray(start))
-  return { bytes, checkpoints, digest: hash.digest('hex') }
+  return { bytes, chunks, digest: whole.digest('hex') }
 }
