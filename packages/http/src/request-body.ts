@@ -21,8 +21,21 @@ export type RequestBody =
  */
 export async function readRequestBytes(request: Request, consume = false): Promise<Buffer | undefined> {
   if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return undefined
-  const bytes = Buffer.from(await (consume ? request : request.clone()).arrayBuffer())
+  const bytes = await readAll((consume ? request : request.clone()).body!)
   return bytes.byteLength === 0 ? undefined : bytes
+}
+
+/** The whole of a body stream; a body that came in one chunk (a string or buffer body) is not copied. */
+async function readAll(body: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = []
+  let size = 0
+  const reader = body.getReader()
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    chunks.push(read.value)
+    size += read.value.byteLength
+  }
+  const only = chunks.length === 1 ? chunks[0]! : undefined
+  return only ? Buffer.from(only.buffer, only.byteOffset, only.byteLength) : Buffer.concat(chunks, size)
 }
 
 /**
