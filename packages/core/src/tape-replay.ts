@@ -72,18 +72,9 @@ export class ReplayPart extends TapePart {
     const record = this.index.takeWire(wired.wire)
     if (!record) return undefined
     this.wireReplays++
-    const { kind, position, decisionIndex, wire } = wired
-    const label = describeDecision(kind, record.in)
-    const decision: KeyedDecision = {
-      kind,
-      key: record.key,
-      label,
-      position,
-      normalized: record.in,
-      decisionIndex,
-      wire,
-    }
-    this.context.log.note(decision, record.seq, 'replayed')
+    // Read from the recorded input when the run is reported, not on the way of the request.
+    const label = () => describeDecision(wired.kind, record.in)
+    this.context.log.note({ ...wired, key: record.key, label, normalized: record.in }, record.seq, 'replayed')
     return { action: 'replay', key: record.key, record }
   }
 
