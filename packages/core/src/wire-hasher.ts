@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { type DecisionPosition, KEY_SCHEME_VERSION } from './canonical-key.js'
 
 /**
@@ -42,12 +42,8 @@ export function wireFingerprint(
   head: string,
   bodyDigest: string,
 ): string {
-  return createHash('sha256')
-    .update(
-      `${WIRE_SCHEME_VERSION}\u0000${KEY_SCHEME_VERSION}\u0000${kind}\u0000${position.step}\u0000${position.lane ?? ''}\u0000${bodyDigest}\u0000${head}`,
-    )
-    .digest('hex')
-    .slice(0, 16)
+  const material = `${WIRE_SCHEME_VERSION}\u0000${KEY_SCHEME_VERSION}\u0000${kind}\u0000${position.step}\u0000${position.lane ?? ''}\u0000${bodyDigest}\u0000${head}`
+  return hash('sha256', material, 'hex').slice(0, 16)
 }
 
 interface BodyTrail {
@@ -61,7 +57,6 @@ const CHUNK = 16 * 1024
 
 function digestChunks(bytes: Buffer, previous: BodyTrail | undefined): BodyTrail {
   const chunks: Buffer[] = []
-  const whole = createHash('sha256').update(`${bytes.length}\u0000`)
   for (let start = 0, i = 0; start < bytes.length; start += CHUNK, i++) {
     const end = Math.min(start + CHUNK, bytes.length)
     const chunk = bytes.subarray(start, end)
@@ -70,9 +65,8 @@ function digestChunks(bytes: Buffer, previous: BodyTrail | undefined): BodyTrail
       i < previous.chunks.length &&
       Math.min(start + CHUNK, previous.bytes.length) === end &&
       chunk.equals(previous.bytes.subarray(start, end))
-    const digest = same ? previous.chunks[i]! : createHash('sha256').update(chunk).digest()
-    chunks.push(digest)
-    whole.update(digest)
+    chunks.push(same ? previous.chunks[i]! : hash('sha256', chunk, 'buffer'))
   }
-  return { bytes, chunks, digest: whole.digest('hex') }
+  const whole = Buffer.concat([Buffer.from(`${bytes.length}\u0000`), ...chunks])
+  return { bytes, chunks, digest: hash('sha256', whole, 'hex') }
 }
