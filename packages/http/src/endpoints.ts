@@ -31,7 +31,9 @@ function matchesPattern(url: URL, pattern: EndpointPattern): boolean {
   if (pattern instanceof RegExp) return pattern.test(url.href)
   const base = parsedPattern(pattern)
   if (base.anyPort) {
-    return url.protocol === base.protocol && url.hostname === base.hostname && startsWithPath(url, base.pathname)
+    return (
+      url.protocol === base.protocol && url.hostname === base.hostname && startsWithPath(url, base.pathname)
+    )
   }
   return url.origin === base.origin && startsWithPath(url, base.pathname)
 }

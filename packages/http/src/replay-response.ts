@@ -19,7 +19,12 @@ interface ReplayParts {
   instantRetryHeaders: [string, string][] | undefined
   body:
     | { bytes: string | Uint8Array | null }
-    | { format: StreamFormat; items: readonly TimedItem[]; chunks: Uint8Array[]; end: { name: string; message: string } | undefined }
+    | {
+        format: StreamFormat
+        items: readonly TimedItem[]
+        chunks: Uint8Array[]
+        end: { name: string; message: string } | undefined
+      }
 }
 
 const prepared = new WeakMap<RecordedResponse, ReplayParts>()
@@ -46,7 +51,10 @@ export function buildReplayResponse(
 }
 
 function prepare(recorded: RecordedResponse): ReplayParts {
-  const headers = Object.entries(recorded.headers).map(([name, value]): [string, string] => [name, String(value)])
+  const headers = Object.entries(recorded.headers).map(([name, value]): [string, string] => [
+    name,
+    String(value),
+  ])
   // 1, not 0: some SDKs take only a positive retry-after-ms, and back off otherwise.
   const instantRetryHeaders = RETRYABLE(recorded.status)
     ? [
