@@ -9,6 +9,7 @@
  *   --only <a,b>         run only these scenarios: per-request, streaming, agent-run, load, suite
  *                        (agent-run also measures the secret scan on its cassette)
  *   --profile            add the CPU profile of agent-tape's 200 KB replay path to a quick run
+ *   --steps <n>          the agent run's length (default 200)
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
     baseline: { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    steps: { type: 'string' },
   },
 })
 const only = args.only ? new Set(args.only.split(',')) : undefined
@@ -41,6 +43,7 @@ const started = performance.now()
 const config = {
   quick: args.quick,
   rounds: args.quick ? { warmup: 1, repeat: 2 } : { warmup: 2, repeat: 7 },
+  ...(args.steps ? { steps: Number(args.steps) } : {}),
 }
 const script = [() => ({ text: 'Refund issued for INV-412.', usage: { inputTokens: 500, outputTokens: 7 } })]
 const provider = Object.assign(await startFakeProvider({ reply: (r) => script.at(-1)(r), seed: 'bench' }), {
