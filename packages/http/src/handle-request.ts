@@ -130,6 +130,8 @@ export async function handleRequest(
   const parts = readRequestParts(request, url, requestClass, body)
   // Computed only when the request's fingerprint does not answer it (see Tape.beginRequest).
   let decision: RequestDecision | undefined
+  // What reading the request as decision input threw, told apart from what the tape throws.
+  let unreadable: { error: unknown } | undefined
   let begun: ReturnType<Tape['begin']>
   try {
     begun = tape.beginRequest({
@@ -137,12 +139,18 @@ export async function handleRequest(
       head: wireHead(parts),
       body,
       decide: () => {
-        decision = decideRequest(parts)
+        try {
+          decision = decideRequest(parts)
+        } catch (error) {
+          unreadable = { error }
+          throw error
+        }
         return decision
       },
     })
   } catch (error) {
-    if (isStackOverflow(error)) {
+    if (unreadable?.error === error) {
+      if (!isStackOverflow(error)) throw error
       const refused = deepInputError(requestClass === 'model' ? 'llm' : 'http', error)
       tape.reportDivergence(refused)
       return { type: 'error', error: refused }
