@@ -129,6 +129,8 @@ it('takes by fingerprint the decision the key takes, reports misses alike, and r
           normalizers: KEYED,
         })
         expect(rec.error).toBeUndefined()
+        expect(keyedRec.error).toBeUndefined()
+        expect(rec.result).toEqual(keyedRec.result)
         const cassette = parseCassette(store.files[path]!, path)
         const keyed = parseCassette(store.files[keyedPath]!, keyedPath)
         // The keys are the keyed path's; only the fingerprinted recording carries fingerprints.

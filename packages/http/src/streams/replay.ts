@@ -29,7 +29,10 @@ export function replayStream<Item extends TimedItem>(
   // Event times count from the request; the wait for the headers was replayed before this.
   let previous = headersAt
   // A reader may change the chunk it was given: it gets its own copy of the kept bytes.
-  const bytesOf = (i: number) => new Uint8Array((serialized[i] ??= format.serialize(events[i]!)))
+  const bytesOf = (i: number) => {
+    serialized[i] ??= format.serialize(events[i]!)
+    return new Uint8Array(serialized[i])
+  }
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (speed === 0 && index < events.length) {
