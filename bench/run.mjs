@@ -11,6 +11,7 @@
  *                        also the diff a re-record makes)
  *   --profile            add the CPU profile of agent-tape's 200 KB replay path to a quick run
  *   --json <file>        also write the raw results there (to render them again with report.mjs)
+ *   --steps <n>          the agent run's length (default 200)
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
@@ -38,6 +39,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
+    steps: { type: 'string' },
   },
 })
 const only = args.only ? new Set(args.only.split(',')) : undefined
@@ -47,6 +49,7 @@ const started = performance.now()
 const config = {
   quick: args.quick,
   rounds: args.quick ? { warmup: 1, repeat: 2 } : { warmup: 2, repeat: 7 },
+  ...(args.steps ? { steps: Number(args.steps) } : {}),
 }
 const script = [() => ({ text: 'Refund issued for INV-412.', usage: { inputTokens: 500, outputTokens: 7 } })]
 const provider = Object.assign(await startFakeProvider({ reply: (r) => script.at(-1)(r), seed: 'bench' }), {
@@ -71,7 +74,7 @@ try {
   if (wants('per-request')) {
     log('1/6 per-request replay cost')
     results.perRequest = await perRequest({ contenders, names, provider, config })
-    if (args.profile || !args.quick) results.profile = await profileLarge({ contenders, provider })
+    if (args.profile || !args.quick) results.profile = await profileLarge({ contenders, provider, config })
   }
   if (wants('streaming')) {
     log('2/6 streaming replay')

@@ -16,14 +16,18 @@ export const RUN_NAME = 'agent-run-200'
 const PROBES = [1, 50, 100, 150, 200]
 
 export async function agentRun({ contenders, names, provider, config }) {
+  // `--steps` runs a longer (or shorter) loop; the probes past its end are left out.
+  const steps = config.steps ?? STEPS
+  const probes = [...PROBES.filter((step) => step < steps), steps]
+  const around = (runs, step) => aroundStep(runs, step, steps)
   const stepMs = Object.fromEntries(names.map((c) => [c, []]))
   const run = async (tools, into) => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: provider.openaiBaseURL, maxRetries: 0 })
-    const result = await runLongAgent(client, tools, STEPS)
-    if (result.stepMs.length !== STEPS) throw new Error(`the run took ${result.stepMs.length} steps`)
+    const result = await runLongAgent(client, tools, steps)
+    if (result.stepMs.length !== steps) throw new Error(`the run took ${result.stepMs.length} steps`)
     into?.push(result.stepMs)
   }
-  provider.script.push(longRunScript(STEPS))
+  provider.script.push(longRunScript(steps))
   let bodies
   for (const c of names) {
     const first = provider.requests.length
@@ -38,13 +42,19 @@ export async function agentRun({ contenders, names, provider, config }) {
     RUN_NAME,
     (c) => (tools) => run(tools, stepMs[c]),
   )
-  const perStep = Object.fromEntries(names.map((c) => [c, PROBES.map((step) => around(stepMs[c], step))]))
-  const keying = await measureKeying(bodies, contenders['agent-tape'].files(RUN_NAME)[0], config)
+  const perStep = Object.fromEntries(names.map((c) => [c, probes.map((step) => around(stepMs[c], step))]))
+  const keying = await measureKeying(
+    bodies,
+    contenders['agent-tape'].files(RUN_NAME)[0],
+    config,
+    probes,
+    around,
+  )
   return {
-    steps: STEPS,
+    steps,
     times,
     summary: Object.fromEntries(names.map((c) => [c, summarize(times[c])])),
-    probes: PROBES.map((step) => ({ step, bytes: Buffer.byteLength(bodies[step - 1]) })),
+    probes: probes.map((step) => ({ step, bytes: Buffer.byteLength(bodies[step - 1]) })),
     perStep,
     keying,
   }
@@ -57,7 +67,7 @@ export async function agentRun({ contenders, names, provider, config }) {
  *   current   agent-tape's tape.begin on a replay tape (finds each recorded decision)
  *   previous  the scheme before this change: JSON round trip + fast-json-stable-stringify + sha256
  */
-async function measureKeying(bodies, cassettePath, config) {
+async function measureKeying(bodies, cassettePath, config, probes, around) {
   const cassette = parseCassette(readFileSync(cassettePath, 'utf8'), cassettePath)
   const llm = cassette.decisions.filter((d) => d.kind === 'llm')
   const shape = llm[0].in
@@ -118,7 +128,7 @@ async function measureKeying(bodies, cassettePath, config) {
     perStepRuns[v].push(perStep)
     return perStep.reduce((a, b) => a + b, 0)
   })
-  const probe = (v) => PROBES.map((step) => around(perStepRuns[v], step))
+  const probe = (v) => probes.map((step) => around(perStepRuns[v], step))
   return {
     times,
     summary: Object.fromEntries(Object.keys(variants).map((v) => [v, summarize(times[v])])),
@@ -133,7 +143,7 @@ function nextToolInput(cassette, seq) {
 }
 
 /** Median of one step's time over all rounds and the ten steps around it (one step alone is too noisy). */
-function around(runs, step) {
-  const from = Math.max(1, Math.min(step - 5, STEPS - 10))
+function aroundStep(runs, step, steps) {
+  const from = Math.max(1, Math.min(step - 5, steps - 10))
   return median(runs.flatMap((steps) => steps.slice(from - 1, from + 10)))
 }

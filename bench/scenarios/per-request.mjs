@@ -28,10 +28,11 @@ export async function perRequest({ contenders, names, provider, config }) {
 }
 
 /** A CPU profile of agent-tape replaying the 200 KB requests: where the time goes. */
-export async function profileLarge({ contenders, provider }) {
+export async function profileLarge({ contenders, provider, config }) {
   const { profile, topSelfTime } = await import('../lib/profile.mjs')
   const url = `${provider.openaiBaseURL}/chat/completions`
-  const bodies = Array.from({ length: 20 }, (_, i) => chatBody(200_000, i))
+  // As many requests as the scenario recorded (fewer in a quick run).
+  const bodies = Array.from({ length: config.quick ? 5 : 20 }, (_, i) => chatBody(200_000, i))
   const send = () => postChatBodies(url, bodies)
   const sessions = []
   for (let i = 0; i < 20; i++) sessions.push(await contenders['agent-tape'].open('per-request-200000'))

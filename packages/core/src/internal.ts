@@ -61,4 +61,5 @@ export {
   onTapeRun,
   runInsideDecision,
 } from './tape-context.js'
-export type { BegunDecision } from './tape-options.js'
+export type { BegunDecision, WireRequest } from './tape-options.js'
+export { WIRE_SCHEME_VERSION } from './wire-hasher.js'

@@ -10,6 +10,11 @@ export class ReplayIndex {
   readonly total: number
   private readonly queues = new Map<string, DecisionRecord[]>()
   private readonly used = new Set<number>()
+  /**
+   * The key each recorded fingerprint was keyed under; `null` when decisions with one
+   * fingerprint carry different keys (a cassette edited by hand), which then never skips keying.
+   */
+  private readonly wireKeys = new Map<string, string | null>()
 
   constructor(readonly decisions: readonly DecisionRecord[]) {
     this.total = decisions.length
@@ -17,7 +22,23 @@ export class ReplayIndex {
       const queue = this.queues.get(decision.key)
       if (queue) queue.push(decision)
       else this.queues.set(decision.key, [decision])
+      if (decision.wire !== undefined) {
+        const known = this.wireKeys.get(decision.wire)
+        if (known === undefined) this.wireKeys.set(decision.wire, decision.key)
+        else if (known !== decision.key) this.wireKeys.set(decision.wire, null)
+      }
     }
+  }
+
+  /**
+   * Takes the next recorded decision with the key that a request with this fingerprint was
+   * recorded under: the one {@link take} would give once the request is keyed, since identical
+   * bytes at one position key identically. `undefined` when the fingerprint is unknown or its
+   * key has no recorded decision left; the request is then keyed (and may miss).
+   */
+  takeWire(wire: string): DecisionRecord | undefined {
+    const key = this.wireKeys.get(wire)
+    return key ? this.take(key) : undefined
   }
 
   /** Takes the next recorded decision with this key, or `undefined` on a miss. */

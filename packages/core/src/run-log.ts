@@ -17,11 +17,30 @@ export class RunLog {
   /** Tools whose live result differed from the recording (`live-tools` mode). */
   readonly drifts: string[] = []
   readonly normalizations: Record<string, number> = {}
+  /** Labels still to read, of decisions noted with a function for a label (see {@link note}). */
+  private readonly unlabelled = new Map<DecisionState, () => string>()
 
-  /** Notes how a decision of this run ended up, under its number in the cassette (or in the run). */
-  note(decision: KeyedDecision, seq: number, status: DecisionStatus): void {
+  /**
+   * Notes how a decision of this run ended up, under its number in the cassette (or in the run).
+   * `label` may be a function, read when the state is first reported rather than on the way of
+   * every replayed request.
+   */
+  note(
+    decision: Omit<KeyedDecision, 'label'> & { label: string | (() => string) },
+    seq: number,
+    status: DecisionStatus,
+  ): void {
     const { key, kind, position, label } = decision
-    this.decisions.push({ seq, key, kind, ...position, label, status })
+    const state: DecisionState = {
+      seq,
+      key,
+      kind,
+      ...position,
+      label: typeof label === 'string' ? label : '',
+      status,
+    }
+    if (typeof label === 'function') this.unlabelled.set(state, label)
+    this.decisions.push(state)
   }
 
   diverge(error: ReplayMiss | DivergenceError): void {
@@ -63,6 +82,8 @@ export class RunLog {
     tally: PartTally,
     ending: PartEnding | undefined,
   ): TapeState {
+    for (const [state, label] of this.unlabelled) state.label = label()
+    this.unlabelled.clear()
     const decisions: DecisionState[] = [...this.decisions]
     for (const d of tally.unused) {
       const label = describeDecision(d.kind, d.in)

@@ -55,3 +55,27 @@ it('frees a lane whose function threw', () => {
   ).toThrow('boom')
   expect(lanes.run('worker', () => 'ok')).toBe('ok')
 })
+
+it("keeps each run's lanes apart when the runs nest their lanes in one another", async () => {
+  const a = new Lanes()
+  const b = new Lanes()
+  const seen = await a.run('planner', () =>
+    b.run('worker', async () => {
+      await Promise.resolve()
+      return [
+        a.place('llm'),
+        b.place('llm'),
+        await a.run('critic', async () => [a.place('llm'), b.place('llm')]),
+      ]
+    }),
+  )
+  expect(seen).toEqual([
+    { step: 1, lane: 'planner' },
+    { step: 1, lane: 'worker' },
+    [
+      { step: 1, lane: 'planner/critic' },
+      { step: 2, lane: 'worker' },
+    ],
+  ])
+  expect([a.place('llm'), b.place('llm')]).toEqual([{ step: 1 }, { step: 1 }])
+})

@@ -3,13 +3,19 @@ import type { DecisionPosition } from './canonical-key.js'
 import { ConfigError } from './errors.js'
 
 /**
+ * The lane path of the calling code in each run, one storage for every tape of the process: on
+ * Node 20 every storage ever entered stays on the path of every promise created afterwards, so
+ * a storage per tape would make a suite slower with each tape that used a lane.
+ */
+const LANES = new AsyncLocalStorage<ReadonlyMap<Lanes, string>>()
+
+/**
  * The step counters of a run, one per lane. A model request starts a new step of the lane it
  * is made in; every other decision takes the step of the latest one. A sub-agent run in its own
  * lane (`tape.lane`) counts its own steps, so sub-agents running under `Promise.all` get the
  * same positions whatever order their requests arrive in.
  */
 export class Lanes {
-  private readonly storage = new AsyncLocalStorage<{ path: string }>()
   private readonly running = new Set<string>()
   private readonly steps = new Map<string, number>()
 
@@ -24,6 +30,18 @@ export class Lanes {
     if (kind === 'llm') this.steps.set(lane, (this.steps.get(lane) ?? 0) + 1)
     const step = this.steps.get(lane) ?? 0
     return lane === '' ? { step } : { step, lane }
+  }
+
+  /** The position {@link place} would give a decision of `kind` made now, without taking it. */
+  peek(kind: string): DecisionPosition {
+    const lane = this.current()
+    const step = (this.steps.get(lane) ?? 0) + (kind === 'llm' ? 1 : 0)
+    return lane === '' ? { step } : { step, lane }
+  }
+
+  /** The lane path of the calling code, `''` on the main lane. */
+  get lane(): string {
+    return this.current()
   }
 
   /** Runs `fn` in lane `name`, nested in the calling lane (see {@link Tape.lane}). */
@@ -47,7 +65,7 @@ export class Lanes {
     this.running.add(path)
     let result: T
     try {
-      result = this.storage.run({ path }, fn)
+      result = LANES.run(new Map(LANES.getStore()).set(this, path), fn)
     } catch (error) {
       this.running.delete(path)
       throw error
@@ -61,6 +79,6 @@ export class Lanes {
 
   /** The lane path of the calling code, `''` on the main lane. */
   private current(): string {
-    return this.storage.getStore()?.path ?? ''
+    return LANES.getStore()?.get(this) ?? ''
   }
 }

@@ -46,3 +46,22 @@ export type BegunDecision =
       key: string
       complete(outcome: { out?: unknown; err?: RecordedError }, ms: number): void
     }
+
+/**
+ * A request as its boundary saw it on the wire, for {@link Tape.beginRequest}: what its canonical
+ * input is computed from, and how to compute that input when it has to be.
+ */
+export interface WireRequest {
+  /** The kind the request is decided under when its body reads as expected (`llm` for a model API). */
+  kind: string
+  /**
+   * Everything besides the body that the canonical input is computed from (method, route,
+   * query, the headers the key reads, and what the boundary chose to read the body with), as
+   * one string: two requests with equal heads and equal bodies must have equal canonical inputs.
+   */
+  head: string
+  /** The body's bytes as sent (`undefined` for none). */
+  body: Uint8Array | undefined
+  /** The decision's kind and canonical input: called only when the fingerprint does not answer. */
+  decide(): { kind: string; input: unknown }
+}

@@ -24,6 +24,16 @@ export interface KeyedDecision {
    * A cassette numbers its decisions with `seq` instead, counting only those it recorded.
    */
   decisionIndex: number
+  /** The fingerprint of the request as sent, when its boundary gave one (see {@link Tape.beginRequest}). */
+  wire?: string
+}
+
+/** A request recognised by its fingerprint, before anything is keyed (see {@link TapePart.beginWire}). */
+export interface WireDecision {
+  kind: string
+  wire: string
+  position: DecisionPosition
+  decisionIndex: number
 }
 
 /** What every part shares with its tape. */
@@ -67,10 +77,21 @@ export abstract class TapePart {
   /** The salt of the env hashes this run reads and writes. */
   abstract readonly envSalt: string | undefined
 
+  /** How many requests this part answered by their fingerprint alone (see {@link beginWire}). */
+  wireReplays = 0
+
   constructor(protected readonly context: PartContext) {}
 
   /** Answers a decision whose outcome the caller brings later (see {@link Tape.begin}). */
   abstract begin(decision: KeyedDecision): BegunDecision
+
+  /**
+   * Answers a request by its fingerprint alone, when this part can (a replay that recorded it):
+   * `undefined` sends the request down the keyed path, {@link begin}.
+   */
+  beginWire(_decision: WireDecision): BegunDecision | undefined {
+    return undefined
+  }
 
   /** Answers a decision whose outcome is what `fn` returns or throws. */
   abstract call<T>(decision: KeyedDecision, fn: () => T | Promise<T>): Promise<Awaited<T>>

@@ -67,6 +67,7 @@ export class RecordingPart extends TapePart {
       kind,
       ...position,
       ms: 0,
+      ...(decision.wire === undefined ? {} : { wire: decision.wire }),
       in: this.context.log.walk(kind, () => this.redact(decision.normalized)),
     }
     this.records.push(record)

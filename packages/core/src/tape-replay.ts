@@ -1,6 +1,6 @@
 import type { DecisionKey } from './canonical-key.js'
 import { CASSETTE_FORMAT_VERSION, type Cassette, type DecisionRecord } from './cassette-format.js'
-import { describePosition } from './describe-decision.js'
+import { describeDecision, describePosition } from './describe-decision.js'
 import { createDivergence, explainMiss, ReplayMiss } from './divergence.js'
 import { compareHarness } from './harness.js'
 import { LIVE_KINDS } from './live-tools.js'
@@ -14,6 +14,7 @@ import {
   type PartEnding,
   type PartTally,
   TapePart,
+  type WireDecision,
 } from './tape-part.js'
 import { AGENT_TAPE_VERSION } from './version.js'
 
@@ -60,6 +61,21 @@ export class ReplayPart extends TapePart {
     if (!record) throw this.miss(decision)
     this.context.log.note(decision, record.seq, 'replayed')
     return { action: 'replay', key: decision.key, record }
+  }
+
+  /**
+   * Takes the recorded decision of a request with this fingerprint, under its recorded key,
+   * without keying the request; `undefined` sends it down the keyed path (see
+   * {@link ReplayIndex.takeWire}). Its label is read from the recorded input.
+   */
+  override beginWire(wired: WireDecision): Extract<BegunDecision, { action: 'replay' }> | undefined {
+    const record = this.index.takeWire(wired.wire)
+    if (!record) return undefined
+    this.wireReplays++
+    // Read from the recorded input when the run is reported, not on the way of the request.
+    const label = () => describeDecision(wired.kind, record.in)
+    this.context.log.note({ ...wired, key: record.key, label, normalized: record.in }, record.seq, 'replayed')
+    return { action: 'replay', key: record.key, record }
   }
 
   async call<T>(decision: KeyedDecision, fn: () => T | Promise<T>): Promise<Awaited<T>> {

@@ -1,4 +1,4 @@
-import { isValidKind } from './canonical-key.js'
+import { type DecisionPosition, isValidKind } from './canonical-key.js'
 import type { Cassette, DecisionRecord } from './cassette-format.js'
 import { describeDecision } from './describe-decision.js'
 import type { DivergenceError, ReplayMiss } from './divergence.js'
@@ -13,10 +13,11 @@ import { SecretScanner, secretEnvValues } from './secrets/index.js'
 import { isInsideDecision } from './tape-context.js'
 import { EnvReads } from './tape-env.js'
 import { Lanes } from './tape-lanes.js'
-import type { BegunDecision, TapeOptions } from './tape-options.js'
+import type { BegunDecision, TapeOptions, WireRequest } from './tape-options.js'
 import type { KeyedDecision, PartContext, TapePart } from './tape-part.js'
 import type { TapeAction, TapeState } from './tape-state.js'
 import { type TapedTools, type ToolDefinition, type ToolOptions, toolDecision, wrapTools } from './tools.js'
+import { WireHasher, wireFingerprint } from './wire-hasher.js'
 
 /**
  * Records or replays the boundaries of one run. Create it with {@link openTape}, route each
@@ -43,6 +44,12 @@ export class Tape {
   private readonly keys = new KeyHasher()
   private readonly lanes = new Lanes()
   private readonly envReads: EnvReads
+  private readonly wires = new WireHasher()
+  /**
+   * Whether requests are fingerprinted (see {@link beginRequest}): not with normalizers, which
+   * may make identical bytes key differently and whose firings the run reports.
+   */
+  private readonly wiresOn: boolean
   /** How many decisions the run has asked for: the next one's `decisionIndex` is one more. */
   private asked = 0
   private finished: TapeState | undefined
@@ -79,6 +86,7 @@ export class Tape {
       harness: init.harness,
     })
     this.action = this.part.action
+    this.wiresOn = this.action !== 'passthrough' && (options.normalizers ?? []).length === 0
     this.envReads = new EnvReads(this, init.env, this.part.envSalt)
   }
 
@@ -104,6 +112,56 @@ export class Tape {
   begin(kind: string, input: unknown): BegunDecision {
     const decision = this.decide(kind, input)
     return decision ? this.part.begin(decision) : { action: 'passthrough', key: '' }
+  }
+
+  /**
+   * For a boundary that sees the bytes of a request (the HTTP boundary): begins its decision as
+   * {@link begin} does, and fingerprints the request as sent (see {@link WireRequest}). A
+   * recording stores the fingerprint on the decision. A replay first looks for a recorded
+   * decision with the same fingerprint and, while one with its key is left, takes it under that
+   * key without computing the canonical input at all: identical bytes at one position give an
+   * identical canonical input, so this cannot change which decision answers. Otherwise the
+   * request is keyed as {@link begin} keys it, misses included. No fingerprints with
+   * normalizers. Throws a {@link ReplayMiss} as {@link begin} does.
+   *
+   * @internal
+   */
+  beginRequest(request: WireRequest): BegunDecision {
+    this.assertOpen()
+    if (isInsideDecision()) return { action: 'passthrough', key: '' }
+    assertKind(request.kind)
+    const digest = this.wiresOn ? this.wires.bodyDigest(this.lanes.lane, request.body) : undefined
+    if (digest !== undefined && this.part.replayable.length > 0) {
+      const position = this.lanes.peek(request.kind)
+      const wire = wireFingerprint(request.kind, position, request.head, digest)
+      const replayed = this.part.beginWire({
+        kind: request.kind,
+        wire,
+        position,
+        decisionIndex: this.asked + 1,
+      })
+      if (replayed) {
+        this.lanes.place(request.kind)
+        this.asked++
+        return replayed
+      }
+    }
+    const { kind, input } = request.decide()
+    const wireAt =
+      digest === undefined
+        ? undefined
+        : (position: DecisionPosition) => wireFingerprint(kind, position, request.head, digest)
+    const decision = this.decide(kind, input, wireAt)
+    return decision ? this.part.begin(decision) : { action: 'passthrough', key: '' }
+  }
+
+  /**
+   * How many requests this tape replayed by their fingerprint alone (see {@link beginRequest}).
+   *
+   * @internal
+   */
+  get wireReplays(): number {
+    return this.part.wireReplays
   }
 
   /**
@@ -208,16 +266,14 @@ export class Tape {
    * Keys a boundary crossing for the part to answer. Nothing to key inside an outer decision:
    * what a tool does at other boundaries is part of that decision's outcome.
    */
-  private decide(kind: string, input: unknown): KeyedDecision | undefined {
+  private decide(
+    kind: string,
+    input: unknown,
+    wireAt?: (position: DecisionPosition) => string,
+  ): KeyedDecision | undefined {
     this.assertOpen()
     if (isInsideDecision()) return undefined
-    if (!isValidKind(kind)) {
-      throw new ConfigError({
-        what: `Invalid boundary kind ${JSON.stringify(kind)}`,
-        why: 'a kind is 1 to 32 lowercase letters, digits, "-" or "_", starting with a letter',
-        fix: 'Use a kind such as "llm", "tool", "http" or "search"',
-      })
-    }
+    assertKind(kind)
     const position = this.lanes.place(kind)
     const { normalized, key, label } = this.log.walk(kind, () => {
       const normalized = this.normalize(kind, this.toInputData(input))
@@ -227,7 +283,9 @@ export class Tape {
         label: describeDecision(kind, normalized),
       }
     })
-    return { kind, key, label, position, normalized, decisionIndex: ++this.asked }
+    const decision: KeyedDecision = { kind, key, label, position, normalized, decisionIndex: ++this.asked }
+    if (wireAt) decision.wire = wireAt(position)
+    return decision
   }
 
   private assertOpen(): void {
@@ -254,5 +312,15 @@ export class Tape {
     const result = applyNormalizers(kind, input, rules)
     this.log.countNormalizations(result.fired)
     return result.input
+  }
+}
+
+function assertKind(kind: string): void {
+  if (!isValidKind(kind)) {
+    throw new ConfigError({
+      what: `Invalid boundary kind ${JSON.stringify(kind)}`,
+      why: 'a kind is 1 to 32 lowercase letters, digits, "-" or "_", starting with a letter',
+      fix: 'Use a kind such as "llm", "tool", "http" or "search"',
+    })
   }
 }

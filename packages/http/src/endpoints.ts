@@ -29,15 +29,37 @@ export function isLoopbackHost(hostname: string): boolean {
 function matchesPattern(url: URL, pattern: EndpointPattern): boolean {
   if (typeof pattern === 'function') return pattern(url)
   if (pattern instanceof RegExp) return pattern.test(url.href)
-  const wildcardPort = WILDCARD_PORT.exec(pattern)
-  if (wildcardPort) {
-    const base = new URL(`${wildcardPort[1]}${wildcardPort[2] ?? '/'}`)
+  const base = parsedPattern(pattern)
+  if (base.anyPort) {
     return (
       url.protocol === base.protocol && url.hostname === base.hostname && startsWithPath(url, base.pathname)
     )
   }
-  const base = new URL(pattern)
   return url.origin === base.origin && startsWithPath(url, base.pathname)
+}
+
+interface ParsedPattern {
+  protocol: string
+  hostname: string
+  origin: string
+  pathname: string
+  /** `http://host:*`: any port. */
+  anyPort: boolean
+}
+
+/** String patterns parsed once: every request is classified against every pattern. */
+const parsedPatterns = new Map<string, ParsedPattern>()
+
+function parsedPattern(pattern: string): ParsedPattern {
+  let parsed = parsedPatterns.get(pattern)
+  if (!parsed) {
+    const wildcardPort = WILDCARD_PORT.exec(pattern)
+    const url = new URL(wildcardPort ? `${wildcardPort[1]}${wildcardPort[2] ?? '/'}` : pattern)
+    const { protocol, hostname, origin, pathname } = url
+    parsed = { protocol, hostname, origin, pathname, anyPort: wildcardPort !== null }
+    parsedPatterns.set(pattern, parsed)
+  }
+  return parsed
 }
 
 function startsWithPath(url: URL, prefix: string): boolean {

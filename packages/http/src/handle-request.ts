@@ -24,7 +24,14 @@ import {
   replaySpeed,
   sleep,
 } from './replay-timing.js'
-import { toRequestDecision } from './request-input.js'
+import { readRequestBytes } from './request-body.js'
+import {
+  decideRequest,
+  expectedKind,
+  type RequestDecision,
+  readRequestParts,
+  wireHead,
+} from './request-input.js'
 import { modelLookalike, unconfiguredFailure, unconfiguredWarning } from './unconfigured-model.js'
 
 export interface BoundaryConfig {
@@ -119,21 +126,37 @@ export async function handleRequest(
   }
   if (passesThrough(requestClass) || tape.action === 'passthrough') return { type: 'passthrough' }
   // A replayed request is answered from the tape and never sent, so its body needs no copy.
-  let decision: Awaited<ReturnType<typeof toRequestDecision>>
-  try {
-    decision = await toRequestDecision(request, url, requestClass, tape.action === 'replay')
-  } catch (error) {
-    if (!isStackOverflow(error)) throw error
-    const refused = deepInputError(requestClass === 'model' ? 'llm' : 'http', error)
-    tape.reportDivergence(refused)
-    return { type: 'error', error: refused }
-  }
+  const body = await readRequestBytes(request, tape.action === 'replay')
+  const parts = readRequestParts(request, url, requestClass, body)
+  // Computed only when the request's fingerprint does not answer it (see Tape.beginRequest).
+  let decision: RequestDecision | undefined
+  // What reading the request as decision input threw, told apart from what the tape throws.
+  let unreadable: { error: unknown } | undefined
   let begun: ReturnType<Tape['begin']>
   try {
-    begun = tape.begin(decision.kind, decision.input)
+    begun = tape.beginRequest({
+      kind: expectedKind(parts),
+      head: wireHead(parts),
+      body,
+      decide: () => {
+        try {
+          decision = decideRequest(parts)
+        } catch (error) {
+          unreadable = { error }
+          throw error
+        }
+        return decision
+      },
+    })
   } catch (error) {
+    if (unreadable?.error === error) {
+      if (!isStackOverflow(error)) throw error
+      const refused = deepInputError(requestClass === 'model' ? 'llm' : 'http', error)
+      tape.reportDivergence(refused)
+      return { type: 'error', error: refused }
+    }
     if (!isReplayMiss(error)) return { type: 'error', error: error as Error }
-    if (!decision.codec) return { type: 'error', error }
+    if (!decision?.codec) return { type: 'error', error }
     // A 400 that says not to retry: every SDK surfaces it at once, carrying the report.
     const response = Response.json(decision.codec.errorBody(error.message), {
       status: 400,

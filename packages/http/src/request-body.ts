@@ -14,20 +14,53 @@ export type RequestBody =
   | undefined
 
 /**
- * Reads the body of `request`. With `consume`, the request itself is read (it will be answered
- * from the tape, never sent); otherwise a clone is, so the request can still be performed. With
- * `json`, a body that parses as a JSON object or array is read as JSON whatever its content type
- * (an API whose SDK sends JSON as `application/octet-stream`).
+ * The bytes of a request's body, read once: `undefined` when it has none (or it is a `GET` or
+ * `HEAD`, whose body takes no part in the key). With `consume`, the request itself is read (it
+ * will be answered from the tape, never sent); otherwise a clone is, so the request can still be
+ * performed.
+ */
+export async function readRequestBytes(request: Request, consume = false): Promise<Buffer | undefined> {
+  if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return undefined
+  const bytes = await readAll((consume ? request : request.clone()).body!)
+  return bytes.byteLength === 0 ? undefined : bytes
+}
+
+/** The whole of a body stream; a body that came in one chunk (a string or buffer body) is not copied. */
+async function readAll(body: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = []
+  let size = 0
+  const reader = body.getReader()
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    chunks.push(read.value)
+    size += read.value.byteLength
+  }
+  const only = chunks.length === 1 ? chunks[0]! : undefined
+  return only ? Buffer.from(only.buffer, only.byteOffset, only.byteLength) : Buffer.concat(chunks, size)
+}
+
+/**
+ * Reads the body of `request` (see {@link readRequestBytes} and {@link toRequestBody}).
  */
 export async function readRequestBody(
   request: Request,
   consume = false,
-  { json = false }: { json?: boolean } = {},
+  options: { json?: boolean } = {},
 ): Promise<RequestBody> {
-  if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return undefined
-  const bytes = Buffer.from(await (consume ? request : request.clone()).arrayBuffer())
-  if (bytes.byteLength === 0) return undefined
-  const contentType = request.headers.get('content-type') ?? ''
+  const bytes = await readRequestBytes(request, consume)
+  return toRequestBody(bytes, request.headers.get('content-type') ?? '', options)
+}
+
+/**
+ * A body's bytes as decision input, read as `contentType` says. With `json`, a body that parses
+ * as a JSON object or array is read as JSON whatever its content type (an API whose SDK sends
+ * JSON as `application/octet-stream`).
+ */
+export function toRequestBody(
+  bytes: Buffer | undefined,
+  contentType: string,
+  { json = false }: { json?: boolean } = {},
+): RequestBody {
+  if (bytes === undefined || bytes.byteLength === 0) return undefined
   const parsed = json ? parseJsonValue(decodeUtf8(bytes)) : undefined
   if (parsed !== undefined) return { json: parsed }
   const boundary = /^multipart\//i.test(contentType)
@@ -62,9 +95,11 @@ export function isTextual(contentType: string): boolean {
   )
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
 function decodeUtf8(bytes: Buffer): string | undefined {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return UTF8.decode(bytes)
   } catch {
     return undefined
   }

@@ -1,5 +1,6 @@
-import { expect, it } from 'vitest'
-import { toRequestDecision } from './request-input.js'
+import { describe, expect, it } from 'vitest'
+import type { RequestClass } from './endpoints.js'
+import { readRequestParts, toRequestDecision, wireHead } from './request-input.js'
 
 const CHAT = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Weather in Paris?' }] }
 
@@ -141,4 +142,45 @@ it('upper-cases the method (a Request leaves "patch" as it is), and consumes the
   expect(request.bodyUsed).toBe(false)
   await toRequestDecision(request, new URL(request.url), 'external', true)
   expect(request.bodyUsed).toBe(true)
+})
+
+describe('wireHead', () => {
+  const parts = (url: string, headers: Record<string, string> = {}, requestClass: RequestClass = 'model') => {
+    const request = new Request(url, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json', ...headers },
+    })
+    return readRequestParts(request, new URL(request.url), requestClass, Buffer.from('{}'))
+  }
+
+  it('covers every part a decision is computed from but the body', () => {
+    const base = parts('https://api.openai.com/v1/chat/completions?api-version=1', { 'openai-beta': 'a' })
+    const other = parts(
+      'https://gw.example.com/v2/embeddings?api-version=2',
+      { 'openai-beta': 'b' },
+      'external',
+    )
+    const differing = Object.keys(base).filter((name) => name !== 'body')
+    expect(differing).toEqual(['requestClass', 'method', 'url', 'codec', 'query', 'headers', 'contentType'])
+    for (const name of differing) {
+      const changed = { ...base, [name]: (other as unknown as Record<string, unknown>)[name] }
+      if (name === 'method') changed.method = 'PUT'
+      if (name === 'contentType') changed.contentType = 'application/json; charset=utf-8'
+      expect(wireHead(changed), name).not.toBe(wireHead(base))
+    }
+  })
+
+  it('leaves out credentials, and a model request host, as the key does', () => {
+    const a = parts('http://127.0.0.1:4100/v1/chat/completions?api-version=1&api-key=first', {
+      authorization: 'Bearer sk-first',
+    })
+    const b = parts('http://127.0.0.1:4200/v1/chat/completions?api-key=second&api-version=1', {
+      authorization: 'Bearer sk-second',
+      'user-agent': 'OpenAI/JS 9',
+    })
+    expect(wireHead(a)).toBe(wireHead(b))
+    const external = (host: string) => wireHead(parts(`https://${host}/v1/search`, {}, 'external'))
+    expect(external('a.example.com')).not.toBe(external('b.example.com'))
+  })
 })

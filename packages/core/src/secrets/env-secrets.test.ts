@@ -33,3 +33,24 @@ it('leaves out working directories, variables that name a file, and switches', (
   }
   expect(secretEnvValues(env)).toEqual([])
 })
+
+it('reads an environment again when a secret-like variable is added, changed or removed', () => {
+  const env: Record<string, string | undefined> = { HOME: '/root', OPENAI_API_KEY: 'sk-proj-first-value-123' }
+  expect(secretEnvValues(env)).toEqual([{ name: 'OPENAI_API_KEY', value: 'sk-proj-first-value-123' }])
+  env.DB_PASSWORD = 'hunter7'
+  expect(secretEnvValues(env).map((s) => s.value)).toEqual(['sk-proj-first-value-123', 'hunter7'])
+  env.OPENAI_API_KEY = 'sk-proj-second-value-456'
+  expect(secretEnvValues(env).map((s) => s.value)).toEqual(['sk-proj-second-value-456', 'hunter7'])
+  env.DB_PASSWORD = 'true'
+  expect(secretEnvValues(env).map((s) => s.value)).toEqual(['sk-proj-second-value-456'])
+  delete env.OPENAI_API_KEY
+  env.GITHUB_TOKEN = 'ghp_someTokenValue42'
+  expect(secretEnvValues(env)).toEqual([{ name: 'GITHUB_TOKEN', value: 'ghp_someTokenValue42' }])
+  // The caller's array is its own: changing it does not change the next answer.
+  secretEnvValues(env).pop()
+  expect(secretEnvValues(env)).toHaveLength(1)
+  // Another environment object is read on its own.
+  expect(secretEnvValues({ AUTH_TOKEN: 'Zx9-other-env-token' })).toEqual([
+    { name: 'AUTH_TOKEN', value: 'Zx9-other-env-token' },
+  ])
+})

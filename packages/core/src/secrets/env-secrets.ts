@@ -62,10 +62,42 @@ export interface EnvSecret {
  * chance inside longer text; dummy values and short lowercase words are left out.
  */
 export function secretEnvValues(env: Record<string, string | undefined>): EnvSecret[] {
+  // Every tape takes these, and most runs never change the environment between tapes: the
+  // answer is kept per environment object with the names it had and the values of its
+  // secret-like names, and computed again as soon as a name is added or removed or one of
+  // those values changes (a test that sets a key between two tapes).
+  const names = Object.keys(env)
+  const joined = names.join('\u0000')
+  const cached = snapshots.get(env)
+  if (
+    cached &&
+    cached.names === joined &&
+    cached.secretNames.every((name, i) => env[name] === cached.values[i])
+  )
+    return [...cached.secrets]
+  const secretNames = names.filter((name) => SECRET_ENV_NAME.test(name) && !NOT_SECRET_NAME.test(name))
+  const values = secretNames.map((name) => env[name])
+  const secrets = findEnvSecrets(secretNames, values)
+  snapshots.set(env, { names: joined, secretNames, values, secrets })
+  return [...secrets]
+}
+
+/** An environment as {@link secretEnvValues} last read it. */
+interface EnvSnapshot {
+  names: string
+  secretNames: string[]
+  values: (string | undefined)[]
+  secrets: EnvSecret[]
+}
+
+const snapshots = new WeakMap<object, EnvSnapshot>()
+
+function findEnvSecrets(names: readonly string[], values: readonly (string | undefined)[]): EnvSecret[] {
   const found: EnvSecret[] = []
-  for (const [name, raw] of Object.entries(env)) {
-    const value = raw?.trim()
-    if (!value || !SECRET_ENV_NAME.test(name) || NOT_SECRET_NAME.test(name)) continue
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!
+    const value = values[i]?.trim()
+    if (!value) continue
     if (FLAG_VALUE.test(value) || PATH_VALUE.test(value) || isDummy(value)) continue
     // A short plain word (`PRIMARY_KEY=id`, `AUTH=basic`) would match ordinary text everywhere;
     // a short secret has a digit, a capital or a symbol in it (`hunter7`, `Pa$$`).

@@ -11,7 +11,9 @@ import type { StreamFormat, TimedItem } from './format.js'
 /**
  * A recorded stream as a live one: each item sent as the bytes it was received as, paced by
  * `timing`, and failing at the end as the recording did (a cut connection, or the caller's
- * abort, replayed when the caller aborts again).
+ * abort, replayed when the caller aborts again). `serialized` keeps the bytes of each item
+ * once made, for the next replay of the same recording. Unpaced, every item is queued at the
+ * first read, each as its own chunk, so the reader does not wait for a pull per item.
  */
 export function replayStream<Item extends TimedItem>(
   format: StreamFormat<Item>,
@@ -20,13 +22,24 @@ export function replayStream<Item extends TimedItem>(
   timing: ReplayTiming,
   headersAt: number,
   signal: AbortSignal | undefined,
+  serialized: Uint8Array[] = [],
 ): ReadableStream<Uint8Array> {
   const speed = replaySpeed(timing)
   let index = 0
   // Event times count from the request; the wait for the headers was replayed before this.
   let previous = headersAt
+  // A reader may change the chunk it was given: it gets its own copy of the kept bytes.
+  const bytesOf = (i: number) => {
+    serialized[i] ??= format.serialize(events[i]!)
+    return new Uint8Array(serialized[i])
+  }
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (speed === 0 && index < events.length) {
+        // The end (or the recorded failure, which would drop what is queued) comes at the next pull.
+        while (index < events.length) controller.enqueue(bytesOf(index++))
+        return
+      }
       const event = events[index]
       if (!event) {
         if (!error) return controller.close()
@@ -37,8 +50,7 @@ export function replayStream<Item extends TimedItem>(
       }
       if (speed > 0 && event.t > previous) await sleep((event.t - previous) / speed)
       previous = event.t
-      index++
-      controller.enqueue(format.serialize(event))
+      controller.enqueue(bytesOf(index++))
     },
   })
 }
