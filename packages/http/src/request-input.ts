@@ -133,6 +133,8 @@ export function wireHead(parts: RequestParts): string {
  * Version of what {@link wireHead} and {@link decideRequest} make of a request. Bump it with any
  * change to how a request is canonicalized (a codec's canonical body, the headers or query a key
  * reads): fingerprints recorded before then stop matching, and those requests are keyed again.
+ * `request-wire-version.test.ts` pins what a corpus of requests for every codec canonicalizes to
+ * under each version, so such a change fails until the version is bumped.
  */
 export const REQUEST_WIRE_VERSION = 1
 
