@@ -1,17 +1,17 @@
 import { syncBuiltinESMExports } from 'node:module'
-import { ConfigError, onTapeRun } from '@agent-tape/core/internal'
+import { ConfigError, onTapeRun } from '@agent-tape/core/context'
 import { BatchInterceptor } from '@mswjs/interceptors'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
-import { type BoundaryConfig, handleRequest } from './handle-request.js'
+import type { BoundaryConfig } from './handle-request.js'
 import { interceptHttp2 } from './http2/intercept-connect.js'
 import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
 import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
 import { performingForTape } from './network/performing.js'
 import { installSocketGuard } from './network/socket-guard.js'
-import { useCodecLabels } from './read-exchange.js'
 import type { ReplayTiming } from './replay-timing.js'
+import { handleRequestWhenTaped, prepareBeforeTapes } from './request-handling.js'
 
 export interface HttpBoundaryOptions {
   /** Base URLs (or patterns) of model endpoints beyond the known provider hosts. */
@@ -54,7 +54,7 @@ const holder = globalThis as { [KEY]?: Installed }
  * installHttpBoundary({ modelEndpoints: ['http://127.0.0.1:11434/v1'] })
  */
 export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoundary {
-  useCodecLabels()
+  prepareBeforeTapes()
   const patterns = [...(options.modelEndpoints ?? [])]
   const hosts = [...(options.allowHosts ?? [])]
   assertPatterns(patterns)
@@ -80,7 +80,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
   })
   const perform = (r: Request) => performingForTape(() => pureFetch(r))
   interceptor.on('request', async ({ request, controller }) => {
-    const outcome = await handleRequest(request, config, perform)
+    const outcome = await handleRequestWhenTaped(request, config, perform)
     // The caller aborted meanwhile: the interceptor has already failed its request with the
     // caller's own reason, which is what the caller must see (an SDK's timeout error).
     if (request.signal.aborted) return
