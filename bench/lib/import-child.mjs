@@ -16,7 +16,10 @@ if (process.argv.includes('--count')) {
   const hook = `let port
 export function initialize(data) { port = data.port }
 export async function load(url, context, next) { port.postMessage(url); return next(url, context) }`
-  register(`data:text/javascript,${encodeURIComponent(hook)}`, { data: { port: port2 }, transferList: [port2] })
+  register(`data:text/javascript,${encodeURIComponent(hook)}`, {
+    data: { port: port2 },
+    transferList: [port2],
+  })
 }
 
 const setupUrl = import.meta.resolve('@agent-tape/vitest/setup')

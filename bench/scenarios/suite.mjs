@@ -62,14 +62,19 @@ export async function suite({ provider, config }) {
  * file imports (its own code needs Vitest's worker state, which only a Vitest worker has).
  */
 function importTimes(root, times) {
-  const child = (args) => JSON.parse(execFileSync(process.execPath, [IMPORT_CHILD, ...args], { cwd: root, encoding: 'utf8' }))
+  const child = (args) =>
+    JSON.parse(execFileSync(process.execPath, [IMPORT_CHILD, ...args], { cwd: root, encoding: 'utf8' }))
   const samples = { vitest: [], setup: [] }
   for (let i = 0; i < times; i++) {
     const { vitest, setup } = child([])
     samples.vitest.push(vitest)
     samples.setup.push(setup)
   }
-  return { vitest: summarize(samples.vitest), setup: summarize(samples.setup), modules: child(['--count']).modules }
+  return {
+    vitest: summarize(samples.vitest),
+    setup: summarize(samples.setup),
+    modules: child(['--count']).modules,
+  }
 }
 
 const CONFIGS = {
