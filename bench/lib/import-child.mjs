@@ -1,11 +1,11 @@
 /**
- * Run in a fresh `node` process by scenario 6: imports `vitest`, then what the plugin's setup
- * file imports (read from its import statements; the setup's own code needs a Vitest worker), and
- * prints the milliseconds of each step as JSON. With `--count`, also counts the modules the
+ * Run in a fresh `node` process by scenario 6: imports `vitest`, then the module given (what the
+ * plugin's setup file imports: the setup's own code needs a Vitest worker), and prints the
+ * milliseconds of each step as JSON. With `--count`, also counts the modules the
  * setup's imports load beyond `vitest` (the loader hook that counts them slows the import down).
  */
-import { readFileSync } from 'node:fs'
 import { register } from 'node:module'
+import { pathToFileURL } from 'node:url'
 import { MessageChannel } from 'node:worker_threads'
 
 const loaded = new Set()
@@ -22,12 +22,7 @@ export async function load(url, context, next) { port.postMessage(url); return n
   })
 }
 
-const setupUrl = import.meta.resolve('@agent-tape/vitest/setup')
-const source = readFileSync(new URL(setupUrl), 'utf8')
-const specifiers = [...source.matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?['"]([^'"]+)['"]/gm)]
-  .map((m) => m[1])
-  .filter((s) => s !== 'vitest')
-  .map((s) => (s.startsWith('.') ? new URL(s, setupUrl).href : s))
+const imports = pathToFileURL(process.argv[2]).href
 
 const count = process.argv.includes('--count')
 let started = performance.now()
@@ -36,10 +31,12 @@ const vitest = performance.now() - started
 if (count) await settle()
 const base = new Set(loaded)
 started = performance.now()
-for (const specifier of specifiers) await import(specifier)
+await import(imports)
 const setup = performance.now() - started
 if (count) await settle()
-const modules = [...loaded].filter((url) => !base.has(url) && !url.startsWith('node:')).length
+const modules = [...loaded].filter(
+  (url) => !base.has(url) && url !== imports && !url.startsWith('node:'),
+).length
 process.stdout.write(JSON.stringify(count ? { modules } : { vitest, setup }))
 
 /** Lets the loader hook's messages arrive. */

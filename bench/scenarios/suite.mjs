@@ -8,8 +8,17 @@
  * And, in fresh `node` processes, the time to import what the plugin's setup file imports.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { dirname, join } from 'node:path'
 import { parseCassette } from '@agent-tape/core'
 import { median, rounds, summarize } from '../lib/stats.mjs'
 import { longRunScript } from '../lib/traffic.mjs'
@@ -20,10 +29,15 @@ const STEPS = 20
 const VITEST = new URL('../node_modules/vitest/vitest.mjs', import.meta.url).pathname
 const TRAFFIC = new URL('../lib/traffic.mjs', import.meta.url).pathname
 const IMPORT_CHILD = new URL('../lib/import-child.mjs', import.meta.url).pathname
+// Another folder of built packages (an older build, for a before/after comparison) may stand in
+// for the workspace's.
+const PACKAGES = process.env.BENCH_SUITE_PACKAGES ?? new URL('../../packages/', import.meta.url).pathname
+const INSTALLED = ['core', 'http', 'runner-kit', 'vitest']
 
 export async function suite({ provider, config }) {
   const root = new URL('../.tmp/suite/', import.meta.url).pathname
   rmSync(root, { recursive: true, force: true })
+  installPackages(root)
   writeProject(root)
   const env = { ...process.env, BENCH_MODEL_URL: provider.url, AGENT_TAPE_MODE: 'update' }
   provider.script.push(longRunScript(STEPS))
@@ -62,8 +76,19 @@ export async function suite({ provider, config }) {
  * file imports (its own code needs Vitest's worker state, which only a Vitest worker has).
  */
 function importTimes(root, times) {
+  const setup = join(root, 'node_modules', '@agent-tape', 'vitest', 'dist', 'setup.js')
+  const imports = [
+    ...readFileSync(setup, 'utf8').matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?['"]([^'"]+)['"]/gm),
+  ]
+    .map((m) => m[1])
+    .filter((s) => s !== 'vitest')
+    .map((s) => `import ${JSON.stringify(s.startsWith('.') ? new URL(s, `file://${setup}`).href : s)}\n`)
+  const entry = join(root, 'setup-imports.mjs')
+  writeFileSync(entry, imports.join(''))
   const child = (args) =>
-    JSON.parse(execFileSync(process.execPath, [IMPORT_CHILD, ...args], { cwd: root, encoding: 'utf8' }))
+    JSON.parse(
+      execFileSync(process.execPath, [IMPORT_CHILD, entry, ...args], { cwd: root, encoding: 'utf8' }),
+    )
   const samples = { vitest: [], setup: [] }
   for (let i = 0; i < times; i++) {
     const { vitest, setup } = child([])
@@ -168,6 +193,29 @@ ${tests
   .join('\n')}
 `,
     )
+  }
+}
+
+/**
+ * Installs the built packages in the project's own node_modules, as a package manager would
+ * (copies, their dependencies beside them): Vitest then loads them as it loads a user's, with
+ * Node's loader, rather than transforming them as it does the workspace's linked sources.
+ */
+function installPackages(root) {
+  for (const name of INSTALLED) {
+    const from = join(PACKAGES, name)
+    const to = join(root, 'node_modules', '@agent-tape', name)
+    mkdirSync(to, { recursive: true })
+    cpSync(join(from, 'package.json'), join(to, 'package.json'))
+    cpSync(join(from, 'dist'), join(to, 'dist'), { recursive: true })
+    const manifest = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'))
+    for (const dep of Object.keys(manifest.dependencies ?? {})) {
+      if (dep.startsWith('@agent-tape/')) continue
+      const link = join(root, 'node_modules', dep)
+      mkdirSync(dirname(link), { recursive: true })
+      rmSync(link, { recursive: true, force: true })
+      symlinkSync(realpathSync(join(from, 'node_modules', dep)), link)
+    }
   }
 }
 
