@@ -28,14 +28,16 @@ export async function handleRequestWhenTaped(
   return handleRequest(request, config, perform)
 }
 
-let preparing: (() => void) | undefined
+let prepared = false
 
 /**
  * Has every tape wait, before it opens, for the request handling and the labels that reports give
  * model requests (`model request (gpt-4o)`), which read the request through its provider's codec.
  */
 export function prepareBeforeTapes(): void {
-  preparing ??= beforeTapeOpens(async () => {
+  if (prepared) return
+  prepared = true
+  beforeTapeOpens(async () => {
     const [, exchange] = await Promise.all([loadRequestHandling(), import('./read-exchange.js')])
     exchange.useCodecLabels()
   })
