@@ -81,7 +81,7 @@ export function summaryTable(r, names = TOOLS.filter((c) => r.names.includes(c))
   }
   if (r.suite) {
     notes.push(
-      `${r.suite.tests} tape tests replaying ${r.suite.steps}-step runs under Vitest take ${formatRatio(r.suite.medianRatio)} the wall clock of the same tests with hand-written fetch stubs (${formatMs(r.suite.summary.tape.median)} vs ${formatMs(r.suite.summary.stub.median)}).`,
+      `${r.suite.tests} tape tests replaying ${r.suite.steps}-step runs under Vitest take ${formatRatio(r.suite.medianRatio)} the wall clock of the same tests with hand-written fetch stubs (${formatMs(r.suite.summary.tape.median)} vs ${formatMs(r.suite.summary.stub.median)}); in a suite without tapes, the plugin costs ${formatMs(r.suite.withoutTapes.perFileMs)} per test file (${formatRatio(r.suite.withoutTapes.medianRatio)}).`,
     )
   }
   if (r.growth) notes.push(growthNote(r))
@@ -255,16 +255,23 @@ function secretScanSection(r) {
 
 function suiteSection(r) {
   const s = r.suite
+  const w = s.withoutTapes
+  const i = s.setupImport
   return [
     '## 6. Suite overhead under Vitest',
     '',
-    `${s.tests} tests in 10 files, each replaying a ${s.steps}-step run on the openai SDK: \`it.tape\` with cassettes in \`replay\` mode, next to the same tests with a hand-written \`fetch\` stub that returns the recorded answers in order. Wall clock of \`vitest run\`, startup included.`,
+    `Wall clock of \`vitest run\`, startup included, in rounds. First ${s.files} test files of ${s.tests / s.files} plain tests each, with the \`agentTape()\` plugin in the config and without it: the plugin's setup file runs before every test file, tape or not. Then ${s.tests} tests in ${s.files} files, each replaying a ${s.steps}-step run on the openai SDK: \`it.tape\` with cassettes in \`replay\` mode, next to the same tests with a hand-written \`fetch\` stub that returns the recorded answers in order.`,
     '',
     '| suite | wall clock |',
     '| --- | ---: |',
-    `| 100 tape tests (agent-tape) | ${formatTime(s.summary.tape)} |`,
-    `| 100 tests with fetch stubs | ${formatTime(s.summary.stub)} |`,
+    `| ${s.files} files without tapes, with the plugin | ${formatTime(w.summary.plugin)} |`,
+    `| ${s.files} files without tapes, without it | ${formatTime(w.summary.plain)} |`,
+    `| ratio (per test file: ${formatMs(w.perFileMs)}) | ${formatRatio(w.medianRatio)} |`,
+    `| ${s.tests} tape tests (agent-tape) | ${formatTime(s.summary.tape)} |`,
+    `| ${s.tests} tests with fetch stubs | ${formatTime(s.summary.stub)} |`,
     `| ratio | ${formatRatio(s.medianRatio)} |`,
+    '',
+    `In a fresh \`node\` process, what the setup file imports (${i.modules} modules) loads in ${formatTime(i.setup)}, after \`vitest\` itself (${formatTime(i.vitest)}).`,
   ]
 }
 

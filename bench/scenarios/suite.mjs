@@ -1,49 +1,117 @@
 /**
- * Scenario 6: 100 tape tests, each replaying a 20-step run, under the real Vitest, next to the
- * same tests with a hand-written `fetch` stub serving the same responses. Wall clock of the
- * whole `vitest run`, startup included, as a user would see it.
+ * Scenario 6: what the Vitest plugin costs a suite, under the real Vitest, wall clock of the
+ * whole `vitest run` (startup included, as a user sees it), in rounds:
+ * - 50 test files without any tape test, with the plugin and without it: the plugin's cost per
+ *   test file (its setup file runs before every file);
+ * - 50 files × 4 tape tests, each replaying a 20-step run, next to the same tests with a
+ *   hand-written `fetch` stub serving the same responses.
+ * And, in fresh `node` processes, the time to import what the plugin's setup file imports.
  */
-import { spawn } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { execFileSync, spawn } from 'node:child_process'
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { dirname, join } from 'node:path'
 import { parseCassette } from '@agent-tape/core'
 import { median, rounds, summarize } from '../lib/stats.mjs'
 import { longRunScript } from '../lib/traffic.mjs'
 
-const FILES = 10
-const TESTS_PER_FILE = 10
+const FILES = 50
+const TESTS_PER_FILE = 4
 const STEPS = 20
 const VITEST = new URL('../node_modules/vitest/vitest.mjs', import.meta.url).pathname
 const TRAFFIC = new URL('../lib/traffic.mjs', import.meta.url).pathname
+const IMPORT_CHILD = new URL('../lib/import-child.mjs', import.meta.url).pathname
+// Another folder of built packages (an older build, for a before/after comparison) may stand in
+// for the workspace's.
+const PACKAGES = process.env.BENCH_SUITE_PACKAGES ?? new URL('../../packages/', import.meta.url).pathname
+const INSTALLED = ['core', 'http', 'runner-kit', 'vitest']
 
 export async function suite({ provider, config }) {
   const root = new URL('../.tmp/suite/', import.meta.url).pathname
   rmSync(root, { recursive: true, force: true })
+  installPackages(root)
   writeProject(root)
   const env = { ...process.env, BENCH_MODEL_URL: provider.url, AGENT_TAPE_MODE: 'update' }
   provider.script.push(longRunScript(STEPS))
-  await vitest(root, 'vitest.tape.config.mjs', env) // records the 100 cassettes
+  await vitest(root, 'tape', env) // records the cassettes
   provider.script.pop()
   writeStubFixture(root)
   const replayEnv = { ...process.env, BENCH_MODEL_URL: provider.url, CI: 'true', AGENT_TAPE_MODE: 'replay' }
   const before = provider.connections
   const repeat = config.quick ? { warmup: 0, repeat: 1 } : { warmup: 1, repeat: 5 }
-  const times = await rounds(['tape', 'stub'], repeat, async (variant) =>
-    vitest(root, `vitest.${variant}.config.mjs`, replayEnv),
-  )
+  const plain = await rounds(['plugin', 'plain'], repeat, (variant) => vitest(root, variant, replayEnv))
+  const tapes = await rounds(['tape', 'stub'], repeat, (variant) => vitest(root, variant, replayEnv))
   if (provider.connections !== before) throw new Error('the replayed suite reached the network')
-  const ratios = times.tape.map((t, i) => t / times.stub[i])
+  const setupImport = importTimes(root, config.quick ? 3 : 15)
+  const plainRatios = plain.plugin.map((t, i) => t / plain.plain[i])
+  const perFile = plain.plugin.map((t, i) => (t - plain.plain[i]) / FILES)
+  const ratios = tapes.tape.map((t, i) => t / tapes.stub[i])
   return {
+    files: FILES,
     tests: FILES * TESTS_PER_FILE,
     steps: STEPS,
-    summary: { tape: summarize(times.tape), stub: summarize(times.stub) },
+    withoutTapes: {
+      summary: { plugin: summarize(plain.plugin), plain: summarize(plain.plain) },
+      ratio: summarize(plainRatios),
+      medianRatio: median(plainRatios),
+      perFileMs: median(perFile),
+    },
+    summary: { tape: summarize(tapes.tape), stub: summarize(tapes.stub) },
     ratio: summarize(ratios),
     medianRatio: median(ratios),
+    setupImport,
   }
 }
 
+/**
+ * Imports, each time in a fresh `node` process, `vitest` and then the modules the plugin's setup
+ * file imports (its own code needs Vitest's worker state, which only a Vitest worker has).
+ */
+function importTimes(root, times) {
+  const setup = join(root, 'node_modules', '@agent-tape', 'vitest', 'dist', 'setup.js')
+  const imports = [
+    ...readFileSync(setup, 'utf8').matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?['"]([^'"]+)['"]/gm),
+  ]
+    .map((m) => m[1])
+    .filter((s) => s !== 'vitest')
+    .map((s) => `import ${JSON.stringify(s.startsWith('.') ? new URL(s, `file://${setup}`).href : s)}\n`)
+  const entry = join(root, 'setup-imports.mjs')
+  writeFileSync(entry, imports.join(''))
+  const child = (args) =>
+    JSON.parse(
+      execFileSync(process.execPath, [IMPORT_CHILD, entry, ...args], { cwd: root, encoding: 'utf8' }),
+    )
+  const samples = { vitest: [], setup: [] }
+  for (let i = 0; i < times; i++) {
+    const { vitest, setup } = child([])
+    samples.vitest.push(vitest)
+    samples.setup.push(setup)
+  }
+  return {
+    vitest: summarize(samples.vitest),
+    setup: summarize(samples.setup),
+    modules: child(['--count']).modules,
+  }
+}
+
+const CONFIGS = {
+  plugin: { plugin: true, include: 'plain' },
+  plain: { plugin: false, include: 'plain' },
+  tape: { plugin: true, include: 'tape' },
+  stub: { plugin: false, include: 'stub' },
+}
+
 /** Runs one `vitest run` (asynchronously: the fake provider answers from this process). */
-async function vitest(root, configFile, env) {
+async function vitest(root, variant, env) {
+  const configFile = `vitest.${variant}.config.mjs`
   const started = performance.now()
   const child = spawn(process.execPath, [VITEST, 'run', '--config', configFile], { cwd: root, env })
   const result = { stdout: '', stderr: '' }
@@ -67,31 +135,30 @@ async function vitest(root, configFile, env) {
 }
 
 function writeProject(root) {
-  mkdirSync(join(root, 'tape'), { recursive: true })
-  mkdirSync(join(root, 'stub'), { recursive: true })
-  writeFileSync(
-    join(root, 'vitest.tape.config.mjs'),
-    `import { agentTape } from '@agent-tape/vitest/plugin'
-import { defineConfig } from 'vitest/config'
+  for (const [variant, { plugin, include }] of Object.entries(CONFIGS)) {
+    mkdirSync(join(root, include), { recursive: true })
+    writeFileSync(
+      join(root, `vitest.${variant}.config.mjs`),
+      `${plugin ? "import { agentTape } from '@agent-tape/vitest/plugin'\n" : ''}import { defineConfig } from 'vitest/config'
 export default defineConfig({
-  plugins: [agentTape({ modelEndpoints: [process.env.BENCH_MODEL_URL], summary: false })],
-  test: { include: ['tape/*.test.mjs'] },
+${plugin ? '  plugins: [agentTape({ modelEndpoints: [process.env.BENCH_MODEL_URL], summary: false })],\n' : ''}  test: { include: ['${include}/*.test.mjs'] },
 })
 `,
-  )
-  writeFileSync(
-    join(root, 'vitest.stub.config.mjs'),
-    `import { defineConfig } from 'vitest/config'
-export default defineConfig({ test: { include: ['stub/*.test.mjs'] } })
-`,
-  )
+    )
+  }
   const agent = `import OpenAI from 'openai'
 import { runLongAgent } from ${JSON.stringify(TRAFFIC)}
 const client = (fetch) =>
   new OpenAI({ apiKey: 'sk-test', baseURL: process.env.BENCH_MODEL_URL + '/v1', maxRetries: 0, ...(fetch ? { fetch } : {}) })
 `
+  const tests = Array.from({ length: TESTS_PER_FILE }, (_, t) => t)
   for (let f = 0; f < FILES; f++) {
-    const tests = Array.from({ length: TESTS_PER_FILE }, (_, t) => t)
+    writeFileSync(
+      join(root, 'plain', `unit-${f}.test.mjs`),
+      `import { expect, it } from 'vitest'
+${tests.map((t) => `it('adds ${t}', () => {\n  expect(${f} + ${t}).toBe(${f + t})\n})`).join('\n')}
+`,
+    )
     writeFileSync(
       join(root, 'tape', `agent-${f}.test.mjs`),
       `import { expect, it } from '@agent-tape/vitest'
@@ -126,6 +193,29 @@ ${tests
   .join('\n')}
 `,
     )
+  }
+}
+
+/**
+ * Installs the built packages in the project's own node_modules, as a package manager would
+ * (copies, their dependencies beside them): Vitest then loads them as it loads a user's, with
+ * Node's loader, rather than transforming them as it does the workspace's linked sources.
+ */
+function installPackages(root) {
+  for (const name of INSTALLED) {
+    const from = join(PACKAGES, name)
+    const to = join(root, 'node_modules', '@agent-tape', name)
+    mkdirSync(to, { recursive: true })
+    cpSync(join(from, 'package.json'), join(to, 'package.json'))
+    cpSync(join(from, 'dist'), join(to, 'dist'), { recursive: true })
+    const manifest = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'))
+    for (const dep of Object.keys(manifest.dependencies ?? {})) {
+      if (dep.startsWith('@agent-tape/')) continue
+      const link = join(root, 'node_modules', dep)
+      mkdirSync(dirname(link), { recursive: true })
+      rmSync(link, { recursive: true, force: true })
+      symlinkSync(realpathSync(join(from, 'node_modules', dep)), link)
+    }
   }
 }
 

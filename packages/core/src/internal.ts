@@ -57,6 +57,7 @@ export {
   activeTapeCount,
   activeTapes,
   addDecisionLabels,
+  beforeTapeOpens,
   isInsideDecision,
   onTapeRun,
   runInsideDecision,

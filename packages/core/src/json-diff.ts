@@ -1,4 +1,5 @@
 import { diffArrays, diffWords } from 'diff'
+import { joinPath } from './json-path.js'
 
 /**
  * Field-level diff of two JSON values, for divergence reports: one line per changed leaf,
@@ -14,7 +15,6 @@ export interface FieldChange {
   after?: unknown
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 const LONG_STRING = 48
 const CONTEXT = 24
 
@@ -144,11 +144,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
   return JSON.stringify(a) === JSON.stringify(b)
-}
-
-export function joinPath(path: string, key: string): string {
-  if (IDENTIFIER.test(key)) return path ? `${path}.${key}` : key
-  return `${path}[${JSON.stringify(key)}]`
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { joinPath } from './json-diff.js'
+import { joinPath } from './json-path.js'
 
 /**
  * Returns a copy of a JSON value with every string leaf passed through `fn`. Objects and

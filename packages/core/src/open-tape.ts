@@ -5,6 +5,7 @@ import { describeCi, resolveMode, type TapeMode } from './modes.js'
 import { validateNormalizers } from './normalize.js'
 import { validateRedactors } from './redaction.js'
 import { Tape } from './tape.js'
+import { prepareTapeOpen } from './tape-context.js'
 import type { TapeOptions } from './tape-options.js'
 import type { PartContext, TapePart } from './tape-part.js'
 import { PassthroughPart } from './tape-passthrough.js'
@@ -24,6 +25,8 @@ export async function openTape(options: TapeOptions): Promise<Tape> {
     env,
     ...(options.allowRecordingInCI !== undefined ? { allowRecordingInCI: options.allowRecordingInCI } : {}),
   })
+  // The boundaries installed in this process load what serving a tape takes.
+  await prepareTapeOpen()
   let existing: Cassette | undefined
   if (mode !== 'live') {
     const text = await options.store.read(options.cassettePath)

@@ -10,6 +10,8 @@ interface TapeContext {
   runHooks?: Set<() => void>
   /** Labels that boundaries give their decisions (see {@link addDecisionLabels}). */
   labels?: Set<DecisionLabeler>
+  /** Awaited before each tape opens (see {@link beforeTapeOpens}). */
+  openHooks?: Set<() => Promise<unknown>>
 }
 
 /** A boundary's label for a decision it made (`model request (gpt-4o)`), or `undefined` for others. */
@@ -106,4 +108,22 @@ export function boundaryLabel(kind: string, input: unknown): string | undefined 
     if (label !== undefined) return label
   }
   return undefined
+}
+
+/**
+ * Registers `hook` to be awaited before each tape opens, for a boundary that loads the code it
+ * needs only once there is a tape to serve (request handling, report labels): every tape opens
+ * through `openTape`, so no tape runs before the hooks have settled. Returns a function that
+ * unregisters it.
+ */
+export function beforeTapeOpens(hook: () => Promise<unknown>): () => void {
+  context.openHooks ??= new Set()
+  context.openHooks.add(hook)
+  return () => context.openHooks?.delete(hook)
+}
+
+/** Awaits the hooks registered with {@link beforeTapeOpens}. */
+export async function prepareTapeOpen(): Promise<void> {
+  if (!context.openHooks?.size) return
+  await Promise.all([...context.openHooks].map((hook) => hook()))
 }

@@ -1,3 +1,4 @@
+export { claimsRequest } from './claims.js'
 export type { ModelCodec, TokenUsage } from './codecs/codec.js'
 export {
   codecByName,
@@ -13,7 +14,7 @@ export type { AnswerToolCall, ModelAnswer, ModelRequest } from './codecs/read.js
 export type { EndpointPattern, RequestClass } from './endpoints.js'
 export { classifyUrl, isLoopbackHost } from './endpoints.js'
 export type { BoundaryConfig, RequestOutcome } from './handle-request.js'
-export { claimsRequest, handleRequest } from './handle-request.js'
+export { handleRequest } from './handle-request.js'
 export type { HttpBoundary, HttpBoundaryOptions } from './install.js'
 export { installHttpBoundary } from './install.js'
 export { jsonRpcOutcome } from './mcp-http.js'

@@ -1,17 +1,17 @@
 import { syncBuiltinESMExports } from 'node:module'
-import { ConfigError, onTapeRun } from '@agent-tape/core/internal'
-import { BatchInterceptor } from '@mswjs/interceptors'
+import { ConfigError, onTapeRun } from '@agent-tape/core/context'
+import type { HttpRequestEventMap } from '@mswjs/interceptors'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
-import { type BoundaryConfig, handleRequest } from './handle-request.js'
+import type { BoundaryConfig } from './handle-request.js'
 import { interceptHttp2 } from './http2/intercept-connect.js'
 import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
 import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
 import { performingForTape } from './network/performing.js'
 import { installSocketGuard } from './network/socket-guard.js'
-import { useCodecLabels } from './read-exchange.js'
 import type { ReplayTiming } from './replay-timing.js'
+import { handleRequestWhenTaped, prepareBeforeTapes } from './request-handling.js'
 
 export interface HttpBoundaryOptions {
   /** Base URLs (or patterns) of model endpoints beyond the known provider hosts. */
@@ -54,7 +54,7 @@ const holder = globalThis as { [KEY]?: Installed }
  * installHttpBoundary({ modelEndpoints: ['http://127.0.0.1:11434/v1'] })
  */
 export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoundary {
-  useCodecLabels()
+  prepareBeforeTapes()
   const patterns = [...(options.modelEndpoints ?? [])]
   const hosts = [...(options.allowHosts ?? [])]
   assertPatterns(patterns)
@@ -74,20 +74,22 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
   }
   // Captured before the interceptor patches it: the way to reach the network without recursion.
   const pureFetch = globalThis.fetch.bind(globalThis)
-  const interceptor = new BatchInterceptor({
-    name: 'agent-tape',
-    interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()],
-  })
+  // Each interceptor applied by itself, as a BatchInterceptor would do: that class lives in the
+  // package's main entry, which loads more than the two interceptors need, in every test file.
+  const interceptors = [new ClientRequestInterceptor(), new FetchInterceptor()] as const
   const perform = (r: Request) => performingForTape(() => pureFetch(r))
-  interceptor.on('request', async ({ request, controller }) => {
-    const outcome = await handleRequest(request, config, perform)
+  const onRequest = async ({ request, controller }: HttpRequestEventMap['request'][0]): Promise<void> => {
+    const outcome = await handleRequestWhenTaped(request, config, perform)
     // The caller aborted meanwhile: the interceptor has already failed its request with the
     // caller's own reason, which is what the caller must see (an SDK's timeout error).
     if (request.signal.aborted) return
     if (outcome.type === 'respond') controller.respondWith(outcome.response)
     else if (outcome.type === 'error') controller.errorWith(outcome.error)
-  })
-  interceptor.apply()
+  }
+  for (const interceptor of interceptors) {
+    interceptor.on('request', onRequest)
+    interceptor.apply()
+  }
   const removeHttp2 = interceptHttp2(config)
   // `import { request } from 'node:http'` reads a snapshot of the module's exports: refresh it so
   // named imports see the patched functions too.
@@ -109,7 +111,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
       dispatchers.dispose()
       removeSocketGuard()
       removeHttp2()
-      interceptor.dispose()
+      for (const interceptor of interceptors) interceptor.dispose()
       syncBuiltinESMExports()
       if (holder[KEY]?.boundary === boundary) delete holder[KEY]
     },

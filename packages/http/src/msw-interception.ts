@@ -1,8 +1,8 @@
 import type { EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import { installSocketGuard } from './network/socket-guard.js'
-import { useCodecLabels } from './read-exchange.js'
 import type { ReplayTiming } from './replay-timing.js'
+import { prepareBeforeTapes } from './request-handling.js'
 
 /** What a runner set up for `tapeHandlers()` when the team's MSW server is the interception. */
 export interface MswInterceptionConfig {
@@ -21,7 +21,7 @@ const holder = globalThis as { [KEY]?: MswInterceptionConfig }
  * connections no boundary records while a tape runs is installed. Returns its removal.
  */
 export function useMswInterception(config: MswInterceptionConfig): () => void {
-  useCodecLabels()
+  prepareBeforeTapes()
   holder[KEY] ??= { modelEndpoints: [], allowHosts: [] }
   const current = holder[KEY]
   current.modelEndpoints.push(...config.modelEndpoints)

@@ -7,9 +7,9 @@ import {
   replaysModels,
   resolveMode,
   setModeFromFlag,
-} from '@agent-tape/core/internal'
-import { provideReplayKeys } from '@agent-tape/http'
-import { detectExec, toPosix, UPDATE_FLAG } from '@agent-tape/runner-kit'
+} from '@agent-tape/core/context'
+import { provideReplayKeys } from '@agent-tape/http/install'
+import { detectExec, toPosix, UPDATE_FLAG } from '@agent-tape/runner-kit/setup'
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
 import type { Circus } from '@jest/types'
 import { TestEnvironment } from 'jest-environment-node'

@@ -1,4 +1,4 @@
-import { TAPE_MATCHERS, type TapeMatchers } from '@agent-tape/runner-kit'
+import { TAPE_MATCHERS, type TapeMatchers } from '@agent-tape/runner-kit/setup'
 import type { MatcherContext } from 'expect'
 
 /** The tape matchers for Jest's `expect.extend`, from core's runner-neutral ones. */

@@ -1,5 +1,4 @@
-import { runWithTape, type Tape } from '@agent-tape/core'
-import { openTestTape, toRunnerTapeConfig } from '@agent-tape/runner-kit'
+import { runWithTape, type Tape } from '@agent-tape/core/context'
 import type { TapeBridge } from './bridge.js'
 import { runtimeOptions } from './configure.js'
 
@@ -23,6 +22,8 @@ export interface TapeTestInput {
  * exactly once (not again when the body already failed with it).
  */
 export async function runTapeTest({ bridge, name, names, body }: TapeTestInput): Promise<void> {
+  // Loaded by the first tape of the file, not by the setup file that every test file runs.
+  const { openTestTape, toRunnerTapeConfig } = await import('@agent-tape/runner-kit')
   const { tape, finish } = await openTestTape({
     runner: 'jest',
     exec: bridge.exec,

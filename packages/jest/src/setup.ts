@@ -1,9 +1,10 @@
 // Loaded inside Jest's sandbox through `setupFilesAfterEnv` (the preset lists it), before each
 // test file: SDK clients capture `fetch` when they are constructed, so the HTTP boundary must
-// be installed first.
-import { ConfigError } from '@agent-tape/core'
-import { installHttpBoundary, useMswInterception } from '@agent-tape/http'
-import { toHttpOptions } from '@agent-tape/runner-kit'
+// be installed first. It imports the light entries of the packages only: what a tape needs beyond
+// the interception loads with the first tape (run-tape-test.ts).
+import { ConfigError } from '@agent-tape/core/context'
+import { installHttpBoundary, useMswInterception } from '@agent-tape/http/install'
+import { toHttpOptions } from '@agent-tape/runner-kit/setup'
 import { BRIDGE_KEY, type TapeBridge } from './bridge.js'
 import { tapeMatchers } from './matchers.js'
 import { createTapeApi } from './tape-api.js'

@@ -1,5 +1,5 @@
-import { ConfigError, currentTape } from '@agent-tape/core'
-import { assertTapeName, TapeNameRegistry } from '@agent-tape/runner-kit'
+import { ConfigError, currentTape } from '@agent-tape/core/context'
+import { assertTapeName, TapeNameRegistry } from '@agent-tape/runner-kit/setup'
 import { bind } from 'jest-each'
 import type { TapeBridge } from './bridge.js'
 import { runTapeTest, type TapeContext } from './run-tape-test.js'

@@ -12,6 +12,7 @@ export { diffCassettes } from './diff/compare.js'
 export { maskVolatile } from './diff/volatile.js'
 export type { FinishRunOptions, ProjectRun } from './finish-run.js'
 export { finishRun } from './finish-run.js'
+export { toHttpOptions, toPattern, toRegExp } from './http-options.js'
 export { TapeNameRegistry } from './name-registry.js'
 export type { CassetteListing, CollectedTestFile } from './obsolete-cassettes.js'
 export { findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
@@ -32,14 +33,7 @@ export type {
   RunnerOptions,
   TapeConfig,
 } from './tape-config.js'
-export {
-  RUNNER_OPTION_NAMES,
-  resolveTapeConfig,
-  toHttpOptions,
-  toPattern,
-  toRegExp,
-  toRunnerTapeConfig,
-} from './tape-config.js'
+export { RUNNER_OPTION_NAMES, resolveTapeConfig, toRunnerTapeConfig } from './tape-config.js'
 export type { TapeMatcherResult, TapeMatchers } from './tape-matchers.js'
 export { TAPE_MATCHERS } from './tape-matchers.js'
 export type { SummaryTotals, TapeRunSummary, TapeSummaryEntry } from './tape-summary.js'

@@ -1,4 +1,4 @@
-import { ConfigError } from '@agent-tape/core/internal'
+import { ConfigError } from '@agent-tape/core/context'
 
 interface Claim {
   testName: string

@@ -8,6 +8,7 @@ import {
 } from '@agent-tape/core/internal'
 import type { ReplayTiming } from '@agent-tape/http'
 import { DEFAULT_CASSETTE_DIR } from './cassette-path.js'
+import { toPattern, toRegExp } from './http-options.js'
 import type { RunnerTapeConfig } from './test-tape.js'
 
 /** A pattern in a runner's config: a string, or a RegExp. */
@@ -260,27 +261,6 @@ export function toRunnerTapeConfig(config: TapeConfig): RunnerTapeConfig {
     normalizers: config.normalizers.map((n): Normalizer => ({ ...n, pattern: toRegExp(n.pattern) })),
     allowSecrets: config.allowSecrets.map(toPattern),
   }
-}
-
-/** What the HTTP boundary takes from a config. */
-export function toHttpOptions(config: TapeConfig): {
-  modelEndpoints: Pattern[]
-  allowHosts: Pattern[]
-  timing: ReplayTiming
-} {
-  return {
-    modelEndpoints: config.modelEndpoints.map(toPattern),
-    allowHosts: config.allowHosts.map(toPattern),
-    timing: config.timing,
-  }
-}
-
-export function toRegExp(pattern: RegExpData): RegExp {
-  return new RegExp(pattern.source, pattern.flags)
-}
-
-export function toPattern(pattern: PatternData): Pattern {
-  return typeof pattern === 'string' ? pattern : toRegExp(pattern)
 }
 
 function interceptionOf(

@@ -1,4 +1,5 @@
-import { type DecisionState, formatMessage, type Tape } from '@agent-tape/core/internal'
+import type { DecisionState, Tape } from '@agent-tape/core'
+import { formatMessage } from '@agent-tape/core/context'
 
 /** What a matcher returns, in the shape both Vitest's and Jest's `expect.extend` accept. */
 export interface TapeMatcherResult {

@@ -1,7 +1,6 @@
 import { relative } from 'node:path'
 import type { Tape } from '@agent-tape/core'
-import { ConfigError } from '@agent-tape/core'
-import { openTestTape, toPosix, toRunnerTapeConfig } from '@agent-tape/runner-kit'
+import { ConfigError } from '@agent-tape/core/context'
 import { inject, type RunnerTestCase, type TestContext } from 'vitest'
 import { runtimeOptions } from './configure.js'
 import './meta.js'
@@ -13,6 +12,8 @@ export async function tapeFixture(
   use: (tape: Tape) => Promise<void>,
 ): Promise<void> {
   const config = readConfig()
+  // Loaded by the first tape of the file, not by the setup file that every test file runs.
+  const { openTestTape, toPosix, toRunnerTapeConfig } = await import('@agent-tape/runner-kit')
   const test = task as RunnerTestCase
   const name = test.meta.agentTape?.name ?? test.name
   const { tape, finish } = await openTestTape({

@@ -1,4 +1,4 @@
-import { TAPE_MATCHERS, type TapeMatchers } from '@agent-tape/runner-kit'
+import { TAPE_MATCHERS, type TapeMatchers } from '@agent-tape/runner-kit/setup'
 import type { MatcherResult as ExpectationResult, MatcherState } from 'vitest'
 
 declare module 'vitest' {

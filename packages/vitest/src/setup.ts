@@ -1,10 +1,12 @@
 // Loaded by the agentTape() plugin as a Vitest setup file, in every test worker, before each
 // test file is imported: SDK clients capture `fetch` when they are constructed, so the HTTP
-// boundary must be installed first.
+// boundary must be installed first. It imports the light entries of the packages only: what a
+// tape needs beyond the interception loads with the first tape (fixture.ts), so a test file
+// without tapes pays for little more than the interception.
 import type { Tape } from '@agent-tape/core'
-import { replaysModels, resolveMode, runWithTape } from '@agent-tape/core/internal'
-import { installHttpBoundary, provideReplayKeys, useMswInterception } from '@agent-tape/http'
-import { toHttpOptions } from '@agent-tape/runner-kit'
+import { replaysModels, resolveMode, runWithTape } from '@agent-tape/core/context'
+import { installHttpBoundary, provideReplayKeys, useMswInterception } from '@agent-tape/http/install'
+import { toHttpOptions } from '@agent-tape/runner-kit/setup'
 import { aroundEach, expect, inject } from 'vitest'
 import { tapeMatchers } from './matchers.js'
 

@@ -1,4 +1,4 @@
-import { joinPath } from '../json-diff.js'
+import { joinPath } from '../json-path.js'
 
 /** The text a reader gets by joining a stream's pieces, with where it came from. */
 export interface ReassembledText {

@@ -1,4 +1,4 @@
-import { joinPath } from '../json-diff.js'
+import { joinPath } from '../json-path.js'
 import { mapStrings } from '../json-walk.js'
 import type { EnvSecret } from './env-secrets.js'
 import { maskSecret } from './mask.js'

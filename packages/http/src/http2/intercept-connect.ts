@@ -3,10 +3,12 @@ import http2, {
   type ClientSessionRequestOptions,
   type OutgoingHttpHeaders,
 } from 'node:http2'
-import { currentTape } from '@agent-tape/core/internal'
+import { currentTape } from '@agent-tape/core/context'
+import { claimsUrl } from '../claims.js'
 import { classifyUrl, matchesEndpointHost, passesThrough } from '../endpoints.js'
-import { type BoundaryConfig, claimsUrl, handleRequest } from '../handle-request.js'
+import type { BoundaryConfig } from '../handle-request.js'
 import { performingForTape } from '../network/performing.js'
+import { handleRequestWhenTaped } from '../request-handling.js'
 import { sentHeadersOf, urlOf } from './headers.js'
 import { openTapedStream, type StreamAnswer } from './open-stream.js'
 import { performOverHttp2, type SendHttp2 } from './perform.js'
@@ -29,7 +31,7 @@ export function interceptHttp2(config: BoundaryConfig): () => void {
   const answer: StreamAnswer = async (request, send) => {
     const perform = (r: Request) => performingForTape(() => performOverHttp2(r, send))
     const spare = request.clone()
-    const outcome = await handleRequest(request, config, perform)
+    const outcome = await handleRequestWhenTaped(request, config, perform)
     if (outcome.type === 'respond') return outcome.response
     if (outcome.type === 'error') throw outcome.error
     // Let through: handleRequest has judged the request, so the guard need not again.

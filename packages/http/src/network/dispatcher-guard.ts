@@ -1,5 +1,6 @@
+import { claimsUrl } from '../claims.js'
 import type { BoundaryConfig, RequestOutcome } from '../handle-request.js'
-import { claimsUrl, handleRequest } from '../handle-request.js'
+import { handleRequestWhenTaped } from '../request-handling.js'
 import { type DispatchHandler, deliverError, deliverResponse } from './deliver-response.js'
 import { type DispatchOptions, dispatchBody, dispatchHeaders, dispatchUrl } from './dispatch-request.js'
 import { isPerformingForTape } from './performing.js'
@@ -74,7 +75,7 @@ async function capture(
     body = await dispatchBody(options.body, headers)
     const hasBody = body !== undefined && method !== 'GET' && method !== 'HEAD'
     const request = new Request(url, { method, headers, ...(hasBody ? { body, duplex: 'half' } : {}) })
-    outcome = await handleRequest(request, config, perform)
+    outcome = await handleRequestWhenTaped(request, config, perform)
   } catch (error) {
     deliverError(handler, error instanceof Error ? error : new Error(String(error)))
     return

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { isInsideDecision } from '@agent-tape/core/internal'
+import { isInsideDecision } from '@agent-tape/core/context'
 
 const KEY = Symbol.for('agent-tape.performing')
 const holder = globalThis as { [KEY]?: AsyncLocalStorage<true> }

@@ -1,5 +1,5 @@
 import net from 'node:net'
-import { AgentTapeError, activeTapes, currentTape, redactUrl, type Tape } from '@agent-tape/core/internal'
+import { AgentTapeError, activeTapes, currentTape, redactUrl, type Tape } from '@agent-tape/core/context'
 import { type EndpointPattern, isLoopbackHost, matchesEndpointHost } from '../endpoints.js'
 import { type HostPattern, matchesHost } from './allow-hosts.js'
 import { captureStack, describeClient } from './client-path.js'

@@ -1,0 +1,12 @@
+// What a runner's setup file installs before each test file is imported: the interception (or
+// the MSW mode) and the placeholder keys of a replay. It loads the interception and the network
+// guards only; deciding a request for a tape is loaded once a tape opens (see
+// request-handling.ts), so a test file without tapes does not pay for it.
+export type { EndpointPattern } from '../endpoints.js'
+export type { HttpBoundary, HttpBoundaryOptions } from '../install.js'
+export { installHttpBoundary } from '../install.js'
+export type { MswInterceptionConfig } from '../msw-interception.js'
+export { useMswInterception } from '../msw-interception.js'
+export type { HostPattern } from '../network/allow-hosts.js'
+export { provideReplayKeys } from '../replay-keys.js'
+export type { ReplayTiming } from '../replay-timing.js'
