@@ -2,8 +2,8 @@ import { type EncodedInput, encodeInputs } from './cassette-encoding.js'
 import type { Cassette } from './cassette-format.js'
 import { describeDecision } from './describe-decision.js'
 import { SecretLeakError } from './errors.js'
-import { joinPath } from './json-diff.js'
 import type { PathStep } from './json-patch.js'
+import { joinPath } from './json-path.js'
 import { type SecretFinding, type SecretScanner, STREAM_KEYS } from './secrets/index.js'
 
 export type CassetteFinding = SecretFinding & { where: string }
