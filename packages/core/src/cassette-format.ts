@@ -1,5 +1,5 @@
 import { type DecisionKey, isDecisionKey, KEY_SCHEME_VERSION } from './canonical-key.js'
-import { type EncodedInput, encodeInputs, laneOf, PATCHED_INPUTS_FROM } from './cassette-encoding.js'
+import { type EncodedInput, encodeInputs, PATCHED_INPUTS_FROM } from './cassette-encoding.js'
 import { CassetteCorruptError } from './errors.js'
 import type { HarnessIdentity } from './harness.js'
 import { applyPatch, PatchError, validatePatch } from './json-patch.js'
@@ -328,7 +328,7 @@ function validateInput(
   if (typeof baseSeq !== 'number' || !Number.isInteger(baseSeq) || baseSeq < 1 || baseSeq >= seq)
     throw fail(`"base" is ${JSON.stringify(baseSeq)}, not the seq of an earlier decision (1 to ${seq - 1})`)
   const base = earlier[baseSeq - 1]!
-  if (laneOf(base) !== laneOf(decision)) {
+  if (base.kind !== decision.kind || base.lane !== decision.lane) {
     const describe = (d: DecisionRecord) =>
       `kind ${JSON.stringify(d.kind)}, ${d.lane === undefined ? 'main lane' : `lane ${JSON.stringify(d.lane)}`}`
     throw fail(
@@ -337,12 +337,23 @@ function validateInput(
   }
   try {
     validatePatch(value.patch)
-    const { base: _, patch: __, ...rest } = value
-    return { ...(rest as unknown as DecisionRecord), in: applyPatch(base.in, value.patch) }
+    return withInput(decision, applyPatch(base.in, value.patch))
   } catch (error) {
     if (!(error instanceof PatchError)) throw error
     throw fail(`the patch over the input of decision #${baseSeq} does not apply: ${error.message}`)
   }
+}
+
+/** The decision with its whole input, its fields in the file's order (one allocation). */
+function withInput(d: DecisionRecord, input: unknown): DecisionRecord {
+  const record = { seq: d.seq, key: d.key, kind: d.kind, step: d.step } as DecisionRecord
+  if (d.lane !== undefined) record.lane = d.lane
+  record.ms = d.ms
+  if (d.wire !== undefined) record.wire = d.wire
+  record.in = input
+  if (d.err !== undefined) record.err = d.err
+  else if ('out' in d) record.out = d.out
+  return record
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

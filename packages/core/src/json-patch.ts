@@ -159,15 +159,18 @@ export function jsonLongerThan(value: unknown, limit: number): boolean {
 /** The member names and indexes of a JSON Pointer, unescaped (`~1` is `/`, `~0` is `~`). */
 export function parsePointer(path: string): string[] {
   if (path === '') return []
-  if (!path.startsWith('/')) throw new PatchError(`the path ${JSON.stringify(path)} does not start with "/"`)
-  return path
-    .slice(1)
-    .split('/')
-    .map((token) => {
-      if (/~(?![01])/.test(token))
-        throw new PatchError(`the path ${JSON.stringify(path)} has a "~" that is not "~0" or "~1"`)
-      return token.replace(/~1/g, '/').replace(/~0/g, '~')
-    })
+  if (path.charCodeAt(0) !== 0x2f)
+    throw new PatchError(`the path ${JSON.stringify(path)} does not start with "/"`)
+  const tokens = path.slice(1).split('/')
+  // Most paths escape nothing: their tokens are used as they are.
+  if (!path.includes('~')) return tokens
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!
+    if (/~(?![01])/.test(token))
+      throw new PatchError(`the path ${JSON.stringify(path)} has a "~" that is not "~0" or "~1"`)
+    tokens[i] = token.replace(/~1/g, '/').replace(/~0/g, '~')
+  }
+  return tokens
 }
 
 /** Checks the shape of a patch read from a file; throws a {@link PatchError} saying what is wrong. */
@@ -184,9 +187,11 @@ export function validatePatch(patch: unknown): asserts patch is PatchOp[] {
     } catch (error) {
       throw new PatchError(`${where}: ${(error as Error).message}`)
     }
-    const allowed = op.op === 'remove' ? ['op', 'path'] : ['op', 'path', 'value']
-    const extra = Object.keys(op).find((k) => !allowed.includes(k))
-    if (extra !== undefined) throw new PatchError(`${where} (${op.op}) has an unexpected member "${extra}"`)
+    for (const member in op) {
+      if (member === 'op' || member === 'path' || (member === 'value' && op.op !== 'remove')) continue
+      if (Object.hasOwn(op, member))
+        throw new PatchError(`${where} (${op.op}) has an unexpected member "${member}"`)
+    }
     if (op.op !== 'remove' && !Object.hasOwn(op, 'value'))
       throw new PatchError(`${where} (${op.op} ${op.path}) has no "value"`)
   })
