@@ -71,7 +71,9 @@ export function summaryTable(r, names = TOOLS.filter((c) => r.names.includes(c))
   if (r.agentRun) {
     const k = r.agentRun.keying
     notes.push(
-      `Keying the run's ${r.agentRun.steps} requests: ${formatRatio(ratioOf(k.times.current, k.times.floor))} the floor of JSON.parse + sha256 (before this change: ${formatRatio(ratioOf(k.times.previous, k.times.floor))}).`,
+      k.times.fingerprint
+        ? `Finding the decisions of the run's ${r.agentRun.steps} requests: ${formatRatio(ratioOf(k.times.fingerprint, k.times.floor))} the floor of JSON.parse + sha256 by fingerprint, as a replay does; ${formatRatio(ratioOf(k.times.current, k.times.floor))} by canonical key, as a cassette without fingerprints does (the keying before: ${formatRatio(ratioOf(k.times.previous, k.times.floor))}).`
+        : `Keying the run's ${r.agentRun.steps} requests: ${formatRatio(ratioOf(k.times.current, k.times.floor))} the floor of JSON.parse + sha256 (before this change: ${formatRatio(ratioOf(k.times.previous, k.times.floor))}).`,
     )
   }
   if (r.load) {
@@ -186,12 +188,12 @@ function agentRunSection(r, names) {
   const k = a.keying
   out.push('', '### Keying cost vs. the floor of JSON.parse + sha256', '')
   out.push(
-    "From each request body (as text) to its key, for the run's requests in order: `current` is `tape.begin` on a replay tape (canonical input, key, lookup) after `JSON.parse`; `previous` is the scheme before this change (JSON round trip, `fast-json-stable-stringify`, sha256 of everything); both yield the recorded keys.",
+    "From each request body to its recorded decision, for the run's requests in order: `fingerprint` is `tape.beginRequest` with the request's bytes, as the HTTP boundary replays a recorded request (the fingerprint finds the decision; nothing is parsed, and only the chunks of the body that differ from the previous request's are hashed); `current` is `tape.begin` on a replay tape (canonical input, key, lookup) after `JSON.parse`, the path of a request whose cassette has no fingerprints; `previous` is the first keying scheme (JSON round trip, `fast-json-stable-stringify`, sha256 of everything). All yield the recorded keys.",
     '',
     '| keying | whole run | vs floor | step 1 | step 50 | step 100 | step 150 | step 200 |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   )
-  for (const v of ['floor', 'current', 'previous']) {
+  for (const v of ['floor', 'fingerprint', 'current', 'previous'].filter((v) => k.times[v])) {
     out.push(
       `| ${v} | ${formatTime(k.summary[v])} | ${formatRatio(ratioOf(k.times[v], k.times.floor))} | ${k.perStep[v].map(formatMs).join(' | ')} |`,
     )
@@ -203,7 +205,15 @@ function agentRunSection(r, names) {
   }
   out.push(
     '',
-    `Growth between step 100 and step 200, per KB of history: floor ${growth('floor').perKb.toFixed(2)} µs, current ${growth('current').perKb.toFixed(2)} µs, previous ${growth('previous').perKb.toFixed(2)} µs.`,
+    `Growth between step 100 and step 200, per KB of history: ${[
+      'floor',
+      'fingerprint',
+      'current',
+      'previous',
+    ]
+      .filter((v) => k.perStep[v])
+      .map((v) => `${v} ${growth(v).perKb.toFixed(2)} µs`)
+      .join(', ')}.`,
   )
   return out
 }

@@ -8,6 +8,8 @@ import { openTape, parseCassette } from '@agent-tape/core'
 import { createFileStore } from '@agent-tape/core/node'
 import stableStringify from 'fast-json-stable-stringify'
 import OpenAI from 'openai'
+// Internal to the http package: the bench fingerprints requests exactly as its boundary does.
+import { readRequestParts, wireHead } from '../../packages/http/dist/esm/request-input.js'
 import { median, rounds, summarize, timeReplays } from '../lib/stats.mjs'
 import { longRunScript, runLongAgent } from '../lib/traffic.mjs'
 
@@ -29,11 +31,15 @@ export async function agentRun({ contenders, names, provider, config }) {
   }
   provider.script.push(longRunScript(steps))
   let bodies
+  let sent
   for (const c of names) {
     const first = provider.requests.length
     await contenders[c].record(RUN_NAME, (tools) => run(tools))
     // The ids in the history differ between recordings: key the requests agent-tape recorded.
-    if (c === 'agent-tape') bodies = provider.requests.slice(first).map((r) => r.rawBody)
+    if (c === 'agent-tape') {
+      sent = provider.requests.slice(first)
+      bodies = sent.map((r) => r.rawBody)
+    }
   }
   provider.script.pop()
 
@@ -45,6 +51,7 @@ export async function agentRun({ contenders, names, provider, config }) {
   const perStep = Object.fromEntries(names.map((c) => [c, probes.map((step) => around(stepMs[c], step))]))
   const keying = await measureKeying(
     bodies,
+    wireHeads(sent, provider.openaiBaseURL),
     contenders['agent-tape'].files(RUN_NAME)[0],
     config,
     probes,
@@ -64,10 +71,13 @@ export async function agentRun({ contenders, names, provider, config }) {
  * Keying: from a request body's text to its key, as the http boundary and the tape do it on
  * replay (parse, canonical input, key), for every request of the run, in order.
  *   floor     JSON.parse + sha256 of the body text
- *   current   agent-tape's tape.begin on a replay tape (finds each recorded decision)
+ *   current   agent-tape's tape.begin on a replay tape (finds each recorded decision): the keyed
+ *             path, which a request takes when its cassette has no fingerprints or it changed
+ *   fingerprint  tape.beginRequest with the request's bytes, as the http boundary replays a
+ *             recorded request: its fingerprint finds the decision, nothing is parsed
  *   previous  the scheme before this change: JSON round trip + fast-json-stable-stringify + sha256
  */
-async function measureKeying(bodies, cassettePath, config, probes, around) {
+async function measureKeying(bodies, heads, cassettePath, config, probes, around) {
   const cassette = parseCassette(readFileSync(cassettePath, 'utf8'), cassettePath)
   const llm = cassette.decisions.filter((d) => d.kind === 'llm')
   const shape = llm[0].in
@@ -112,6 +122,27 @@ async function measureKeying(bodies, cassettePath, config, probes, around) {
       }
       return perStep
     },
+    fingerprint: async () => {
+      const tape = await openTape({ id: 'k', cassettePath, store, mode: 'replay', env: {} })
+      const perStep = []
+      for (let i = 0; i < bodies.length; i++) {
+        const body = Buffer.from(bodies[i])
+        const t = performance.now()
+        const decision = tape.beginRequest({
+          kind: 'llm',
+          head: heads[i],
+          body,
+          decide: () => ({ kind: 'llm', input: inputOf(bodies[i]) }),
+        })
+        perStep.push(performance.now() - t)
+        if (decision.action !== 'replay') throw new Error('keying missed')
+        const tool = nextToolInput(cassette, decision.record.seq)
+        if (tool) tape.begin('tool', tool)
+      }
+      if (tape.wireReplays !== bodies.length)
+        throw new Error(`only ${tape.wireReplays} of ${bodies.length} requests were found by fingerprint`)
+      return perStep
+    },
     previous: async () => {
       const perStep = []
       for (let i = 0; i < bodies.length; i++) {
@@ -122,7 +153,7 @@ async function measureKeying(bodies, cassettePath, config, probes, around) {
       return perStep
     },
   }
-  const perStepRuns = { floor: [], current: [], previous: [] }
+  const perStepRuns = { floor: [], current: [], fingerprint: [], previous: [] }
   const times = await rounds(Object.keys(variants), config.rounds, async (v) => {
     const perStep = await variants[v]()
     perStepRuns[v].push(perStep)
@@ -134,6 +165,16 @@ async function measureKeying(bodies, cassettePath, config, probes, around) {
     summary: Object.fromEntries(Object.keys(variants).map((v) => [v, summarize(times[v])])),
     perStep: Object.fromEntries(Object.keys(variants).map((v) => [v, probe(v)])),
   }
+}
+
+/** The fingerprint head of each request the fake provider received, as the http boundary computes it. */
+function wireHeads(requests, baseURL) {
+  return requests.map((r) => {
+    const url = new URL(`${new URL(baseURL).origin}${r.path}${r.search}`)
+    const request = new Request(url, { method: r.method, headers: r.headers, body: r.rawBody })
+    const body = Buffer.from(r.rawBody)
+    return wireHead(readRequestParts(request, url, 'model', body))
+  })
 }
 
 /** The recorded tool input that follows a model decision (replayed too, to keep the tape in step). */
