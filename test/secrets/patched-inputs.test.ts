@@ -18,6 +18,8 @@ const ATTACHMENT = Buffer.from(`OPENAI_API_KEY=${SECRET}\n`).toString('base64')
 const STAND_IN = 'a harmless stand-in of the same length as the key in question, kept as is'
 const STEPS = 8
 const AT_STEP = 6
+// Long enough that every request's input is written as a patch (shorter inputs are written whole).
+const TICKET = `Look up the records. ${'The customer lists every invoice of the year in the ticket. '.repeat(20)}`
 
 type Place = 'appended message' | 'changed member' | 'base input'
 
@@ -29,13 +31,13 @@ type Place = 'appended message' | 'changed member' | 'base input'
 async function runAgent(openai: OpenAI, tape: Tape, place: Place, hidden: string) {
   const messages: OpenAI.ChatCompletionMessageParam[] = [
     { role: 'system', content: place === 'base input' ? hidden : 'Support agent.' },
-    { role: 'user', content: 'Look up the records.' },
+    { role: 'user', content: TICKET },
   ]
   for (let step = 1; step <= STEPS; step++) {
     if (place === 'appended message' && step === AT_STEP) messages.push({ role: 'user', content: hidden })
     messages[1] = {
       role: 'user',
-      content: place === 'changed member' && step === AT_STEP ? hidden : 'Look up the records.',
+      content: place === 'changed member' && step === AT_STEP ? hidden : TICKET,
     }
     const completion = await openai.chat.completions.create({ model: 'gpt-4o', messages })
     const message = completion.choices[0]!.message

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { encodeInputs } from './cassette-encoding.js'
+import { encodeInputs, MIN_PATCHED_INPUT } from './cassette-encoding.js'
 import {
   type Cassette,
   type DecisionRecord,
@@ -90,11 +90,11 @@ function applyChange(last: Json, c: ValueOf<typeof change>): Json {
   return next
 }
 
-// A long system prompt makes most patches pay off, as in a real run.
+// A long system prompt makes the inputs long enough to be patched, and most patches pay off, as in a real run.
 const start = json.map((content) => ({
   model: 'gpt-4o',
   messages: [
-    { role: 'system', content: 'You are a careful support agent. '.repeat(4) },
+    { role: 'system', content: 'You are a careful support agent. '.repeat(40) },
     { role: 'user', content },
   ],
 }))
@@ -215,8 +215,40 @@ describe('format 2: inputs as patches over earlier inputs', () => {
     )
   })
 
+  it('writes an input of at most MIN_PATCHED_INPUT bytes of JSON whole, and a longer one as a patch', () => {
+    const inputOf = (length: number, extra: string) => {
+      const input = {
+        body: {
+          messages: [
+            { role: 'system', content: '' },
+            { role: 'user', content: extra },
+          ],
+        },
+      }
+      input.body.messages[0]!.content = 'x'.repeat(length - JSON.stringify(input).length)
+      expect(JSON.stringify(input).length).toBe(length)
+      return input
+    }
+    const encodingOf = (length: number) => {
+      const base = inputOf(length - 4, '')
+      const next = inputOf(length, 'hiya')
+      next.body.messages[0] = base.body.messages[0]!
+      const decisions = [base, next].map((input, i) => ({
+        seq: i + 1,
+        key: `llm:${HEX}` as const,
+        kind: 'llm',
+        step: i + 1,
+        ms: 1,
+        in: input,
+      }))
+      return encodeInputs({ header: HEADER, decisions })[1]!
+    }
+    expect(encodingOf(MIN_PATCHED_INPUT)).toHaveProperty('in')
+    expect(encodingOf(MIN_PATCHED_INPUT + 1)).toMatchObject({ base: 1 })
+  })
+
   it('shares what a patch does not touch with the input of its base', () => {
-    const shared = { role: 'system', content: 'You are a support agent.'.repeat(10) }
+    const shared = { role: 'system', content: 'You are a support agent.'.repeat(50) }
     const first = { body: { messages: [shared], tools: [{ name: 'lookup' }] } }
     const second = {
       body: { messages: [shared, { role: 'user', content: 'hi' }], tools: [{ name: 'lookup' }] },

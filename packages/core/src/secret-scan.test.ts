@@ -46,7 +46,7 @@ describe('findCassetteSecrets on patched inputs', () => {
   it('reports a secret in a patch value at its path in the whole input, once', () => {
     const messages = Array.from({ length: 10 }, (_, i) => ({
       role: 'user',
-      content: `message ${i} `.repeat(5),
+      content: `message ${i} `.repeat(15),
     }))
     const cassette = cassetteOf([
       { name: 'chat', args: [{ messages }] },
