@@ -7,14 +7,24 @@ import { decideRequest, REQUEST_WIRE_VERSION, readRequestParts, wireHead } from 
 /**
  * A replayed request whose fingerprint was recorded takes the recorded decision without being
  * canonicalized, which is sound only while identical bytes canonicalize as they did when the
- * fingerprint was written. So what the canonicalization makes of a fixed corpus is pinned here
- * for each `REQUEST_WIRE_VERSION`: a change to a codec's canonical body, the behaviour headers,
- * the credential parameters or the way bodies are read fails this test until the version is
- * bumped (and the new digest added under the new version; a released version's digest never
- * changes).
+ * fingerprint was written. So what the canonicalization makes of a fixed corpus is pinned here,
+ * per codec (and for requests no codec reads), under each `REQUEST_WIRE_VERSION`: a change to a
+ * codec's canonical body, the behaviour headers, the credential parameters or the way bodies are
+ * read fails this test until the version is bumped and the new digests are pinned under the new
+ * version (a released version's digests never change). A new codec only adds its own digest: its
+ * requests carried no codec name in their fingerprints before, so none recorded then can match.
  */
-const CANONICAL_DIGESTS: Record<number, string> = {
-  1: '5fd0921ff3b51cc7edb0c74526c2a5224127e1e7156c18a2d94225151ff048b0',
+const CANONICAL_DIGESTS: Record<number, Record<string, string>> = {
+  1: {
+    'openai-chat': '97c16da469794430ddf0bd936360591e8dfd769c006f7bb773676c91105eb4cf',
+    'openai-responses': '3e775680f1b81de170dcb57af32610fd0e1de661e5614d148cd91487d4f17062',
+    'anthropic-messages': 'dfd144ce9144013265968efe25ed74370c3be64e41718f4792fceb4d4a2c1445',
+    gemini: '9e0fd7ebb87e311adc29d8ba5d7969fe233b4e6ee0fb902c7cd4733fcd418425',
+    'bedrock-converse': '764d1fd2b7e541a066ba06391e932e0b63c7c51515c71d357d650917a93cf311',
+    'bedrock-invoke': '94c73fbfba81259a5f1ffc53edc967d794fcd20f1fc31a031d5344c55c9ab6b6',
+    ollama: 'f1c12fb886d64f9c7480c6aea98076264b689dc2900e49e08061029bc09049e7',
+    'no codec': '55cd6abf67c5c0b1fa7e04e3c8821a8762aea29c6e0c1e1931e95fb16b1ea423',
+  },
 }
 
 const tools = (name: (n: string) => unknown) => ['zeta', 'alpha', 'mid'].map(name)
@@ -228,11 +238,28 @@ describe('what identical request bytes canonicalize to', () => {
   })
 
   it('is pinned for this REQUEST_WIRE_VERSION', () => {
-    const digest = createHash('sha256').update(JSON.stringify(decided)).digest('hex')
-    const pinned = CANONICAL_DIGESTS[REQUEST_WIRE_VERSION]
+    const byCodec = new Map<string, unknown[]>()
+    for (const d of decided) {
+      // The codec the head names: the one that owns the route, whether or not it read the body.
+      const codec = (JSON.parse(d.head) as unknown[])[2] ?? 'no codec'
+      byCodec.set(String(codec), [...(byCodec.get(String(codec)) ?? []), d])
+    }
+    const digests = Object.fromEntries(
+      [...byCodec].map(([codec, items]) => [
+        codec,
+        createHash('sha256').update(JSON.stringify(items)).digest('hex'),
+      ]),
+    )
+    const pinned = CANONICAL_DIGESTS[REQUEST_WIRE_VERSION] ?? {}
+    const changed = Object.keys(pinned).filter((codec) => digests[codec] !== pinned[codec])
     expect(
-      digest,
-      `The canonical inputs of the wire corpus changed (digest ${digest}). Fingerprints recorded under REQUEST_WIRE_VERSION ${REQUEST_WIRE_VERSION} would now answer requests that key differently: bump REQUEST_WIRE_VERSION in request-input.ts and add this digest under the new version.`,
-    ).toBe(pinned)
+      changed,
+      `What requests of ${changed.join(', ')} canonicalize to changed. Fingerprints recorded under REQUEST_WIRE_VERSION ${REQUEST_WIRE_VERSION} would now answer requests that key differently: bump REQUEST_WIRE_VERSION in request-input.ts and pin these digests under the new version: ${JSON.stringify(digests)}`,
+    ).toEqual([])
+    const unpinned = Object.keys(digests).filter((codec) => !(codec in pinned))
+    expect(
+      unpinned,
+      `No digest is pinned for ${unpinned.join(', ')} under REQUEST_WIRE_VERSION ${REQUEST_WIRE_VERSION}: add ${JSON.stringify(Object.fromEntries(unpinned.map((c) => [c, digests[c]])))}`,
+    ).toEqual([])
   })
 })
