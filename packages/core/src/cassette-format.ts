@@ -28,7 +28,46 @@ export interface CassetteHeader {
   env?: Record<string, string | null>
   /** Model requests of one lane were in flight together while recording (concurrent branches without lanes). */
   overlapped?: true
+  /** Where the run was recorded when not by a test: a command, or a run captured in a server. */
+  source?: RecordingSource
 }
+
+/**
+ * Where a recording was made outside a test runner, with what replaying or promoting it needs.
+ * Written by whoever opened the tape (the CLI's `record`, the capture library); core only carries
+ * it. Every string in it is scanned for secrets like the rest of the cassette.
+ */
+export type RecordingSource = CommandSource | CaptureSource
+
+/** A run recorded by `agent-tape record -- <command>`. */
+export interface CommandSource {
+  kind: 'command'
+  /** The command and its arguments, with secrets in them redacted. */
+  argv: string[]
+  /** The working directory, relative to the project root (`.` for the root itself). */
+  cwd: string
+  /** The command's exit code (`null` when a signal ended it). */
+  exitCode?: number | null
+  /** The signal that ended the command, when one did. */
+  signal?: string
+}
+
+/** One agent run captured in a long-running process by the capture library. */
+export interface CaptureSource {
+  kind: 'capture'
+  /** The name the app gave the run (`capture.run(name, …)`). */
+  name: string
+  /** A unique id of this run, also in the file name and on the active trace span. */
+  runId: string
+  /** The run's input, as JSON, so that a test can call the agent again with it. */
+  input?: unknown
+  /** How the run ended: what it returned, or what it threw or why the app marked it failed. */
+  outcome?: CaptureOutcome
+}
+
+export type CaptureOutcome =
+  | { ok: true; value?: unknown }
+  | { ok: false; error?: RecordedError; reason?: string }
 
 /** An error thrown by a boundary while recording, replayed as an error with the same name and message. */
 export interface RecordedError {
@@ -85,6 +124,7 @@ export function serializeCassette(cassette: Cassette, encoded = encodeInputs(cas
     envSalt: h.envSalt,
     env: h.env,
     overlapped: h.overlapped,
+    source: h.source,
   }
   const lines = [JSON.stringify(header)]
   cassette.decisions.forEach((d, i) => {
@@ -235,6 +275,22 @@ export function parseCassette(source: string, file: string): Cassette {
   return { header, decisions }
 }
 
+function validateSource(source: unknown, file: string): void {
+  const bad = (why: string) => corrupt(file, 1, `the header's "source" ${why}`)
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) throw bad('is not an object')
+  const { kind } = source as { kind?: unknown }
+  if (kind === 'command') {
+    const { argv, cwd } = source as Partial<CommandSource>
+    if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string'))
+      throw bad('of a command has no "argv" list of strings')
+    if (typeof cwd !== 'string') throw bad('of a command has no "cwd"')
+  } else if (kind === 'capture') {
+    const { name, runId } = source as Partial<CaptureSource>
+    if (typeof name !== 'string' || typeof runId !== 'string')
+      throw bad('of a captured run has no "name" or "runId"')
+  } else throw bad(`has kind ${JSON.stringify(kind)}, not "command" or "capture"`)
+}
+
 function validateHeader(value: Record<string, unknown>, file: string): CassetteHeader {
   const version = value.agentTape
   if (typeof version !== 'number' || !Number.isInteger(version)) {
@@ -259,6 +315,7 @@ function validateHeader(value: Record<string, unknown>, file: string): CassetteH
   }
   if (typeof value.test !== 'string') throw corrupt(file, 1, 'the header has no "test" id')
   if (typeof value.recordedAt !== 'string') throw corrupt(file, 1, 'the header has no "recordedAt" time')
+  if (value.source !== undefined) validateSource(value.source, file)
   return value as unknown as CassetteHeader
 }
 

@@ -1,7 +1,16 @@
 // The user API of agent-tape's core: open a tape, run code with it, read its state and its
 // cassette, and tell its errors apart. What the boundaries, the runner integrations and the
 // CLI share beyond this lives in `@agent-tape/core/internal`.
-export type { Cassette, CassetteHeader, DecisionRecord, RecordedError } from './cassette-format.js'
+export type {
+  CaptureOutcome,
+  CaptureSource,
+  Cassette,
+  CassetteHeader,
+  CommandSource,
+  DecisionRecord,
+  RecordedError,
+  RecordingSource,
+} from './cassette-format.js'
 export { CASSETTE_FORMAT_VERSION, parseCassette, serializeCassette } from './cassette-format.js'
 export type { CassetteStore } from './cassette-store.js'
 export { createMemoryStore } from './cassette-store.js'

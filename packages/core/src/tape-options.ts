@@ -1,4 +1,4 @@
-import type { DecisionRecord, RecordedError } from './cassette-format.js'
+import type { DecisionRecord, RecordedError, RecordingSource } from './cassette-format.js'
 import type { CassetteStore } from './cassette-store.js'
 import type { HarnessProvider } from './harness.js'
 import type { TapeMode } from './modes.js'
@@ -33,6 +33,11 @@ export interface TapeOptions {
   viewCommand?: string
   /** Versions of SDKs to write in the header. */
   sdks?: Record<string, string>
+  /**
+   * Where the run is recorded, when not by a test (written in the header). A function is read
+   * when the cassette is written, once the run's outcome is known.
+   */
+  source?: RecordingSource | (() => RecordingSource | undefined)
   /** How long `finish()` waits for decisions still in flight (default 10 s). */
   pendingTimeoutMs?: number
 }

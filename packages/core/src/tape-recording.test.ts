@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { computeKey, type DecisionPosition } from './canonical-key.js'
-import { parseCassette, serializeCassette } from './cassette-format.js'
+import { type CaptureOutcome, parseCassette, serializeCassette } from './cassette-format.js'
 import { createMemoryStore } from './cassette-store.js'
 import { describeDecision } from './describe-decision.js'
 import { isAgentTapeError } from './errors.js'
@@ -149,5 +149,44 @@ describe('the recording part', () => {
     expect(context.log.warnings).toHaveLength(1)
     expect(context.log.warnings[0]).toContain('Model requests overlapped while recording (steps 1 and 2')
     expect(parseCassette(store.files[PATH]!, PATH).header.overlapped).toBe(true)
+  })
+
+  it('writes where a run came from, read when the cassette is written, and reads it back', async () => {
+    const store = createMemoryStore()
+    let outcome: CaptureOutcome | undefined
+    const part = new RecordingPart(
+      undefined,
+      contextFor(store, {
+        source: () => ({ kind: 'capture', name: 'triage', runId: 'r-1', input: { ticket: 'INV-7' }, outcome }),
+      }),
+    )
+    part.begin(decision('llm', { prompt: 'a' }, { step: 1 }, 1)).complete({ out: 'A' }, 5)
+    outcome = { ok: false, reason: 'the user reported a wrong refund' }
+    await part.finish()
+    expect(parseCassette(store.files[PATH]!, PATH).header.source).toEqual({
+      kind: 'capture',
+      name: 'triage',
+      runId: 'r-1',
+      input: { ticket: 'INV-7' },
+      outcome: { ok: false, reason: 'the user reported a wrong refund' },
+    })
+    const command = { kind: 'command' as const, argv: ['node', 'agent.js'], cwd: '.', exitCode: 1 }
+    const fixed = new RecordingPart(undefined, contextFor(store, { source: command }))
+    await fixed.finish()
+    expect(parseCassette(store.files[PATH]!, PATH).header.source).toEqual(command)
+  })
+
+  it('refuses a header whose source is not one it knows, naming the field', () => {
+    const header = { agentTape: 2, keyScheme: 1, test: 't', recordedAt: '2026-01-01T00:00:00.000Z' }
+    for (const [source, why] of [
+      [{ kind: 'cron' }, 'has kind "cron", not "command" or "capture"'],
+      [{ kind: 'command', argv: 'node a.js', cwd: '.' }, 'of a command has no "argv" list of strings'],
+      [{ kind: 'capture', name: 'x' }, 'of a captured run has no "name" or "runId"'],
+      ['node', 'is not an object'],
+    ] as const) {
+      expect(() => parseCassette(`${JSON.stringify({ ...header, source })}\n`, PATH)).toThrow(
+        `[agent-tape] Cannot load cassette ${PATH} (line 1): the header's "source" ${why}.`,
+      )
+    }
   })
 })

@@ -168,6 +168,7 @@ export class RecordingPart extends TapePart {
   private header(): CassetteHeader {
     const { options, harness } = this.context
     const env = envSummary(this.records)
+    const source = typeof options.source === 'function' ? options.source() : options.source
     return {
       agentTape: CASSETTE_FORMAT_VERSION,
       keyScheme: KEY_SCHEME_VERSION,
@@ -178,6 +179,7 @@ export class RecordingPart extends TapePart {
       ...(options.sdks ? { sdks: options.sdks } : {}),
       ...(env ? { envSalt: this.envSalt, env } : {}),
       ...(this.overlapped ? { overlapped: true as const } : {}),
+      ...(source ? { source } : {}),
     }
   }
 }
