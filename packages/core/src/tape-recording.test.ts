@@ -157,7 +157,13 @@ describe('the recording part', () => {
     const part = new RecordingPart(
       undefined,
       contextFor(store, {
-        source: () => ({ kind: 'capture', name: 'triage', runId: 'r-1', input: { ticket: 'INV-7' }, outcome }),
+        source: () => ({
+          kind: 'capture',
+          name: 'triage',
+          runId: 'r-1',
+          input: { ticket: 'INV-7' },
+          outcome,
+        }),
       }),
     )
     part.begin(decision('llm', { prompt: 'a' }, { step: 1 }, 1)).complete({ out: 'A' }, 5)
