@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { isSecretLeakError, openTape, runWithTape, type Tape } from '@agent-tape/core'
+import { isSecretLeakError, openTape, type Redactor, runWithTape, type Tape } from '@agent-tape/core'
 import { createFileStore } from '@agent-tape/core/node'
 import { startFakeProvider } from '@agent-tape/fake-provider'
 import { installHttpBoundary } from '@agent-tape/http'
@@ -11,8 +11,8 @@ import { runCli } from '../cli/support/cli.js'
 
 // Format 2 writes a step's input as a patch over the step before: a secret is in one line only,
 // wherever in the run it entered the history. The scan at write and `verify` must find it there.
-// Recording redacts secrets from the plain strings of an input; an attachment in base64 (a file
-// the agent read) keeps them, and only the scan at write stands between it and the file.
+// Recording redacts secrets from an input, an attachment in base64 (a file the agent read)
+// included; what a user's redactor puts back after that is caught by the scan at write alone.
 const SECRET = `sk-proj-${'Xk9pQ2vL7mR4tY8w'.repeat(3)}`
 const ATTACHMENT = Buffer.from(`OPENAI_API_KEY=${SECRET}\n`).toString('base64')
 const STAND_IN = 'a harmless stand-in of the same length as the key in question, kept as is'
@@ -72,13 +72,14 @@ afterAll(async () => {
   await provider.close()
 })
 
-async function record(name: string, place: Place, hidden: string) {
+async function record(name: string, place: Place, hidden: string, redactors: Redactor[] = []) {
   const tape = await openTape({
     id: name,
     cassettePath: `${name}.jsonl`,
     store: createFileStore(dir),
     mode: 'update',
     env: {},
+    redactors,
   })
   const openai = new OpenAI({ apiKey: 'sk-test-dummy', baseURL: provider.openaiBaseURL, maxRetries: 0 })
   await runWithTape(tape, () => runAgent(openai, tape, place, hidden))
@@ -98,8 +99,17 @@ const PLACES: [Place, string][] = [
 describe.each(PLACES)('a secret only in the %s', (place, where) => {
   const name = place.replaceAll(' ', '-')
 
+  it('is redacted from the input when it comes as a base64 attachment, in the line that holds it', async () => {
+    expect(await record(`${name}-redacted`, place, ATTACHMENT)).toBeUndefined()
+    const text = readFileSync(join(dir, `${name}-redacted.jsonl`), 'utf8')
+    expect(text).not.toContain(ATTACHMENT.slice(0, 24))
+    expect(text).not.toContain(SECRET.slice(8, 24))
+    expect(text.split('[REDACTED:openai-key]')).toHaveLength(2)
+  })
+
   it('is found by the scan at write, once, in the line that holds it, and nothing is written', async () => {
-    const error = await record(name, place, ATTACHMENT)
+    // A user's redactor runs after agent-tape's: one that puts an attachment back is caught at write.
+    const error = await record(name, place, STAND_IN, [(text) => text.replace(STAND_IN, ATTACHMENT)])
     expect(isSecretLeakError(error), String(error)).toBe(true)
     const leak = error as Error & { findings: { path: string }[] }
     const at = `${where} (base64-decoded)`

@@ -15,7 +15,7 @@ export interface SecretSample {
   prefix: number
 }
 
-function generator(seed: number) {
+export function generator(seed: number) {
   let state = seed >>> 0
   const next = () => {
     // mulberry32
@@ -46,7 +46,7 @@ function generator(seed: number) {
   }
 }
 
-type Gen = ReturnType<typeof generator>
+export type Gen = ReturnType<typeof generator>
 
 /** A sample whose whole text is the secret, after a public prefix. */
 function token(id: string, prefix: string, body: (g: Gen) => string): (g: Gen) => SecretSample {
@@ -142,7 +142,7 @@ const SHAPES: ((g: Gen) => SecretSample)[] = [
   token('stripe-webhook-secret', 'whsec_', (g) => g.alnum(32)),
   token('sendgrid-key', 'SG.', (g) => `${g.dashed(22)}.${g.dashed(43)}`),
   token('twilio-api-key', 'SK', (g) => g.hex(32)),
-  token('mailgun-key', 'key-', (g) => g.hex(32)),
+  inContext('mailgun-key', 'curl -s --user api:$ https://api.mailgun.net/v3/domains', (g) => `key-${g.hex(32)}`),
   token('mailchimp-key', '', (g) => `${g.hex(32)}-us12`),
   token('shopify-token', 'shpat_', (g) => g.hex(32)),
   token('square-token', 'sq0atp-', (g) => g.dashed(22)),

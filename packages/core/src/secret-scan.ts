@@ -9,6 +9,23 @@ import { type SecretFinding, type SecretScanner, STREAM_KEYS } from './secrets/i
 export type CassetteFinding = SecretFinding & { where: string }
 
 /**
+ * Header fields agent-tape computes itself: dates, versions, hashes, the harness. They are
+ * scanned for secret shapes only, never for environment values (`PASSWORD_MIN_LENGTH=12`
+ * would otherwise refuse every recording made in December).
+ */
+const COMPUTED_HEADER = new Set([
+  'agentTape',
+  'keyScheme',
+  'recordedAt',
+  'harness',
+  'runtime',
+  'sdks',
+  'envSalt',
+  'env',
+  'overlapped',
+])
+
+/**
  * Every secret in a cassette, as a reader of the file would see it: in any string, in base64
  * bodies and in the text of streamed answers. `verify` and the write check share it.
  *
@@ -23,7 +40,11 @@ export function findCassetteSecrets(
   encoded: readonly EncodedInput[] = encodeInputs(cassette),
 ): CassetteFinding[] {
   const findings: CassetteFinding[] = []
-  for (const f of scanner.findInJson(cassette.header, 'header')) findings.push({ ...f, where: 'the header' })
+  const header = Object.entries(cassette.header)
+  const computed = Object.fromEntries(header.filter(([name]) => COMPUTED_HEADER.has(name)))
+  const given = Object.fromEntries(header.filter(([name]) => !COMPUTED_HEADER.has(name)))
+  for (const f of [...scanner.shapesOnly().findInJson(computed, 'header'), ...scanner.findInJson(given, 'header')])
+    findings.push({ ...f, where: 'the header' })
   cassette.decisions.forEach((d, i) => {
     const where = `decision #${d.seq} (${describeDecision(d.kind, d.in)}, step ${d.step})`
     const found = (list: SecretFinding[]) => {

@@ -1,16 +1,16 @@
-/** Names of environment variables whose values are treated as secrets. */
-export const SECRET_ENV_NAME =
-  /(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|PWD|CREDENTIALS?|AUTH|APIKEY|SIG|SIGNATURE)$|API_?KEY|SECRET|PASSWORD|TOKEN/i
+import { credentialName, FLAG_VALUE, isStandIn } from './names.js'
+
+/** The shell's working directories: `PWD` has a credential word in it, and no secret. */
+const SHELL_NAME = /^(?:OLD)?PWD$/i
 
 /**
- * Variables with a secret-like name that hold no secret: the shell's working directories, and
- * names that point at where a secret lives (`GOOGLE_APPLICATION_CREDENTIALS_FILE`, `SSH_KEY_PATH`).
+ * Whether a variable's name says it holds a credential: a credential word (`names.ts`) and no
+ * word that makes it about one (`PASSWORD_MIN_LENGTH`, `OPENAI_MAX_TOKENS`, `TOKEN_URL`,
+ * `SSH_KEY_PATH`).
  */
-const NOT_SECRET_NAME =
-  /^(?:OLD)?PWD$|_(?:PATH|FILE|DIR|HOME|URL_PATH|ENDPOINT|HOST|PORT|ID|NAME|TYPE|MODE|COUNT|LIMIT|TTL|EXPIRY)$/i
-
-/** Values that switch a setting rather than hold a secret (`SKIP_AUTH=true`). */
-const FLAG_VALUE = /^(?:true|false|yes|no|on|off|0|1|enabled?|disabled?|none|null|undefined)$/i
+export function isSecretEnvName(name: string): boolean {
+  return !SHELL_NAME.test(name) && credentialName(name) !== undefined
+}
 
 /** Stand-ins that test setups put in a key variable (`OPENAI_API_KEY=sk-test-dummy`). */
 const DUMMY_WORDS = new Set([
@@ -55,11 +55,15 @@ export interface EnvSecret {
   value: string
 }
 
+/** Values shorter than this are not matched: they turn up in ordinary text by chance. */
+const MIN_LENGTH = 8
+
 /**
- * The secret-like environment variables whose values must never be written or printed. There is
- * no length floor: a 7-character password is as secret as a 40-character key. Values shorter
- * than 8 characters are matched only as whole words (see the scanner), so they do not match by
- * chance inside longer text; dummy values and short lowercase words are left out.
+ * The secret-like environment variables whose values must never be written or printed. A value
+ * is a secret by its name and its value together: numbers, flags, paths, URLs without
+ * credentials, model and region names (`gpt-4o-mini`, `us-east-1`), plain words (`postgres`),
+ * dummies (`sk-test-dummy`) and values under 8 characters are not, since they turn up in
+ * ordinary text (a recording's date, a token limit, a quoted URL) without being secrets.
  */
 export function secretEnvValues(env: Record<string, string | undefined>): EnvSecret[] {
   // Every tape takes these, and most runs never change the environment between tapes: the
@@ -75,7 +79,7 @@ export function secretEnvValues(env: Record<string, string | undefined>): EnvSec
     cached.secretNames.every((name, i) => env[name] === cached.values[i])
   )
     return [...cached.secrets]
-  const secretNames = names.filter((name) => SECRET_ENV_NAME.test(name) && !NOT_SECRET_NAME.test(name))
+  const secretNames = names.filter(isSecretEnvName)
   const values = secretNames.map((name) => env[name])
   const secrets = findEnvSecrets(secretNames, values)
   snapshots.set(env, { names: joined, secretNames, values, secrets })
@@ -95,15 +99,36 @@ const snapshots = new WeakMap<object, EnvSnapshot>()
 function findEnvSecrets(names: readonly string[], values: readonly (string | undefined)[]): EnvSecret[] {
   const found: EnvSecret[] = []
   for (let i = 0; i < names.length; i++) {
-    const name = names[i]!
     const value = values[i]?.trim()
-    if (!value) continue
-    if (FLAG_VALUE.test(value) || PATH_VALUE.test(value) || isDummy(value)) continue
-    // A short plain word (`PRIMARY_KEY=id`, `AUTH=basic`) would match ordinary text everywhere;
-    // a short secret has a digit, a capital or a symbol in it (`hunter7`, `Pa$$`).
-    if (value.length < 8 && /^[a-z]+$/.test(value)) continue
-    found.push({ name, value })
+    if (value && isSecretEnvValue(value)) found.push({ name: names[i]!, value })
   }
   // Longest first, so that a secret containing another is redacted whole.
   return found.sort((a, b) => b.value.length - a.value.length)
+}
+
+/** Whether a secret-named variable's value could be a secret (see {@link secretEnvValues}). */
+function isSecretEnvValue(value: string): boolean {
+  if (value.length < MIN_LENGTH) return false
+  if (FLAG_VALUE.test(value) || /^[\d.,:+-]+$/.test(value) || PATH_VALUE.test(value)) return false
+  if (isDummy(value) || isStandIn(value) || isPlainUrl(value)) return false
+  // A plain word (`postgres`, `Redis`) or a name made of words and numbers (`gpt-4o-mini`,
+  // `claude-3-5-sonnet-20241022`, `us-east-1`): what a setting names, not a secret.
+  if (/^(?:[a-z]+|[A-Z][a-z]*|[A-Z]+)$/.test(value)) return false
+  if (!/^[a-z][a-z0-9]*(?:[-.][a-z0-9]+)+$/.test(value) || !/\d/.test(value)) return true
+  return value.split(/[-.]/).some(isMixed)
+}
+
+/** Letters and digits mixed in one part longer than a version tag (`4o`, `v2`, `o3`). */
+function isMixed(part: string): boolean {
+  return part.length > 4 && /\d/.test(part) && /[a-z]/.test(part)
+}
+
+function isPlainUrl(value: string): boolean {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false
+  try {
+    const url = new URL(value)
+    return url.password === '' && url.username === ''
+  } catch {
+    return false
+  }
 }

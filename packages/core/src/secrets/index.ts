@@ -2,7 +2,7 @@ import type { EnvSecret } from './env-secrets.js'
 import { type SecretAllowList, type SecretFinding, SecretScanner } from './scanner.js'
 
 export type { EnvSecret } from './env-secrets.js'
-export { SECRET_ENV_NAME, secretEnvValues } from './env-secrets.js'
+export { isSecretEnvName, secretEnvValues } from './env-secrets.js'
 export { maskSecret } from './mask.js'
 export { isSecretParamName, REDACTED_VALUE, readForm, redactUrl, redactUrlsIn } from './params.js'
 export { STREAM_KEYS } from './reassemble.js'

@@ -1,48 +1,12 @@
+import { CURSOR_WORDS, SECRET_WORDS, wordsOf } from './names.js'
+
 /**
  * Parameter names (query, form, header, cookie) that carry credentials, judged by the words of
- * the name: `client_secret`, `X-Amz-Signature`, `refresh_token`, `apiKey`, `sig`. Pagination
- * tokens (`page_token`, `nextToken`) are cursors, not credentials.
+ * the name (the table in `names.ts`): `client_secret`, `X-Amz-Signature`, `refresh_token`,
+ * `apiKey`, `sig`. Pagination tokens (`page_token`, `nextToken`) are cursors, not credentials.
+ * A parameter is read more eagerly than a JSON member (any credential word counts, whatever its
+ * value), because such a parameter also takes no part in a request's key.
  */
-const SECRET_WORDS = new Set([
-  'secret',
-  'password',
-  'passwd',
-  'pwd',
-  'passphrase',
-  'token',
-  'auth',
-  'authorization',
-  'signature',
-  'sig',
-  'credential',
-  'credentials',
-  'apikey',
-  'key',
-  'jwt',
-  'session',
-  'sessionid',
-  'cookie',
-])
-const CURSOR_WORDS = new Set([
-  'page',
-  'next',
-  'continuation',
-  'cursor',
-  'sync',
-  'pagination',
-  'max',
-  'num',
-  'count',
-])
-
-function wordsOf(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean)
-}
-
 export function isSecretParamName(name: string): boolean {
   const words = wordsOf(name)
   if (words.some((w) => CURSOR_WORDS.has(w))) return false

@@ -8,7 +8,9 @@
 // is still a key.
 const PLACEHOLDER_WORDS =
   /(?:^|[\s_.:<{[(-])(?:your|example|placeholder|redacted|changeme|dummy|sample|insert|replace|here)(?:[\s_.:>}\])-]|$)/i
-const PLACEHOLDER_MARKS = /xxxx|XXXX|\*\*\*|\.\.\.|…|<|>|\{\{|\$\{|%[A-Z_]+%/
+// `EXAMPLE` counts inside a key's own characters too: published examples are written so
+// (`AKIAIOSFODNN7EXAMPLE`), and no random key spells it.
+const PLACEHOLDER_MARKS = /xxxx|XXXX|\*\*\*|\.\.\.|…|<|>|\{\{|\$\{|%[A-Z_]+%|example/i
 
 /** A value written to stand for a secret rather than be one. */
 export function isPlaceholder(value: string): boolean {
@@ -17,6 +19,22 @@ export function isPlaceholder(value: string): boolean {
   if (PLACEHOLDER_WORDS.test(text) || PLACEHOLDER_MARKS.test(text)) return true
   // Very low variety (`aaaaaaaa`, `00000000`, `abcabcabc`) is a filler, not a key.
   return new Set(value).size <= 3
+}
+
+/**
+ * Placeholder words and marks at the end of a value (`XXXX`, `-example`, `_here`, `...`), which a
+ * pattern that allows those characters swallows after a whole key.
+ */
+const PLACEHOLDER_TAIL =
+  /(?:[-_.:]?(?:x{4,}|X{4,}|\*{3,}|\.{3,}|…|example|sample|placeholder|here|redacted|changeme|dummy|fake|your)(?:[-_]?key)?)+$/i
+
+/**
+ * `value` without the placeholder words and marks at its end, or `undefined` when it has none:
+ * a key directly followed by `XXXX` is judged by its own characters, not by its neighbours.
+ */
+export function withoutPlaceholderTail(value: string): string | undefined {
+  const tail = PLACEHOLDER_TAIL.exec(value)
+  return tail && tail.index > 0 ? value.slice(0, tail.index) : undefined
 }
 
 /** `process.env.API_KEY`, `config.apiKey`, `os.environ[...]`, `$API_KEY`: a reference, not a value. */

@@ -1,4 +1,6 @@
-import { isCodeReference, isPlaceholder, looksRandom } from './placeholders.js'
+import { credentialName, isCredentialValue, isStandIn, type NameStrength } from './names.js'
+import { isSecretParamName } from './params.js'
+import { isPlaceholder, looksRandom } from './placeholders.js'
 
 /** A pattern for a secret-shaped string. */
 export interface SecretRule {
@@ -17,9 +19,26 @@ export interface SecretRule {
   accept?: (secret: string, match: string) => boolean
 }
 
-const PAGINATION = /(?:page|next|continuation|cursor|sync)[_-]?token/i
+/** Texts that may hold a credential by name: the rule below runs only on them. */
+const CREDENTIAL_WORD = /pass|secret|key|token|auth|sess|cookie|cred|jwt|pwd|sid/i
+/** The name in a `name: value` match, without its quotes. */
+const NAME_BEFORE_VALUE = /^((?:--?)?[A-Za-z_][A-Za-z0-9_.-]*)/
+
+/**
+ * Whether `value` is a credential by the name that holds it. In a URL a parameter's name is read
+ * as a query's (any credential word, a signature included); a cookie with no credential word in
+ * its name still counts when its value is machine-made (a session id).
+ */
+function isNamedCredential(name: string, value: string, where: 'setting' | 'cookie' | 'url'): boolean {
+  let strength: NameStrength | undefined = credentialName(name)
+  if (where === 'url') {
+    if (!isSecretParamName(name)) return false
+    strength = strength === 'strong' ? 'strong' : 'weak'
+  } else if (strength === 'signature') return false
+  if (where === 'cookie') strength ??= 'weak'
+  return strength !== undefined && isCredentialValue(strength, value)
+}
 const random = (min: number) => (s: string) => !isPlaceholder(s) && looksRandom(s, min)
-const notPlaceholder = (s: string) => !isPlaceholder(s)
 
 /** `user:password` once decoded, as in an HTTP Basic credential. */
 function isBasicCredential(encoded: string): boolean {
@@ -30,6 +49,12 @@ function isBasicCredential(encoded: string): boolean {
 }
 
 /**
+ * A rule whose prefix is distinctive (`ghp_`, `sk-ant-`, `AIza`) finds its key after any
+ * character, a letter included (`tokenghp_…`, a key pasted onto a word), and takes the key's
+ * documented length even when more characters follow. A rule with a short or common prefix
+ * (`sk-`, `SK`, `key-`, `AKIA`) needs a character that is not a letter or digit on both sides,
+ * since `disk-…` or a longer upper-case word would otherwise match.
+ *
  * Secret shapes that are redacted from inputs and refused in anything written. Vendor rules
  * follow each issuer's documented prefix and length; context rules (`group`) take the value next
  * to a keyword, for secrets with no shape of their own. `rules.test.ts` keeps this table in step
@@ -41,8 +66,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: 'private-key',
     hint: 'PRIVATE KEY',
     label: 'a private key',
-    pattern:
-      /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$(?![\s\S]))/g,
+    pattern: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$(?![\s\S]))/g,
   },
   {
     id: 'putty-key',
@@ -55,76 +79,76 @@ export const SECRET_RULES: readonly SecretRule[] = [
   {
     id: 'anthropic-key',
     label: 'an Anthropic API key',
-    pattern: /\bsk-ant-[A-Za-z0-9]{2,12}-[A-Za-z0-9_-]{20,}/g,
+    pattern: /sk-ant-[A-Za-z0-9]{2,12}-[A-Za-z0-9_-]{20,}/g,
   },
-  { id: 'openrouter-key', label: 'an OpenRouter API key', pattern: /\bsk-or-v1-[0-9a-f]{64}\b/g },
+  { id: 'openrouter-key', label: 'an OpenRouter API key', pattern: /sk-or-v1-[0-9a-f]{64}/g },
   {
     id: 'openai-key',
     label: 'an OpenAI-style API key',
-    pattern: /\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g,
+    // `sk-proj-` and its kin are distinctive after any character; a bare `sk-` is not (`disk-…`).
+    pattern: /(?:sk-(?:proj|svcacct|admin)-|(?<![A-Za-z0-9])sk-(?:None-)?)[A-Za-z0-9_-]{20,}/g,
     accept: random(16),
   },
   {
     id: 'openai-session',
     label: 'an OpenAI session key',
-    pattern: /\bsess-[A-Za-z0-9]{40}\b/g,
+    pattern: /(?<![A-Za-z0-9])sess-[A-Za-z0-9]{40}(?![A-Za-z0-9])/g,
     accept: random(16),
   },
-  { id: 'groq-key', label: 'a Groq API key', pattern: /\bgsk_[A-Za-z0-9]{48,}/g },
-  { id: 'xai-key', label: 'an xAI API key', pattern: /\bxai-[A-Za-z0-9]{70,}/g },
-  { id: 'huggingface-token', label: 'a Hugging Face token', pattern: /\b(?:hf|api_org)_[A-Za-z0-9]{30,}\b/g },
-  { id: 'perplexity-key', label: 'a Perplexity API key', pattern: /\bpplx-[A-Za-z0-9]{40,}/g },
+  { id: 'groq-key', label: 'a Groq API key', pattern: /gsk_[A-Za-z0-9]{48,}/g },
+  { id: 'xai-key', label: 'an xAI API key', pattern: /xai-[A-Za-z0-9]{70,}/g },
+  { id: 'huggingface-token', label: 'a Hugging Face token', pattern: /(?<![A-Za-z0-9])(?:hf|api_org)_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/g },
+  { id: 'perplexity-key', label: 'a Perplexity API key', pattern: /pplx-[A-Za-z0-9]{40,}/g },
   {
     id: 'replicate-token',
     label: 'a Replicate token',
-    pattern: /\br8_[A-Za-z0-9]{37}\b/g,
+    pattern: /(?<![A-Za-z0-9])r8_[A-Za-z0-9]{37}(?![A-Za-z0-9])/g,
     accept: random(8),
   },
   {
     id: 'fireworks-key',
     label: 'a Fireworks API key',
-    pattern: /\bfw_[A-Za-z0-9]{20,}/g,
+    pattern: /(?<![A-Za-z0-9])fw_[A-Za-z0-9]{20,}/g,
     accept: random(16),
   },
-  { id: 'together-key', label: 'a Together API key', pattern: /\btgp_v1_[A-Za-z0-9_-]{40,}/g },
-  { id: 'nvidia-key', label: 'an NVIDIA API key', pattern: /\bnvapi-[A-Za-z0-9_-]{60,}/g },
-  { id: 'cerebras-key', label: 'a Cerebras API key', pattern: /\bcsk-[a-z0-9]{40,}/g, accept: random(16) },
+  { id: 'together-key', label: 'a Together API key', pattern: /tgp_v1_[A-Za-z0-9_-]{40,}/g },
+  { id: 'nvidia-key', label: 'an NVIDIA API key', pattern: /nvapi-[A-Za-z0-9_-]{60,}/g },
+  { id: 'cerebras-key', label: 'a Cerebras API key', pattern: /(?<![A-Za-z0-9])csk-[a-z0-9]{40,}/g, accept: random(16) },
   {
     id: 'tavily-key',
     label: 'a Tavily API key',
-    pattern: /\btvly-(?:dev-|prod-)?[A-Za-z0-9]{24,}/g,
+    pattern: /(?<![A-Za-z0-9])tvly-(?:dev-|prod-)?[A-Za-z0-9]{24,}/g,
     accept: random(16),
   },
-  { id: 'pinecone-key', label: 'a Pinecone API key', pattern: /\bpcsk_[A-Za-z0-9_]{40,}/g },
+  { id: 'pinecone-key', label: 'a Pinecone API key', pattern: /pcsk_[A-Za-z0-9_]{40,}/g },
   {
     id: 'langsmith-key',
     label: 'a LangSmith API key',
-    pattern: /\blsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}\b/g,
+    pattern: /lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}/g,
   },
   // Cloud providers
-  { id: 'google-key', label: 'a Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
-  { id: 'google-oauth-token', label: 'a Google OAuth access token', pattern: /\bya29\.[0-9A-Za-z_-]{20,}/g },
+  { id: 'google-key', label: 'a Google API key', pattern: /AIza[0-9A-Za-z_-]{35}/g },
+  { id: 'google-oauth-token', label: 'a Google OAuth access token', pattern: /ya29\.[0-9A-Za-z_-]{20,}/g },
   {
     id: 'google-refresh-token',
     label: 'a Google OAuth refresh token',
-    pattern: /\b1\/\/0[0-9A-Za-z_-]{40,}/g,
+    pattern: /(?<![A-Za-z0-9])1\/\/0[0-9A-Za-z_-]{40,}/g,
   },
   {
     id: 'google-client-secret',
     label: 'a Google OAuth client secret',
-    pattern: /\bGOCSPX-[0-9A-Za-z_-]{28}/g,
+    pattern: /GOCSPX-[0-9A-Za-z_-]{28}/g,
   },
   {
     id: 'aws-access-key',
     label: 'an AWS access key id',
-    pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g,
+    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])/g,
   },
   {
     id: 'aws-secret-key',
     hint: /secret|AKIA|ASIA/i,
     label: 'an AWS secret access key',
-    pattern:
-      /(?:secret_?access_?key|secretaccesskey|aws_?secret(?:_?key)?|(?:AKIA|ASIA)[0-9A-Z]{16})["'\s]{0,3}[\s:=,;|>]{1,3}["'\s]{0,3}([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
+    pattern: /(?:secret_?access_?key|secretaccesskey|aws_?secret(?:_?key)?|(?:AKIA|ASIA)[0-9A-Z]{16})["'\s]{0,3}[\s:=,;|>]{1,3}["'\s]{0,3}([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
     group: 1,
     accept: random(8),
   },
@@ -142,70 +166,70 @@ export const SECRET_RULES: readonly SecretRule[] = [
     pattern: /(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,}={0,2})/g,
     group: 1,
   },
-  { id: 'digitalocean-token', label: 'a DigitalOcean token', pattern: /\bdo[opr]_v1_[0-9a-f]{64}\b/g },
+  { id: 'digitalocean-token', label: 'a DigitalOcean token', pattern: /do[opr]_v1_[0-9a-f]{64}/g },
   {
     id: 'databricks-token',
     label: 'a Databricks token',
-    pattern: /\bdapi[0-9a-f]{32}(?:-\d)?\b/g,
+    pattern: /(?<![A-Za-z0-9])dapi[0-9a-f]{32}(?:-\d)?(?![A-Za-z0-9])/g,
     accept: random(8),
   },
-  { id: 'heroku-key', label: 'a Heroku API key', pattern: /\bHRKU-[A-Za-z0-9_-]{60}/g },
+  { id: 'heroku-key', label: 'a Heroku API key', pattern: /HRKU-[A-Za-z0-9_-]{60}/g },
   {
     id: 'supabase-token',
     label: 'a Supabase token',
-    pattern: /\b(?:sbp_[0-9a-f]{40}|sb_secret_[A-Za-z0-9_-]{30,})/g,
+    pattern: /(?:sbp_[0-9a-f]{40}|sb_secret_[A-Za-z0-9_-]{30,})/g,
   },
   {
     id: 'terraform-token',
     hint: '.atlasv1.',
     label: 'a Terraform Cloud token',
-    pattern: /\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/g,
+    pattern: /(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/g,
   },
-  { id: 'pulumi-token', label: 'a Pulumi token', pattern: /\bpul-[0-9a-f]{40}\b/g },
-  { id: 'vault-token', label: 'a HashiCorp Vault token', pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{90,300}/g },
+  { id: 'pulumi-token', label: 'a Pulumi token', pattern: /(?<![A-Za-z0-9])pul-[0-9a-f]{40}(?![A-Za-z0-9])/g },
+  { id: 'vault-token', label: 'a HashiCorp Vault token', pattern: /(?<![A-Za-z0-9])hv[sbr]\.[A-Za-z0-9_-]{90,300}/g },
   {
     id: 'vercel-token',
     label: 'a Vercel token',
-    pattern: /\bvc[pikar]_[A-Za-z0-9]{20,60}\b/g,
+    pattern: /(?<![A-Za-z0-9])vc[pikar]_[A-Za-z0-9]{20,60}(?![A-Za-z0-9])/g,
     accept: random(8),
   },
   {
     id: 'cloudflare-token',
     label: 'a Cloudflare API token',
-    pattern: /\b(?:cfk|cfut|cfat)_[A-Za-z0-9]{40}[0-9a-f]{8}\b/g,
+    pattern: /(?<![A-Za-z0-9])(?:cfk|cfut|cfat)_[A-Za-z0-9]{40}[0-9a-f]{8}(?![A-Za-z0-9])/g,
   },
   {
     id: 'tailscale-key',
     label: 'a Tailscale key',
-    pattern: /\btskey-[a-z]{2,20}-[0-9A-Za-z_]{8,40}-[0-9A-Za-z_]{16,60}/g,
+    pattern: /tskey-[a-z]{2,20}-[0-9A-Za-z_]{8,40}-[0-9A-Za-z_]{16,60}/g,
   },
   {
     id: 'onepassword-token',
     label: 'a 1Password service account token',
-    pattern: /\bops_ey[A-Za-z0-9+/=]{100,}/g,
+    pattern: /ops_ey[A-Za-z0-9+/=]{100,}/g,
   },
   {
     id: 'doppler-token',
     label: 'a Doppler token',
-    pattern: /\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}/g,
+    pattern: /dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}/g,
   },
   // Code hosting and package registries
   {
     id: 'github-token',
     label: 'a GitHub token',
-    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g,
+    pattern: /(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g,
   },
   {
     id: 'gitlab-token',
     label: 'a GitLab token',
-    pattern: /\bgl(?:pat|dt|rt|ptt|cbt|oas|soat|ffct|imt|agent)-[0-9A-Za-z_-]{20,}/g,
+    pattern: /gl(?:pat|dt|rt|ptt|cbt|oas|soat|ffct|imt|agent)-[0-9A-Za-z_-]{20,}/g,
   },
-  { id: 'npm-token', label: 'an npm token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
-  { id: 'pypi-token', label: 'a PyPI token', pattern: /\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}/g },
-  { id: 'docker-token', label: 'a Docker Hub token', pattern: /\bdckr_pat_[A-Za-z0-9_-]{27,}/g },
+  { id: 'npm-token', label: 'an npm token', pattern: /npm_[A-Za-z0-9]{36}/g },
+  { id: 'pypi-token', label: 'a PyPI token', pattern: /pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}/g },
+  { id: 'docker-token', label: 'a Docker Hub token', pattern: /dckr_pat_[A-Za-z0-9_-]{27,}/g },
   // SaaS
-  { id: 'slack-token', label: 'a Slack token', pattern: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g },
-  { id: 'slack-app-token', label: 'a Slack app token', pattern: /\bxapp-\d-[A-Za-z0-9-]{10,}/g },
+  { id: 'slack-token', label: 'a Slack token', pattern: /xox[abposre]-[A-Za-z0-9-]{10,}/g },
+  { id: 'slack-app-token', label: 'a Slack app token', pattern: /xapp-\d-[A-Za-z0-9-]{10,}/g },
   {
     id: 'slack-webhook',
     label: 'a Slack webhook URL',
@@ -220,41 +244,50 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: 'telegram-token',
     hint: ':AA',
     label: 'a Telegram bot token',
-    pattern: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g,
+    // Often in its URL path, right after `bot`: only a digit before it would make it another number.
+    pattern: /(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g,
   },
-  { id: 'stripe-key', label: 'a Stripe secret key', pattern: /\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}/g },
-  { id: 'stripe-webhook-secret', label: 'a Stripe webhook secret', pattern: /\bwhsec_[A-Za-z0-9+/]{24,}/g },
+  { id: 'stripe-key', label: 'a Stripe secret key', pattern: /(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}/g },
+  { id: 'stripe-webhook-secret', label: 'a Stripe webhook secret', pattern: /whsec_[A-Za-z0-9+/]{24,}/g },
   {
     id: 'sendgrid-key',
     label: 'a SendGrid API key',
-    pattern: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g,
+    pattern: /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/g,
   },
-  { id: 'twilio-key', label: 'a Twilio API key', pattern: /\bSK[0-9a-fA-F]{32}\b/g, accept: random(8) },
-  { id: 'mailgun-key', label: 'a Mailgun API key', pattern: /\bkey-[0-9a-f]{32}\b/g, accept: random(8) },
-  { id: 'mailchimp-key', hint: '-us', label: 'a Mailchimp API key', pattern: /\b[0-9a-f]{32}-us\d{1,2}\b/g },
-  { id: 'shopify-token', label: 'a Shopify token', pattern: /\bshp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}\b/g },
-  { id: 'square-token', label: 'a Square token', pattern: /\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}/g },
-  { id: 'figma-token', label: 'a Figma token', pattern: /\bfigd_[A-Za-z0-9_-]{40,200}/g },
-  { id: 'linear-key', label: 'a Linear API key', pattern: /\blin_api_[A-Za-z0-9]{40}\b/g },
+  { id: 'twilio-key', label: 'a Twilio API key', pattern: /(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g, accept: random(8) },
+  // `key-` and 32 hex digits is also how many stores name their keys (Redis, caches): only next
+  // to Mailgun (its name, or the `api:` user of its Basic auth) is it Mailgun's.
+  {
+    id: 'mailgun-key',
+    hint: /mailgun|api:key-/i,
+    label: 'a Mailgun API key',
+    pattern: /(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])/g,
+    accept: random(8),
+  },
+  { id: 'mailchimp-key', hint: '-us', label: 'a Mailchimp API key', pattern: /(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])/g },
+  { id: 'shopify-token', label: 'a Shopify token', pattern: /shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}/g },
+  { id: 'square-token', label: 'a Square token', pattern: /sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}/g },
+  { id: 'figma-token', label: 'a Figma token', pattern: /figd_[A-Za-z0-9_-]{40,200}/g },
+  { id: 'linear-key', label: 'a Linear API key', pattern: /lin_api_[A-Za-z0-9]{40}/g },
   {
     id: 'notion-token',
     label: 'a Notion token',
-    pattern: /\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})\b/g,
+    pattern: /(?<![A-Za-z0-9])(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})(?![A-Za-z0-9])/g,
   },
-  { id: 'atlassian-token', label: 'an Atlassian API token', pattern: /\bATATT3[A-Za-z0-9_=-]{150,}/g },
-  { id: 'postman-key', label: 'a Postman API key', pattern: /\bPMAK-[0-9a-f]{24}-[0-9a-f]{34}\b/g },
-  { id: 'newrelic-key', label: 'a New Relic key', pattern: /\bNR(?:AK|II|JS)-[A-Za-z0-9]{19,32}\b/g },
-  { id: 'sentry-token', label: 'a Sentry token', pattern: /\bsntry[su]_[A-Za-z0-9+/=_-]{30,}/g },
+  { id: 'atlassian-token', label: 'an Atlassian API token', pattern: /ATATT3[A-Za-z0-9_=-]{150,}/g },
+  { id: 'postman-key', label: 'a Postman API key', pattern: /PMAK-[0-9a-f]{24}-[0-9a-f]{34}/g },
+  { id: 'newrelic-key', label: 'a New Relic key', pattern: /NR(?:AK|II|JS)-[A-Za-z0-9]{19,32}/g },
+  { id: 'sentry-token', label: 'a Sentry token', pattern: /sntry[su]_[A-Za-z0-9+/=_-]{30,}/g },
   {
     id: 'grafana-token',
     label: 'a Grafana token',
-    pattern: /\b(?:glc_[A-Za-z0-9+/=]{32,}|glsa_[A-Za-z0-9]{32}_[0-9a-fA-F]{8})/g,
+    pattern: /(?:glc_[A-Za-z0-9+/=]{32,}|glsa_[A-Za-z0-9]{32}_[0-9a-fA-F]{8})/g,
   },
   // Generic shapes
   {
     id: 'jwt',
     label: 'a JSON Web Token',
-    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+    pattern: /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
   },
   {
     id: 'bearer-token',
@@ -278,20 +311,51 @@ export const SECRET_RULES: readonly SecretRule[] = [
     label: 'a password in a URL',
     pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/?#@"'<>]{0,128}:([^\s:@/?#"'<>]{1,256})@/g,
     group: 1,
-    accept: notPlaceholder,
+    accept: (s) => !isPlaceholder(s) && !isStandIn(s),
   },
+  // Credentials by name (see names.ts): a setting, a cookie, a header or a URL parameter whose
+  // name says credential, holding a value that could be one.
   {
     id: 'secret-assignment',
-    hint: /pass|secret|key|token/i,
+    hint: CREDENTIAL_WORD,
     label: 'a value assigned to a secret-named setting',
     pattern:
-      /\b(?:[A-Za-z0-9]+[_-])*(?:password|passwd|passphrase|secret|api_?key|access_?token|auth_?token|refresh_?token|client_?secret|private_?key|token)["']?\s{0,3}[:=]\s{0,3}["']?([^\s"'`,;&<>{}()[\]]{6,})/gi,
+      /(?<![A-Za-z0-9_.-])((?:--?)?[A-Za-z0-9_.-]{0,40}?(?:pass|secret|key|token|auth|sess|cookie|cred|jwt|pwd|sid)[A-Za-z0-9_.-]{0,40})["']?[ \t]{0,3}[:=][ \t]{0,3}["']?([^\s"'`,;&<>{}()[\]]{6,})/gi,
+    group: 2,
+    accept: (value, match) => isNamedCredential(NAME_BEFORE_VALUE.exec(match)?.[1] ?? '', value, 'setting'),
+  },
+  {
+    id: 'netrc-password',
+    hint: 'password',
+    label: 'a password in a .netrc entry',
+    pattern: /(?:^|\s)(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+(\S+)/g,
     group: 1,
-    accept: (s, match) =>
-      !isPlaceholder(s) &&
-      !isCodeReference(s) &&
-      /\d/.test(s) &&
-      /[A-Za-z]/.test(s) &&
-      !PAGINATION.test(match.slice(0, match.length - s.length)),
+    accept: (value) => isCredentialValue('strong', value),
+  },
+  {
+    id: 'cookie',
+    hint: /cookie:/i,
+    label: 'a cookie value',
+    // Every pair of a `Cookie:` header; only the first of a `Set-Cookie:` (the rest are attributes).
+    pattern:
+      /(?<=(?<!Set-)\bCookie:[ \t]*(?:[^\r\n;]*;[ \t]*)*|\bSet-Cookie:[ \t]*)[^\s=;]{1,64}=([^;\s]{6,})/gi,
+    group: 1,
+    accept: (value, match) => isNamedCredential(match.slice(0, match.indexOf('=')), value, 'cookie'),
+  },
+  {
+    id: 'authorization',
+    hint: /authorization:/i,
+    label: 'an Authorization header value',
+    pattern: /\b(?:Proxy-)?Authorization:[ \t]*(?!Basic\b|Bearer\b)(?:[A-Za-z][\w-]{0,20}[ \t]+)?([^\s"',;]{16,})/gi,
+    group: 1,
+    accept: (value) => isCredentialValue('weak', value),
+  },
+  {
+    id: 'url-parameter',
+    hint: '://',
+    label: 'a credential parameter of a URL',
+    pattern: /(?<=[a-z][a-z0-9+.-]{1,20}:\/\/[^\s"'<>`]*[?&])([A-Za-z0-9_.~-]{1,64})=([^&#\s"'<>`]{6,})/gi,
+    group: 2,
+    accept: (value, match) => isNamedCredential(match.slice(0, match.indexOf('=')), value, 'url'),
   },
 ]

@@ -1,9 +1,12 @@
 import { joinPath } from '../json-path.js'
-import { mapStrings } from '../json-walk.js'
 import type { EnvSecret } from './env-secrets.js'
+import { isPublishedExample } from './known-examples.js'
 import { maskSecret } from './mask.js'
+import { credentialName, isCredentialValue, isJwkPrivateMember } from './names.js'
+import { withoutPlaceholderTail } from './placeholders.js'
 import { reassembledTexts, redactStreams } from './reassemble.js'
-import { SECRET_RULES } from './rules.js'
+import { SECRET_RULES, type SecretRule } from './rules.js'
+import { rewritesWhole, type View, viewsOf } from './views.js'
 
 export type SecretAllowList = readonly (string | RegExp)[]
 
@@ -29,18 +32,29 @@ interface EnvMatcher {
   pattern: RegExp | undefined
 }
 
-const WORD_MATCH_BELOW = 8
-const BASE64 = /^[A-Za-z0-9+/]{16,}={0,2}$/
+const WORD_MATCH_BELOW = 12
+/** How many encodings deep a secret is looked for (base64 of a JSON text with an escaped key: 3). */
+const MAX_DEPTH = 4
+/** The rule a credential known by its name is reported under. */
+export const NAMED_CREDENTIAL = 'credential-name'
 
 /**
- * Finds secrets in text: the shapes of {@link SECRET_RULES} and the values of secret-like
- * environment variables, minus an allow list. Strings already found clean are remembered, so
- * a conversation history sent again with every request is scanned once.
+ * Finds secrets as the programs that read them would see them: the shapes of
+ * {@link SECRET_RULES}, credentials by the names that hold them (`names.ts`), the values of
+ * secret-like environment variables, in strings and in what the strings decode to (`views.ts`:
+ * JSON texts, JSON escapes, base64, gzip, data URLs, percent-encoding), minus an allow list.
+ * Every writer and printer of agent-tape goes through it, so what one of them hides, all hide.
+ * Strings found clean are remembered, so a conversation sent again with every request is
+ * scanned once.
  */
 export class SecretScanner {
   private readonly env: EnvMatcher[]
   private readonly allow: SecretAllowList
+  /** Texts without a secret in their characters (their views not asked). */
+  private readonly plain = new Set<string>()
+  /** Texts without a secret anywhere, their views included. */
   private readonly clean = new Set<string>()
+  private shapes: SecretScanner | undefined
 
   constructor(envSecrets: readonly EnvSecret[] = [], allow: SecretAllowList = []) {
     // A global RegExp remembers where it stopped; the allow list must answer the same every time.
@@ -56,17 +70,15 @@ export class SecretScanner {
     }))
   }
 
-  /** The secrets in `text`, in order, without overlaps. */
+  /** The secrets in the characters of `text`, in order, without overlaps (no decoding). */
   matches(text: string): SecretMatch[] {
-    if (this.clean.has(text)) return []
+    if (this.plain.has(text) || this.clean.has(text)) return []
     const found: SecretMatch[] = []
     for (const rule of SECRET_RULES) {
       if (rule.hint !== undefined && !hasHint(text, rule.hint)) continue
       for (const m of text.matchAll(rule.pattern)) {
-        const secret = rule.group ? m[rule.group] : m[0]
-        if (!secret || (rule.accept && !rule.accept(secret, m[0])) || this.isAllowed(secret)) continue
-        const start = m.index + (rule.group ? m[0].lastIndexOf(secret) : 0)
-        found.push({ rule: rule.id, label: rule.label, start, end: start + secret.length })
+        const match = this.judge(rule, m)
+        if (match) found.push(match)
       }
     }
     for (const { secret, pattern } of this.env) {
@@ -82,28 +94,23 @@ export class SecretScanner {
         found.push({ rule, label, start: at, end: at + secret.value.length })
     }
     if (found.length === 0) {
-      this.clean.add(text)
+      this.plain.add(text)
       return found
     }
     return withoutOverlaps(found)
   }
 
-  /** `text` with every secret replaced by `[REDACTED:<rule>]`. */
+  /** `text` with every secret replaced by `[REDACTED:<rule>]`, in its characters and its views. */
   redactText(text: string): string {
-    const found = this.matches(text)
-    if (found.length === 0) return text
-    let out = ''
-    let from = 0
-    for (const m of found) {
-      out += `${text.slice(from, m.start)}[REDACTED:${m.rule}]`
-      from = m.end
-    }
-    return out + text.slice(from)
+    return this.redactTextAt(text, 0)
   }
 
-  /** A copy of a JSON value with the secrets in its strings redacted (the value itself when clean). */
+  /**
+   * A copy of a JSON value with the secrets in its strings redacted, and the strings of members
+   * whose names say credential replaced whole (the value itself when clean).
+   */
   redactJson(value: unknown): unknown {
-    return mapStrings(value, (text) => this.redactText(text))
+    return this.redactJsonAt(value, 0)
   }
 
   /**
@@ -113,81 +120,234 @@ export class SecretScanner {
    */
   redactForReading(value: unknown): unknown {
     // Streams first: a piece redacted on its own would hide the rest of the secret from the join.
-    return this.redactJson(redactStreams(value, (text) => this.matches(text)))
+    return this.redactJson(redactStreams(value, (text) => this.spans(text)))
   }
 
   /**
-   * Every secret a reader of this JSON value could see: in its strings, in strings that are
-   * base64 (a binary body), and in the text a streamed answer reassembles to, where no single
-   * event holds the whole secret.
+   * Every secret a reader of this JSON value could see: in its strings, in what they decode to,
+   * in members named for credentials, and in the text a streamed answer reassembles to, where no
+   * single event holds the whole secret.
    */
   findInJson(value: unknown, path = ''): SecretFinding[] {
     const findings: SecretFinding[] = []
-    const report = this.reporter(findings)
-    walkStrings(value, path, (text, at) => {
-      report(text, at)
-      if (text.length >= 16 && text.length % 4 === 0 && BASE64.test(text)) {
-        report(Buffer.from(text, 'base64').toString('latin1'), () => `${at()} (base64-decoded)`)
-      }
-      const decoded = percentDecoded(text)
-      if (decoded !== undefined) report(decoded, () => `${at()} (URL-decoded)`)
-    })
-    for (const stream of reassembledTexts(value, path)) report(stream.text, () => stream.path)
+    this.jsonFindings(value, path, 0, findings)
+    for (const stream of reassembledTexts(value, path)) this.textFindings(stream.text, () => stream.path, 0, findings)
     return findings
   }
 
   /** Only the secrets in the texts the streams inside a JSON value reassemble to. */
   findInStreams(value: unknown, path = ''): SecretFinding[] {
     const findings: SecretFinding[] = []
-    const report = this.reporter(findings)
-    for (const stream of reassembledTexts(value, path)) report(stream.text, () => stream.path)
+    for (const stream of reassembledTexts(value, path)) this.textFindings(stream.text, () => stream.path, 0, findings)
     return findings
   }
 
-  private reporter(findings: SecretFinding[]) {
-    return (text: string, at: () => string) => {
-      for (const m of this.matches(text)) {
-        const preview = m.rule.startsWith('env:')
-          ? `${m.end - m.start} chars`
-          : maskSecret(text.slice(m.start, m.end))
-        findings.push({ path: at(), rule: m.rule, label: m.label, preview })
+  /**
+   * The same scanner without the environment's values: for what agent-tape writes itself (a
+   * header's date, versions and hashes), where a value such as `12` would match by chance.
+   */
+  shapesOnly(): SecretScanner {
+    this.shapes ??= new SecretScanner([], this.allow)
+    return this.shapes
+  }
+
+  /** Whether `text` holds a secret in its characters or its views. */
+  hasSecret(text: string): boolean {
+    return this.textHasSecret(text, 0)
+  }
+
+  /**
+   * A rule's match as a secret, or `undefined` when it is not one: a placeholder, a published
+   * example, an allowed value. A placeholder word the pattern swallowed after a whole key
+   * (`…XXXX`, `…-example`) is cut off, and the key judged by its own characters.
+   */
+  private judge(rule: SecretRule, m: RegExpMatchArray): SecretMatch | undefined {
+    const secret = rule.group ? m[rule.group] : m[0]
+    if (!secret) return undefined
+    const start = m.index! + (rule.group ? m[0].lastIndexOf(secret) : 0)
+    let end = start + secret.length
+    if (rule.accept && !rule.accept(secret, m[0])) {
+      const own = withoutPlaceholderTail(secret)
+      if (own === undefined) return undefined
+      const context = m[0].slice(0, m[0].length - secret.length + own.length)
+      const again = [...context.matchAll(new RegExp(rule.pattern.source, rule.pattern.flags))].find(
+        (r) => (rule.group ? r[rule.group] : r[0]) === own && r.index + r[0].length === context.length,
+      )
+      if (!again || !rule.accept(own, again[0])) return undefined
+      end = start + own.length
+    }
+    const value = secret.slice(0, end - start)
+    if (isPublishedExample(value) || this.isAllowed(value)) return undefined
+    return { rule: rule.id, label: rule.label, start, end }
+  }
+
+  private redactTextAt(text: string, depth: number): string {
+    if (this.clean.has(text)) return text
+    let out = text
+    const found = this.matches(text)
+    if (found.length > 0) {
+      out = ''
+      let from = 0
+      for (const m of found) {
+        out += `${text.slice(from, m.start)}[REDACTED:${m.rule}]`
+        from = m.end
+      }
+      out += text.slice(from)
+    }
+    if (depth >= MAX_DEPTH) return out
+    // One view at a time, its text read again after each change: a data URL's payload is cut
+    // out of the text around it; a JSON text, an escaped or a percent-encoded text is rewritten
+    // redacted, so the rest stays readable; a blob is replaced whole.
+    for (let round = 0; round < 16; round++) {
+      const views = viewsOf(out)
+      let changed = false
+      for (let i = views.length - 1; i >= 0; i--) {
+        const view = views[i]!
+        const inner = this.viewFindings(view, depth + 1)
+        if (inner.length === 0) continue
+        let replacement: string
+        if (view.how === 'parsed as JSON') replacement = JSON.stringify(this.redactJsonAt(view.json, depth + 1))
+        else if (rewritesWhole(view, out.length)) replacement = this.redactTextAt(view.text, depth + 1)
+        else replacement = `[REDACTED:${inner[0]!.rule}]`
+        out = out.slice(0, view.start) + replacement + out.slice(view.end)
+        changed = true
+        break
+      }
+      if (!changed) break
+    }
+    return out
+  }
+
+  private redactJsonAt(value: unknown, depth: number): unknown {
+    const visit = (node: unknown, member: string | undefined, holder: Record<string, unknown> | undefined): unknown => {
+      if (typeof node === 'string') {
+        // A shape names what the secret is; a name only says that it is one.
+        const redacted = this.redactTextAt(node, depth)
+        if (redacted !== node || member === undefined) return redacted
+        return this.isNamedCredential(member, node, holder) ? `[REDACTED:${NAMED_CREDENTIAL}]` : node
+      }
+      if (Array.isArray(node)) {
+        let copy: unknown[] | undefined
+        for (let i = 0; i < node.length; i++) {
+          const next = visit(node[i], undefined, undefined)
+          if (next === node[i]) continue
+          copy ??= node.slice()
+          copy[i] = next
+        }
+        return copy ?? node
+      }
+      if (typeof node === 'object' && node !== null) {
+        const record = node as Record<string, unknown>
+        let copy: Record<string, unknown> | undefined
+        for (const key of Object.keys(record)) {
+          const next = visit(record[key], key, record)
+          if (next === record[key]) continue
+          copy ??= { ...record }
+          copy[key] = next
+        }
+        return copy ?? node
+      }
+      return node
+    }
+    return visit(value, undefined, undefined)
+  }
+
+  /**
+   * The spans of `text` to hide: its matches, and the span of each view that holds a secret (a
+   * whole base64 blob, a whole JSON text), for callers that can only cut characters out.
+   */
+  private spans(text: string): SecretMatch[] {
+    const found = this.matches(text)
+    for (const view of viewsOf(text)) {
+      const inner = this.viewFindings(view, 1)
+      if (inner.length > 0) found.push({ rule: inner[0]!.rule, label: inner[0]!.label, start: view.start, end: view.end })
+    }
+    return found.length > 1 ? withoutOverlaps(found) : found
+  }
+
+  private textHasSecret(text: string, depth: number): boolean {
+    if (this.clean.has(text)) return false
+    const findings: SecretFinding[] = []
+    this.textFindings(text, () => '', depth, findings)
+    return findings.length > 0
+  }
+
+  private viewFindings(view: View, depth: number): SecretFinding[] {
+    const findings: SecretFinding[] = []
+    if (view.how === 'parsed as JSON') this.jsonFindings(view.json, '', depth, findings)
+    else this.textFindings(view.text, () => '', depth, findings)
+    return findings
+  }
+
+  private textFindings(text: string, at: () => string, depth: number, out: SecretFinding[]): void {
+    if (this.clean.has(text)) return
+    const before = out.length
+    for (const m of this.matches(text)) {
+      const preview = m.rule.startsWith('env:') ? `${m.end - m.start} chars` : maskSecret(text.slice(m.start, m.end))
+      out.push({ path: at(), rule: m.rule, label: m.label, preview })
+    }
+    if (depth < MAX_DEPTH) {
+      for (const view of viewsOf(text)) {
+        if (view.how === 'parsed as JSON') {
+          const inner: SecretFinding[] = []
+          this.jsonFindings(view.json, '', depth + 1, inner)
+          for (const f of inner)
+            out.push({ ...f, path: `${at()} (parsed as JSON${f.path && f.path !== '(root)' ? `: ${f.path}` : ''})` })
+        } else this.textFindings(view.text, () => `${at()} (${view.how})`, depth + 1, out)
       }
     }
+    // Only a text read to the full depth is known clean.
+    if (out.length === before && depth === 0) this.clean.add(text)
+  }
+
+  private jsonFindings(value: unknown, root: string, depth: number, out: SecretFinding[]): void {
+    const steps: (string | number)[] = []
+    const at = () =>
+      steps.reduce<string>(
+        (path, step) => (typeof step === 'number' ? `${path}[${step}]` : joinPath(path, step)),
+        root,
+      ) || '(root)'
+    const visit = (node: unknown, member: string | undefined, holder: Record<string, unknown> | undefined) => {
+      if (typeof node === 'string') {
+        const before = out.length
+        this.textFindings(node, at, depth, out)
+        if (out.length === before && member !== undefined && this.isNamedCredential(member, node, holder)) {
+          out.push({
+            path: at(),
+            rule: NAMED_CREDENTIAL,
+            label: `a credential (its field is named ${JSON.stringify(member)})`,
+            preview: maskSecret(node),
+          })
+        }
+      } else if (Array.isArray(node)) {
+        for (let i = 0; i < node.length; i++) {
+          steps.push(i)
+          visit(node[i], undefined, undefined)
+          steps.pop()
+        }
+      } else if (typeof node === 'object' && node !== null) {
+        const record = node as Record<string, unknown>
+        for (const key of Object.keys(record)) {
+          steps.push(key)
+          visit(record[key], key, record)
+          steps.pop()
+        }
+      }
+    }
+    visit(value, undefined, undefined)
+  }
+
+  /** A string that is a credential by the name of the member holding it (or a JWK's private part). */
+  private isNamedCredential(member: string, value: string, holder: Record<string, unknown> | undefined): boolean {
+    if (this.isAllowed(value)) return false
+    if (holder && isJwkPrivateMember(holder, member)) return value.length >= 8
+    const strength = credentialName(member)
+    return strength !== undefined && strength !== 'signature' && isCredentialValue(strength, value)
   }
 
   private isAllowed(secret: string): boolean {
     return this.allow.some((entry) => (typeof entry === 'string' ? entry === secret : entry.test(secret)))
   }
-}
-
-/**
- * Calls `fn` for every string of a JSON value, with its path built only when asked for: a
- * cassette has hundreds of thousands of strings and almost none of them is ever reported.
- */
-function walkStrings(value: unknown, root: string, fn: (text: string, at: () => string) => void): void {
-  const steps: (string | number)[] = []
-  const at = () =>
-    steps.reduce<string>(
-      (path, step) => (typeof step === 'number' ? `${path}[${step}]` : joinPath(path, step)),
-      root,
-    ) || '(root)'
-  const visit = (node: unknown) => {
-    if (typeof node === 'string') fn(node, at)
-    else if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        steps.push(i)
-        visit(node[i])
-        steps.pop()
-      }
-    } else if (typeof node === 'object' && node !== null) {
-      for (const key of Object.keys(node)) {
-        steps.push(key)
-        visit((node as Record<string, unknown>)[key])
-        steps.pop()
-      }
-    }
-  }
-  visit(value)
 }
 
 function hasHint(text: string, hint: string | RegExp): boolean {
@@ -206,18 +366,6 @@ function withoutOverlaps(found: SecretMatch[]): SecretMatch[] {
     kept.push({ ...m })
   }
   return kept
-}
-
-/** The text with its %XX escapes (and form `+` spaces) decoded, when it has any. */
-function percentDecoded(text: string): string | undefined {
-  if (!/%[0-9A-Fa-f]{2}/.test(text)) return undefined
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '))
-  } catch {
-    return text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
-      String.fromCharCode(Number.parseInt(hex, 16)),
-    )
-  }
 }
 
 function escapeRegExp(text: string): string {

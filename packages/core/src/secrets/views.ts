@@ -1,0 +1,103 @@
+import { gunzipSync } from 'node:zlib'
+
+/**
+ * What a program that reads a string sees in it, beyond its characters: the value of a JSON
+ * text (a model's tool-call arguments), the text its JSON escapes stand for (`sk\u005flive`),
+ * the bytes of a base64 or base64url blob (a gzip body gunzipped), the payload of a `data:` URL,
+ * a percent-encoded text decoded. The scanner looks for secrets in each view as in the string,
+ * so a secret is caught in the form its reader will use.
+ */
+export type View =
+  | { how: 'parsed as JSON'; json: unknown; start: number; end: number }
+  | { how: ViewText; text: string; start: number; end: number }
+
+type ViewText =
+  | 'JSON-unescaped'
+  | 'URL-decoded'
+  | 'base64-decoded'
+  | 'base64url-decoded'
+  | 'gunzipped'
+  | 'data URL, base64-decoded'
+
+/** A view whose text stands for the whole string, so a redaction may rewrite it in place. */
+export function rewritesWhole(view: View, length: number): boolean {
+  return view.start === 0 && view.end === length && (view.how === 'parsed as JSON' || view.how === 'JSON-unescaped' || view.how === 'URL-decoded')
+}
+
+/** Views are not taken of texts larger than this, nor of what a blob decodes to beyond it. */
+const MAX_VIEW = 16 * 1024 * 1024
+const BASE64 = /^[A-Za-z0-9+/]{16,}={0,2}$/
+const BASE64URL = /^[A-Za-z0-9_-]{16,}={0,2}$/
+const DATA_URL = /data:[\w.+-]+\/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,([A-Za-z0-9+/_-]{8,}={0,2})/g
+const JSON_ESCAPE = /\\(?:u[0-9a-fA-F]{4}|[/"\\bfnrt])/
+
+/** The views of `text`, each with the span of `text` it reads. */
+export function viewsOf(text: string): View[] {
+  if (text.length < 8 || text.length > MAX_VIEW) return []
+  const views: View[] = []
+  const whole = { start: 0, end: text.length }
+  const first = text.charCodeAt(0)
+  const trimmed = first === 0x7b || first === 0x5b || first <= 0x20 ? text.trim() : text
+  if (/^[[{][\s\S]*[\]}]$/.test(trimmed)) {
+    try {
+      views.push({ how: 'parsed as JSON', json: JSON.parse(trimmed), ...whole })
+      return views
+    } catch {
+      // Not JSON after all (a truncated stream, prose in brackets): read as text.
+    }
+  }
+  if (text.includes('\\') && JSON_ESCAPE.test(text)) views.push({ how: 'JSON-unescaped', text: unescapeJson(text), ...whole })
+  const decoded = percentDecoded(text)
+  if (decoded !== undefined) views.push({ how: 'URL-decoded', text: decoded, ...whole })
+  const blob = decodeBlob(text)
+  if (blob) views.push({ ...blob, ...whole })
+  if (text.includes('data:')) {
+    for (const m of text.matchAll(DATA_URL)) {
+      const payload = m[1]!
+      const start = m.index + m[0].length - payload.length
+      const bytes = Buffer.from(payload, payload.includes('-') || payload.includes('_') ? 'base64url' : 'base64')
+      views.push({ how: 'data URL, base64-decoded', text: bytesAsText(bytes), start, end: start + payload.length })
+    }
+  }
+  return views
+}
+
+/** The text of a base64 or base64url blob (a gzip one gunzipped), or undefined when it is none. */
+function decodeBlob(text: string): { how: ViewText; text: string } | undefined {
+  const padded = text.length % 4 === 0 && BASE64.test(text)
+  const url = !padded && BASE64URL.test(text) && /[-_]|[^=]$/.test(text) && !/[+/]/.test(text)
+  if (!padded && !url) return undefined
+  const bytes = Buffer.from(text, padded ? 'base64' : 'base64url')
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      return { how: 'gunzipped', text: bytesAsText(gunzipSync(bytes, { maxOutputLength: MAX_VIEW })) }
+    } catch {
+      // A gzip header on a damaged or oversized stream: read its bytes as they are.
+    }
+  }
+  return { how: padded ? 'base64-decoded' : 'base64url-decoded', text: bytesAsText(bytes) }
+}
+
+/** UTF-8 when the bytes are, else one character per byte, so text inside binary is still read. */
+function bytesAsText(bytes: Buffer): string {
+  const utf8 = bytes.toString('utf8')
+  return utf8.includes('\uFFFD') ? bytes.toString('latin1') : utf8
+}
+
+const ESCAPES: Record<string, string> = { '/': '/', '"': '"', '\\': '\\', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
+
+function unescapeJson(text: string): string {
+  return text.replace(/\\(?:u([0-9a-fA-F]{4})|([/"\\bfnrt]))/g, (_, hex: string | undefined, c: string | undefined) =>
+    hex ? String.fromCharCode(Number.parseInt(hex, 16)) : ESCAPES[c!]!,
+  )
+}
+
+/** The text with its %XX escapes (and form `+` spaces) decoded, when it has any. */
+function percentDecoded(text: string): string | undefined {
+  if (!/%[0-9A-Fa-f]{2}/.test(text)) return undefined
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '))
+  } catch {
+    return text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+  }
+}
