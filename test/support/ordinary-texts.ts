@@ -1,3 +1,5 @@
+import { gzipSync } from 'node:zlib'
+
 /**
  * Ordinary text that a run carries every day and that must be recorded as it is: no refusal, no
  * redaction. Code, logs, API payloads, documentation with its well-known example keys, and
@@ -47,25 +49,74 @@ const JWT_IO_EXAMPLE =
 
 export const ORDINARY_TEXTS: readonly OrdinaryText[] = [
   // Code
-  t('code', 'ts-interface', 'interface Login { username: string; password: string; token?: string; apiKey?: string }'),
+  t(
+    'code',
+    'ts-interface',
+    'interface Login { username: string; password: string; token?: string; apiKey?: string }',
+  ),
   t('code', 'env-reference', 'const client = new OpenAI({ apiKey: process.env.OPENAI_API_KEY })'),
-  t('code', 'python-env', 'api_key = os.environ["ANTHROPIC_API_KEY"]\nclient = anthropic.Anthropic(api_key=api_key)'),
+  t(
+    'code',
+    'python-env',
+    'api_key = os.environ["ANTHROPIC_API_KEY"]\nclient = anthropic.Anthropic(api_key=api_key)',
+  ),
   t('code', 'config-reference', 'const token = config.github.token\nconst secret = settings.webhookSecret'),
   t('code', 'react-key', '{items.map((item) => <Row key={item.id} token={item.token} />)}'),
   t('code', 'sql', 'SELECT id, email, password_hash FROM users WHERE reset_token IS NULL LIMIT 50;'),
-  t('code', 'regex', "const PASSWORD = /^(?=.*\\d)(?=.*[a-z]).{12,}$/ // at least 12 characters"),
-  t('code', 'function', 'function refreshToken(session: Session) {\n  return session.refresh_token ? renew(session) : login()\n}'),
-  t('code', 'go-struct', 'type Config struct {\n\tAPIKey string `json:"api_key"`\n\tSecret string `json:"secret"`\n}'),
-  t('code', 'yaml-secret-ref', 'env:\n  - name: OPENAI_API_KEY\n    valueFrom:\n      secretKeyRef:\n        name: openai\n        key: api-key'),
-  t('code', 'github-actions', 'env:\n  OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n  TOKEN: ${{ github.token }}'),
-  t('code', 'terraform', 'resource "aws_secretsmanager_secret" "db" {\n  name = "prod/db/password"\n  recovery_window_in_days = 7\n}'),
+  t('code', 'regex', 'const PASSWORD = /^(?=.*\\d)(?=.*[a-z]).{12,}$/ // at least 12 characters'),
+  t(
+    'code',
+    'function',
+    'function refreshToken(session: Session) {\n  return session.refresh_token ? renew(session) : login()\n}',
+  ),
+  t(
+    'code',
+    'go-struct',
+    'type Config struct {\n\tAPIKey string `json:"api_key"`\n\tSecret string `json:"secret"`\n}',
+  ),
+  t(
+    'code',
+    'yaml-secret-ref',
+    'env:\n  - name: OPENAI_API_KEY\n    valueFrom:\n      secretKeyRef:\n        name: openai\n        key: api-key',
+  ),
+  t(
+    'code',
+    'github-actions',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow's expression, as GitHub Actions writes it
+    'env:\n  OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n  TOKEN: ${{ github.token }}',
+  ),
+  t(
+    'code',
+    'terraform',
+    'resource "aws_secretsmanager_secret" "db" {\n  name = "prod/db/password"\n  recovery_window_in_days = 7\n}',
+  ),
   t('code', 'dockerfile', 'ARG NPM_TOKEN\nRUN --mount=type=secret,id=npmrc,target=/root/.npmrc npm ci'),
-  t('code', 'bash-flags', 'curl -sS -H "Authorization: Bearer $TOKEN" -H "X-Api-Key: $API_KEY" "$BASE_URL/v1/items?limit=20"'),
-  t('code', 'git-diff', 'diff --git a/src/auth.ts b/src/auth.ts\nindex 3f2a9c1..8b4e0d7 100644\n--- a/src/auth.ts\n+++ b/src/auth.ts'),
-  t('code', 'package-lock', '"integrity": "sha512-dUNBmvVJj4cMJhPwS4+NNPOLhjIwCB2jTjr7RBnNlZxo5WmgkBKWnQpXkhCONDvr9pt2m8MTQVLB+K9h2dsuhg=="'),
-  t('code', 'base64-image', 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='),
+  t(
+    'code',
+    'bash-flags',
+    'curl -sS -H "Authorization: Bearer $TOKEN" -H "X-Api-Key: $API_KEY" "$BASE_URL/v1/items?limit=20"',
+  ),
+  t(
+    'code',
+    'git-diff',
+    'diff --git a/src/auth.ts b/src/auth.ts\nindex 3f2a9c1..8b4e0d7 100644\n--- a/src/auth.ts\n+++ b/src/auth.ts',
+  ),
+  t(
+    'code',
+    'package-lock',
+    '"integrity": "sha512-dUNBmvVJj4cMJhPwS4+NNPOLhjIwCB2jTjr7RBnNlZxo5WmgkBKWnQpXkhCONDvr9pt2m8MTQVLB+K9h2dsuhg=="',
+  ),
+  t(
+    'code',
+    'base64-image',
+    'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  ),
   t('code', 'unicode-escapes', 'const greeting = "caf\\u00e9 \\u2014 na\\u00efve r\\u00e9sum\\u00e9"'),
-  t('code', 'json-with-escapes', '{"path":"C:\\\\Users\\\\ada\\\\project","url":"https:\\/\\/example.com\\/docs"}'),
+  t(
+    'code',
+    'json-with-escapes',
+    '{"path":"C:\\\\Users\\\\ada\\\\project","url":"https:\\/\\/example.com\\/docs"}',
+  ),
   t('code', 'css', '.token.keyword { color: #cf222e; } .token.string { color: #0a3069; }'),
   t('code', 'tool-schema', {
     type: 'function',
@@ -73,83 +124,290 @@ export const ORDINARY_TEXTS: readonly OrdinaryText[] = [
       name: 'create_api_key',
       parameters: {
         type: 'object',
-        properties: { name: { type: 'string' }, password: { type: 'string', description: 'The account password' } },
+        properties: {
+          name: { type: 'string' },
+          password: { type: 'string', description: 'The account password' },
+        },
         required: ['name'],
       },
     },
   }),
-  t('code', 'test-fixture', "expect(login({ user: 'ada', password: 'wrong' })).rejects.toThrow('Invalid password')"),
+  t(
+    'code',
+    'test-fixture',
+    "expect(login({ user: 'ada', password: 'wrong' })).rejects.toThrow('Invalid password')",
+  ),
   // Logs
-  t('log', 'request-log', '2026-12-01T10:32:11.482Z INFO  POST /v1/chat/completions 200 1423ms req_id=req_8f3a2b1c9d'),
+  t(
+    'log',
+    'request-log',
+    '2026-12-01T10:32:11.482Z INFO  POST /v1/chat/completions 200 1423ms req_id=req_8f3a2b1c9d',
+  ),
   t('log', 'uuid-log', 'order 3f9a8b7c-6d5e-4f3a-a2b1-0c9d8e7f6a5b shipped to warehouse eu-west-1'),
   t('log', 'commit', 'Fixed in commit 8b4e0d7a1c2f3e4d5b6a7980c1d2e3f4a5b6c7d8 (tree a1b2c3d4e5f6).'),
-  t('log', 'k8s-pod', 'pod/api-7d9f8c6b5-x2k4q Running 0 3h12m; container api-server image sha256:4b2e1f0a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f'),
+  t(
+    'log',
+    'k8s-pod',
+    'pod/api-7d9f8c6b5-x2k4q Running 0 3h12m; container api-server image sha256:4b2e1f0a9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f',
+  ),
   t('log', 'redacted-auth', 'Authorization: Bearer [REDACTED]\nCookie: <redacted>'),
   t('log', 'cookie-preferences', '> Cookie: theme=dark; lang=en-US; tz=Europe/Paris'),
   t('log', 'set-cookie-prefs', '< Set-Cookie: consent=yes; Path=/; Max-Age=31536000; SameSite=Lax'),
-  t('log', 'stack-trace', 'TypeError: Cannot read properties of undefined (reading \'token\')\n    at refresh (/app/src/auth.ts:42:17)\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)'),
-  t('log', 'rate-limit', 'x-ratelimit-remaining-tokens: 149984 x-ratelimit-reset-tokens: 6ms x-ratelimit-limit-requests: 10000'),
-  t('log', 'npm-log', 'npm warn deprecated inflight@1.0.6: This module is not supported; npm notice New major version 11.0.0'),
-  t('log', 'login-failed', 'WARN auth: login failed for user=ada reason=invalid_password attempts=3 ip=10.0.3.7'),
+  t(
+    'log',
+    'stack-trace',
+    "TypeError: Cannot read properties of undefined (reading 'token')\n    at refresh (/app/src/auth.ts:42:17)\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+  ),
+  t(
+    'log',
+    'rate-limit',
+    'x-ratelimit-remaining-tokens: 149984 x-ratelimit-reset-tokens: 6ms x-ratelimit-limit-requests: 10000',
+  ),
+  t(
+    'log',
+    'npm-log',
+    'npm warn deprecated inflight@1.0.6: This module is not supported; npm notice New major version 11.0.0',
+  ),
+  t(
+    'log',
+    'login-failed',
+    'WARN auth: login failed for user=ada reason=invalid_password attempts=3 ip=10.0.3.7',
+  ),
   t('log', 'trace-ids', 'traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'),
-  t('log', 'docker-build', '#7 [build 3/6] RUN npm ci --omit=dev\n#7 DONE 12.3s\nwriting image sha256:9f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a49382716051f4e3d2c1b0 done'),
+  t(
+    'log',
+    'docker-build',
+    '#7 [build 3/6] RUN npm ci --omit=dev\n#7 DONE 12.3s\nwriting image sha256:9f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a49382716051f4e3d2c1b0 done',
+  ),
   t('log', 'sizes', 'bundle.js 1024 kB │ gzip: 312.45 kB │ map: 2048 kB; built in 12.81s'),
   t('log', 'dates', 'Report for 2026-12-01 to 2026-12-12: 12 runs, 1024 tokens each, 3600 s timeout'),
-  t('log', 'ssh-known-host', 'Warning: Permanently added \'github.com\' (ED25519) to the list of known hosts. SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0zPMSvHdkr4UvCOqU'),
-  t('log', 'pgp-fingerprint', 'gpg: key 4AEE18F83AFDEB23: public key "GitHub (web-flow commit signing) <noreply@github.com>" imported'),
+  t(
+    'log',
+    'ssh-known-host',
+    "Warning: Permanently added 'github.com' (ED25519) to the list of known hosts. SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0zPMSvHdkr4UvCOqU",
+  ),
+  t(
+    'log',
+    'pgp-fingerprint',
+    'gpg: key 4AEE18F83AFDEB23: public key "GitHub (web-flow commit signing) <noreply@github.com>" imported',
+  ),
   // API payloads
-  t('payload', 'openai-usage', { usage: { prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290, prompt_tokens_details: { cached_tokens: 1024 } } }),
+  t('payload', 'openai-usage', {
+    usage: {
+      prompt_tokens: 1234,
+      completion_tokens: 56,
+      total_tokens: 1290,
+      prompt_tokens_details: { cached_tokens: 1024 },
+    },
+  }),
   t('payload', 'openai-logprobs', {
-    logprobs: { content: [{ token: 'Hello', logprob: -0.0012, bytes: [72, 101, 108, 108, 111], top_logprobs: [{ token: ' Hi', logprob: -6.9 }] }] },
+    logprobs: {
+      content: [
+        {
+          token: 'Hello',
+          logprob: -0.0012,
+          bytes: [72, 101, 108, 108, 111],
+          top_logprobs: [{ token: ' Hi', logprob: -6.9 }],
+        },
+      ],
+    },
   }),
   t('payload', 'anthropic-thinking', {
     content: [
       {
         type: 'thinking',
         thinking: 'The user wants a refund for the duplicate charge.',
-        signature: 'EqQBCkYIARgCIkBAnPPmDMf8kjK3Hn2LxV0t9ZBhO4Zt2mQ1wW8JfP5sTqRvL3yNcD6uXeA7bG0iHkM9oS4jU1lE2rF5gY8vKzCAAwEgx3qR7pLmN0sT2vW4yZ6aBcDeFgHiJkLmNoPqRsTuVwXyZ',
+        signature:
+          'EqQBCkYIARgCIkBAnPPmDMf8kjK3Hn2LxV0t9ZBhO4Zt2mQ1wW8JfP5sTqRvL3yNcD6uXeA7bG0iHkM9oS4jU1lE2rF5gY8vKzCAAwEgx3qR7pLmN0sT2vW4yZ6aBcDeFgHiJkLmNoPqRsTuVwXyZ',
       },
       { type: 'text', text: 'I have refunded the duplicate payment.' },
     ],
   }),
-  t('payload', 'oauth-token-shape', { token_type: 'Bearer', expires_in: 3599, scope: 'openid email profile', refresh_token_expires_in: 7776000 }),
-  t('payload', 'jwk-public', {
-    keys: [{ kty: 'RSA', kid: '2024-09', use: 'sig', alg: 'RS256', e: 'AQAB', n: 'u1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0_IzW7yWR7QkrmBL7jTKEn5u-qKhbwKfBstIs-bMY2Zkp18gnTxKLxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW_VDL5AaWTg0nLVkjRo9z-40RQzuVaE8AkAFmxZzow3x-VJYKdjykkJ0iT9wCS0DRTXu269V264Vf_3jvredZiKRkgwlL9xNAwxXFg0x_XFw005UWVRIkdgcKWTjpBP2dPwVZ4WWC-9aGVd-Gyn1o0CLelf4rEjGoXbAAEgAqeGUxrcIlbjXfbcmw' }],
+  t('payload', 'oauth-token-shape', {
+    token_type: 'Bearer',
+    expires_in: 3599,
+    scope: 'openid email profile',
+    refresh_token_expires_in: 7776000,
   }),
-  t('payload', 'stripe-charge', { id: 'ch_3PkX2a2eZvKYlo2C1a0bC9dE', object: 'charge', amount: 2000, currency: 'eur', payment_intent: 'pi_3PkX2a2eZvKYlo2C1fGhIjKl', status: 'succeeded' }),
-  t('payload', 'github-commit', { sha: '6dcb09b5b57875f334f61aebed695e2e4193db5e', node_id: 'MDY6Q29tbWl0NmRjYjA5YjViNTc4NzVmMzM0ZjYxYWViZWQ2OTVlMmU0MTkzZGI1ZQ==', author: { login: 'octocat' } }),
-  t('payload', 'redis-keys', 'KEYS user:*\n1) "key-5d41402abc4b2a76b9719d911017c592"\n2) "key-7d793037a0760186574b0282f2f435e7"'),
-  t('payload', 'secret-arn', 'secret: arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db/password-AbCdEf'),
-  t('payload', 'secret-arn-json', { SecretId: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:openai-key-Xy12Ab', VersionStage: 'AWSCURRENT' }),
-  t('payload', 'gcp-secret-name', { name: 'projects/acme-prod/secrets/openai-api-key/versions/3', state: 'ENABLED' }),
-  t('payload', 'validation-errors', { errors: { password: 'must be at least 12 characters', token: 'has expired', api_key: 'is required' } }),
+  t('payload', 'jwk-public', {
+    keys: [
+      {
+        kty: 'RSA',
+        kid: '2024-09',
+        use: 'sig',
+        alg: 'RS256',
+        e: 'AQAB',
+        n: 'u1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0_IzW7yWR7QkrmBL7jTKEn5u-qKhbwKfBstIs-bMY2Zkp18gnTxKLxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW_VDL5AaWTg0nLVkjRo9z-40RQzuVaE8AkAFmxZzow3x-VJYKdjykkJ0iT9wCS0DRTXu269V264Vf_3jvredZiKRkgwlL9xNAwxXFg0x_XFw005UWVRIkdgcKWTjpBP2dPwVZ4WWC-9aGVd-Gyn1o0CLelf4rEjGoXbAAEgAqeGUxrcIlbjXfbcmw',
+      },
+    ],
+  }),
+  t('payload', 'stripe-charge', {
+    id: 'ch_3PkX2a2eZvKYlo2C1a0bC9dE',
+    object: 'charge',
+    amount: 2000,
+    currency: 'eur',
+    payment_intent: 'pi_3PkX2a2eZvKYlo2C1fGhIjKl',
+    status: 'succeeded',
+  }),
+  t('payload', 'github-commit', {
+    sha: '6dcb09b5b57875f334f61aebed695e2e4193db5e',
+    node_id: 'MDY6Q29tbWl0NmRjYjA5YjViNTc4NzVmMzM0ZjYxYWViZWQ2OTVlMmU0MTkzZGI1ZQ==',
+    author: { login: 'octocat' },
+  }),
+  t(
+    'payload',
+    'redis-keys',
+    'KEYS user:*\n1) "key-5d41402abc4b2a76b9719d911017c592"\n2) "key-7d793037a0760186574b0282f2f435e7"',
+  ),
+  t(
+    'payload',
+    'secret-arn',
+    'secret: arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db/password-AbCdEf',
+  ),
+  t('payload', 'secret-arn-json', {
+    SecretId: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:openai-key-Xy12Ab',
+    VersionStage: 'AWSCURRENT',
+  }),
+  t('payload', 'gcp-secret-name', {
+    name: 'projects/acme-prod/secrets/openai-api-key/versions/3',
+    state: 'ENABLED',
+  }),
+  t('payload', 'validation-errors', {
+    errors: { password: 'must be at least 12 characters', token: 'has expired', api_key: 'is required' },
+  }),
   t('payload', 'key-values', { key: 'INV-412', value: 'refund pending', token: 'Hello', session: 'morning' }),
-  t('payload', 'session-id', { session_id: 'sess_2J8kfQ9LmN3pX7vR', api_key_id: 'key_01HX2Y3Z4A5B6C7D8E9F', token_count: 412 }),
-  t('payload', 'cache-key', { cache_key: 'a3f5b8c2d9e1f4a7b0c3d6e9f2a5b8c1', idempotency_key: 'refund-INV-412-1' }),
-  t('payload', 'mcp-result', { content: [{ type: 'text', text: 'Found 3 invoices for customer cus_Q2w3E4r5T6y7' }], isError: false }),
-  t('payload', 'tool-call-args', { tool_calls: [{ id: 'call_Xk2mP9qL4nR7sT1v', type: 'function', function: { name: 'lookup_invoice', arguments: '{"invoice_id":"INV-412","include_lines":true}' } }] }),
-  t('payload', 'model-list', { data: [{ id: 'gpt-4o-mini-2024-07-18' }, { id: 'claude-sonnet-4-5-20250929' }, { id: 'gemini-2.5-pro' }, { id: 'o3-mini-high' }] }),
-  t('payload', 'password-policy', { password_policy: { min_length: 12, require_digit: true, max_age_days: 90 }, token_ttl: 3600 }),
-  t('payload', 'signed-url-docs', 'Signed URLs carry X-Amz-Signature=<signature> and X-Amz-Credential=<key-id>/<date>/<region>/s3/aws4_request.'),
-  t('payload', 'pagination', { next_page_token: 'CiAKGjBpNDd2Nmp2Zml2cXRyaWwSAggQGgkIAhCAgICA', nextToken: 'eyJsYXN0IjoiSU5WLTQxMiJ9' }),
-  t('payload', 'webhook-event', { id: 'evt_1PkX2a2eZvKYlo2CqRsTuVwX', type: 'invoice.paid', livemode: false, pending_webhooks: 1 }),
-  t('payload', 'html-form', '<form method="post"><input type="password" name="password" autocomplete="current-password"><input type="hidden" name="csrf" value=""></form>'),
-  t('payload', 'url-with-cursor', 'https://api.example.com/v1/items?page_token=CiAKGjBpNDd2&limit=50&sort=created'),
+  t('payload', 'session-id', {
+    session_id: 'sess_2J8kfQ9LmN3pX7vR',
+    api_key_id: 'key_01HX2Y3Z4A5B6C7D8E9F',
+    token_count: 412,
+  }),
+  t('payload', 'cache-key', {
+    cache_key: 'a3f5b8c2d9e1f4a7b0c3d6e9f2a5b8c1',
+    idempotency_key: 'refund-INV-412-1',
+  }),
+  t('payload', 'mcp-result', {
+    content: [{ type: 'text', text: 'Found 3 invoices for customer cus_Q2w3E4r5T6y7' }],
+    isError: false,
+  }),
+  t('payload', 'tool-call-args', {
+    tool_calls: [
+      {
+        id: 'call_Xk2mP9qL4nR7sT1v',
+        type: 'function',
+        function: { name: 'lookup_invoice', arguments: '{"invoice_id":"INV-412","include_lines":true}' },
+      },
+    ],
+  }),
+  t('payload', 'model-list', {
+    data: [
+      { id: 'gpt-4o-mini-2024-07-18' },
+      { id: 'claude-sonnet-4-5-20250929' },
+      { id: 'gemini-2.5-pro' },
+      { id: 'o3-mini-high' },
+    ],
+  }),
+  t('payload', 'password-policy', {
+    password_policy: { min_length: 12, require_digit: true, max_age_days: 90 },
+    token_ttl: 3600,
+  }),
+  t(
+    'payload',
+    'signed-url-docs',
+    'Signed URLs carry X-Amz-Signature=<signature> and X-Amz-Credential=<key-id>/<date>/<region>/s3/aws4_request.',
+  ),
+  t('payload', 'pagination', {
+    next_page_token: 'CiAKGjBpNDd2Nmp2Zml2cXRyaWwSAggQGgkIAhCAgICA',
+    nextToken: 'eyJsYXN0IjoiSU5WLTQxMiJ9',
+  }),
+  t('payload', 'webhook-event', {
+    id: 'evt_1PkX2a2eZvKYlo2CqRsTuVwX',
+    type: 'invoice.paid',
+    livemode: false,
+    pending_webhooks: 1,
+  }),
+  t(
+    'payload',
+    'html-form',
+    '<form method="post"><input type="password" name="password" autocomplete="current-password"><input type="hidden" name="csrf" value=""></form>',
+  ),
+  t(
+    'payload',
+    'url-with-cursor',
+    'https://api.example.com/v1/items?page_token=CiAKGjBpNDd2&limit=50&sort=created',
+  ),
   t('payload', 'url-with-key-param', 'https://maps.example.com/search?key=INV-412&q=Paris&session=morning'),
-  t('payload', 'azure-urls', 'https://acme.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21'),
-  t('payload', 'base64-json', 'eyJpbnZvaWNlIjoiSU5WLTQxMiIsInRvdGFsIjo0OS45OSwiY3VycmVuY3kiOiJFVVIifQ=='),
-  t('payload', 'gzip-of-prose', 'H4sIAAAAAAAAAwvJyCxWAKJEhZLU4hKFtMycVIWSjNS8VIW0ovy8FIXkjNTcfAUA0j4TkCMAAAA='),
-  t('payload', 'data-url-text', 'data:text/plain;base64,UmVmdW5kIHRoZSBkdXBsaWNhdGUgcGF5bWVudCBvbmx5Lg=='),
-  t('payload', 'escaped-tool-args', '{"note":"Customer\\u0027s invoice INV\\u002d412 was charged twice","amount":49.99}'),
-  t('payload', 'nested-json-text', JSON.stringify({ payload: JSON.stringify({ invoice: 'INV-412', token_count: 12 }) })),
-  t('payload', 'ollama-stats', { model: 'llama3.2', done: true, total_duration: 5043500667, prompt_eval_count: 26, eval_count: 298 }),
-  t('payload', 'gemini-usage', { usageMetadata: { promptTokenCount: 1024, candidatesTokenCount: 12, totalTokenCount: 1036, thoughtsTokenCount: 0 } }),
+  t(
+    'payload',
+    'azure-urls',
+    'https://acme.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21',
+  ),
+  t(
+    'payload',
+    'base64-json',
+    Buffer.from('{"invoice":"INV-412","total":49.99,"currency":"EUR"}').toString('base64'),
+  ),
+  t(
+    'payload',
+    'gzip-of-prose',
+    gzipSync('Refund the duplicate payment only; the token budget is 1024.').toString('base64'),
+  ),
+  t(
+    'payload',
+    'data-url-text',
+    `data:text/plain;base64,${Buffer.from('Refund the duplicate payment only.').toString('base64')}`,
+  ),
+  t(
+    'payload',
+    'gzip-of-json',
+    gzipSync(JSON.stringify({ token_count: 12, password_policy: 'strong' })).toString('base64'),
+  ),
+  t(
+    'payload',
+    'escaped-tool-args',
+    '{"note":"Customer\\u0027s invoice INV\\u002d412 was charged twice","amount":49.99}',
+  ),
+  t(
+    'payload',
+    'nested-json-text',
+    JSON.stringify({ payload: JSON.stringify({ invoice: 'INV-412', token_count: 12 }) }),
+  ),
+  t('payload', 'ollama-stats', {
+    model: 'llama3.2',
+    done: true,
+    total_duration: 5043500667,
+    prompt_eval_count: 26,
+    eval_count: 298,
+  }),
+  t('payload', 'gemini-usage', {
+    usageMetadata: {
+      promptTokenCount: 1024,
+      candidatesTokenCount: 12,
+      totalTokenCount: 1036,
+      thoughtsTokenCount: 0,
+    },
+  }),
   t('payload', 'netrc-doc', 'A .netrc line has the form: machine <host> login <user> password <password>'),
-  t('payload', 'cookie-doc', 'Send the session back with Cookie: session=<value>; the server answers with Set-Cookie.'),
-  t('payload', 'sha-sums', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  empty.txt\nd41d8cd98f00b204e9800998ecf8427e  empty.md5'),
+  t(
+    'payload',
+    'cookie-doc',
+    'Send the session back with Cookie: session=<value>; the server answers with Set-Cookie.',
+  ),
+  t(
+    'payload',
+    'sha-sums',
+    'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  empty.txt\nd41d8cd98f00b204e9800998ecf8427e  empty.md5',
+  ),
   t('payload', 'ipfs', 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/metadata.json'),
-  t('payload', 'long-words', 'internationalization antidisestablishmentarianism pneumonoultramicroscopicsilicovolcanoconiosis'),
-  t('payload', 'file-paths', '/home/ada/.config/agent/tokens.json and C:\\Users\\ada\\AppData\\Roaming\\npm\\node_modules'),
+  t(
+    'payload',
+    'long-words',
+    'internationalization antidisestablishmentarianism pneumonoultramicroscopicsilicovolcanoconiosis',
+  ),
+  t(
+    'payload',
+    'file-paths',
+    '/home/ada/.config/agent/tokens.json and C:\\Users\\ada\\AppData\\Roaming\\npm\\node_modules',
+  ),
   t('payload', 'slugs', 'deploy-2026-12-01-blue, us-east-1, eu-west-1, ap-southeast-2, release-v2.4.1-rc.3'),
   // Documentation examples: published placeholders, not keys.
   t('docs', 'aws-example-key-id', 'aws configure set aws_access_key_id AKIAIOSFODNN7EXAMPLE'),
@@ -160,26 +418,61 @@ export const ORDINARY_TEXTS: readonly OrdinaryText[] = [
   t('docs', 'sk-dots', 'Set OPENAI_API_KEY=sk-... in your shell, or pass apiKey: "sk-…" to the client.'),
   t('docs', 'xxx-key', 'ANTHROPIC_API_KEY=sk-ant-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'),
   t('docs', 'angle-placeholders', 'password: <your-password>\napi_key: <api-key>\ntoken: <token>'),
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell-style placeholder, as documentation writes it
   t('docs', 'template-placeholders', 'password={{ db_password }}\ntoken=%TOKEN%\nsecret=${SECRET}'),
-  t('docs', 'prefixes-prose', 'OpenAI keys start with sk-proj-, Anthropic keys with sk-ant-api03-, GitHub tokens with ghp_.'),
+  t(
+    'docs',
+    'prefixes-prose',
+    'OpenAI keys start with sk-proj-, Anthropic keys with sk-ant-api03-, GitHub tokens with ghp_.',
+  ),
   t('docs', 'stars', 'Your key: sk-proj-****************************************abcd'),
   t('docs', 'changeme', 'DB_PASSWORD=changeme\nADMIN_PASSWORD=change-me-please'),
   t('docs', 'redacted-marker', 'api_key=[REDACTED] token=REDACTED password=********'),
-  t('docs', 'pem-public-key', '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEEVs/o5+uQbTjL3chynL4wXgUg2R9\nq9UU8I5mEovUf86QZ7kOBIjJwqnzD1omageEHWwHdBO6B+dFabmdT9POxg==\n-----END PUBLIC KEY-----'),
-  t('docs', 'certificate', '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUJ1ZGPpPF3Y2l9Q1Zl4u8p0o9bXcwCgYIKoZIzj0EAwIw\n-----END CERTIFICATE-----'),
-  t('docs', 'ssh-public-key', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ada@laptop'),
+  t(
+    'docs',
+    'pem-public-key',
+    '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEEVs/o5+uQbTjL3chynL4wXgUg2R9\nq9UU8I5mEovUf86QZ7kOBIjJwqnzD1omageEHWwHdBO6B+dFabmdT9POxg==\n-----END PUBLIC KEY-----',
+  ),
+  t(
+    'docs',
+    'certificate',
+    '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUJ1ZGPpPF3Y2l9Q1Zl4u8p0o9bXcwCgYIKoZIzj0EAwIw\n-----END CERTIFICATE-----',
+  ),
+  t(
+    'docs',
+    'ssh-public-key',
+    'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ada@laptop',
+  ),
   t('docs', 'basic-prose', 'Basic usage: call the API with a prompt and a token budget.'),
   t('docs', 'bearer-prose', 'The bearer token goes in the Authorization header; never log it.'),
   t('docs', 'sklearn', 'Use an sk-learn-compatible-estimator-with-pipelines here.'),
   t('docs', 'keyword-monkey', 'keyword=monkey&author=ada&tokenizer=cl100k_base&passage=3'),
-  t('docs', 'secret-in-prose', 'The secret to a good prompt is a clear task; the password policy asks for 12 characters.'),
-  t('docs', 'example-url-password', 'postgres://user:password@localhost:5432/db and redis://:password@localhost:6379'),
+  t(
+    'docs',
+    'secret-in-prose',
+    'The secret to a good prompt is a clear task; the password policy asks for 12 characters.',
+  ),
+  t(
+    'docs',
+    'example-url-password',
+    'postgres://user:password@localhost:5432/db and redis://:password@localhost:6379',
+  ),
   t('docs', 'sample-dsn', 'DATABASE_URL=postgres://app:<password>@db.internal:5432/app'),
   // An environment full of limits: its values are everywhere in ordinary text.
   t('env', 'december-recording', 'Recorded on 2026-12-01 at 12:12, 12 steps.', EVERYDAY_ENV),
-  t('env', 'max-tokens-echo', { max_tokens: 1024, model: 'gpt-4o-mini', note: 'capped at 1024 tokens' }, EVERYDAY_ENV),
+  t(
+    'env',
+    'max-tokens-echo',
+    { max_tokens: 1024, model: 'gpt-4o-mini', note: 'capped at 1024 tokens' },
+    EVERYDAY_ENV,
+  ),
   t('env', 'token-url-echo', 'Exchanging the code at https://auth.example.com/oauth/token', EVERYDAY_ENV),
-  t('env', 'auth-endpoint-echo', { authorize: 'https://auth.example.com/authorize?client_id=web&scope=openid' }, EVERYDAY_ENV),
+  t(
+    'env',
+    'auth-endpoint-echo',
+    { authorize: 'https://auth.example.com/authorize?client_id=web&scope=openid' },
+    EVERYDAY_ENV,
+  ),
   t('env', 'region-echo', 'Secrets Manager in eu-west-1 holds prod/payments.', EVERYDAY_ENV),
   t('env', 'timeout-echo', 'session expired after 3600 s; limit 128000 tokens; key count 3', EVERYDAY_ENV),
   t('env', 'model-echo', 'Answered by gpt-4o-mini in 2 steps.', EVERYDAY_ENV),

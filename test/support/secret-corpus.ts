@@ -142,7 +142,11 @@ const SHAPES: ((g: Gen) => SecretSample)[] = [
   token('stripe-webhook-secret', 'whsec_', (g) => g.alnum(32)),
   token('sendgrid-key', 'SG.', (g) => `${g.dashed(22)}.${g.dashed(43)}`),
   token('twilio-api-key', 'SK', (g) => g.hex(32)),
-  inContext('mailgun-key', 'curl -s --user api:$ https://api.mailgun.net/v3/domains', (g) => `key-${g.hex(32)}`),
+  inContext(
+    'mailgun-key',
+    'curl -s --user api:$ https://api.mailgun.net/v3/domains',
+    (g) => `key-${g.hex(32)}`,
+  ),
   token('mailchimp-key', '', (g) => `${g.hex(32)}-us12`),
   token('shopify-token', 'shpat_', (g) => g.hex(32)),
   token('square-token', 'sq0atp-', (g) => g.dashed(22)),

@@ -33,7 +33,9 @@ export interface SecretForm {
 const b64 = (text: string) => Buffer.from(text).toString('base64')
 const b64url = (text: string) => Buffer.from(text).toString('base64url')
 const escapeAll = (text: string, chars: string) =>
-  [...text].map((c) => (chars.includes(c) ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c)).join('')
+  [...text]
+    .map((c) => (chars.includes(c) ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c))
+    .join('')
 
 /** A random credential with no shape of its own: only its name or its context says what it is. */
 const plain = (g: Gen, n = 20) => `${g.alnum(n - 2)}${g.digits(1)}${g.letters(1)}`
@@ -93,7 +95,11 @@ const FORMS: [string, FormClass, Build][] = [
     (g) => {
       const key = `sk_live_${g.alnum(36)}`
       const text = `Use the key sk\\u005flive\\u005f${key.slice(8)} for the refund.`
-      return { value: text, secrets: [{ value: key, prefix: 8 }], encoded: [`sk\\u005flive\\u005f${key.slice(8, 20)}`] }
+      return {
+        value: text,
+        secrets: [{ value: key, prefix: 8 }],
+        encoded: [`sk\\u005flive\\u005f${key.slice(8, 20)}`],
+      }
     },
   ],
   [
@@ -208,7 +214,9 @@ const FORMS: [string, FormClass, Build][] = [
     'encoded',
     (g) => {
       const secret = g.base64(40)
-      const blob = b64(`[default]\naws_access_key_id = AKIA${g.upperDigits(16)}\naws_secret_access_key = ${secret}\n`)
+      const blob = b64(
+        `[default]\naws_access_key_id = AKIA${g.upperDigits(16)}\naws_secret_access_key = ${secret}\n`,
+      )
       return { value: blob, secrets: [{ value: secret, prefix: 0 }], encoded: [blob] }
     },
   ],
@@ -241,22 +249,34 @@ const FORMS: [string, FormClass, Build][] = [
     },
   ],
   // Credentials by the name of what holds them.
-  ...(['client_secret', 'password', 'api_key', 'access_token', 'refresh_token', 'apiKey', 'clientSecret'] as const).map(
-    (name): [string, FormClass, Build] => [
-      `json-member-${name}`,
-      'named',
-      (g) => {
-        const value = plain(g, 28)
-        return { value: { user: 'ada', [name]: value }, secrets: [{ value, prefix: 0 }], encoded: [] }
-      },
-    ],
-  ),
+  ...(
+    [
+      'client_secret',
+      'password',
+      'api_key',
+      'access_token',
+      'refresh_token',
+      'apiKey',
+      'clientSecret',
+    ] as const
+  ).map((name): [string, FormClass, Build] => [
+    `json-member-${name}`,
+    'named',
+    (g) => {
+      const value = plain(g, 28)
+      return { value: { user: 'ada', [name]: value }, secrets: [{ value, prefix: 0 }], encoded: [] }
+    },
+  ]),
   [
     'json-member-private-key-hex',
     'named',
     (g) => {
       const value = g.hex(64)
-      return { value: { wallet: { address: `0x${g.hex(40)}`, private_key: value } }, secrets: [{ value, prefix: 0 }], encoded: [] }
+      return {
+        value: { wallet: { address: `0x${g.hex(40)}`, private_key: value } },
+        secrets: [{ value, prefix: 0 }],
+        encoded: [],
+      }
     },
   ],
   [
@@ -270,7 +290,24 @@ const FORMS: [string, FormClass, Build][] = [
       const dq = g.dashed(171)
       const qi = g.dashed(171)
       return {
-        value: { keys: [{ kty: 'RSA', kid: 'sig-1', use: 'sig', alg: 'RS256', n: g.dashed(342), e: 'AQAB', d, p, q, dp, dq, qi }] },
+        value: {
+          keys: [
+            {
+              kty: 'RSA',
+              kid: 'sig-1',
+              use: 'sig',
+              alg: 'RS256',
+              n: g.dashed(342),
+              e: 'AQAB',
+              d,
+              p,
+              q,
+              dp,
+              dq,
+              qi,
+            },
+          ],
+        },
         secrets: [d, p, q, dp, dq, qi].map((value) => ({ value, prefix: 0 })),
         encoded: [],
       }
@@ -413,7 +450,11 @@ const FORMS: [string, FormClass, Build][] = [
     'named',
     (g) => {
       const password = plain(g, 18)
-      return { value: `NODE_ENV=production\nDB_PASSWORD=${password}\nPORT=3000`, secrets: [{ value: password, prefix: 0 }], encoded: [] }
+      return {
+        value: `NODE_ENV=production\nDB_PASSWORD=${password}\nPORT=3000`,
+        secrets: [{ value: password, prefix: 0 }],
+        encoded: [],
+      }
     },
   ],
   [
@@ -421,7 +462,11 @@ const FORMS: [string, FormClass, Build][] = [
     'named',
     (g) => {
       const token = plain(g, 30)
-      return { value: `deploy --region eu-west-1 --auth-token=${token} --yes`, secrets: [{ value: token, prefix: 0 }], encoded: [] }
+      return {
+        value: `deploy --region eu-west-1 --auth-token=${token} --yes`,
+        secrets: [{ value: token, prefix: 0 }],
+        encoded: [],
+      }
     },
   ],
   [
@@ -429,7 +474,11 @@ const FORMS: [string, FormClass, Build][] = [
     'named',
     (g) => {
       const token = plain(g, 32)
-      return { value: `> Authorization: Token ${token}\n> Accept: */*`, secrets: [{ value: token, prefix: 0 }], encoded: [] }
+      return {
+        value: `> Authorization: Token ${token}\n> Accept: */*`,
+        secrets: [{ value: token, prefix: 0 }],
+        encoded: [],
+      }
     },
   ],
   [
@@ -437,7 +486,11 @@ const FORMS: [string, FormClass, Build][] = [
     'named',
     (g) => {
       const password = plain(g, 20)
-      return { value: `{"user":"ada","password":"${password}","remember":tr`, secrets: [{ value: password, prefix: 0 }], encoded: [] }
+      return {
+        value: `{"user":"ada","password":"${password}","remember":tr`,
+        secrets: [{ value: password, prefix: 0 }],
+        encoded: [],
+      }
     },
   ],
   // Keys where a word-boundary rule would not look.
@@ -446,7 +499,11 @@ const FORMS: [string, FormClass, Build][] = [
     'boundary',
     (g) => {
       const token = `${g.digits(9)}:AA${g.dashed(33)}`
-      return { value: `POST https://api.telegram.org/bot${token}/sendMessage`, secrets: [{ value: token, prefix: 0 }], encoded: [] }
+      return {
+        value: `POST https://api.telegram.org/bot${token}/sendMessage`,
+        secrets: [{ value: token, prefix: 0 }],
+        encoded: [],
+      }
     },
   ],
   [
@@ -486,7 +543,11 @@ const FORMS: [string, FormClass, Build][] = [
     'boundary',
     (g) => {
       const token = `npm_${g.alnum(36)}`
-      return { value: `//registry.npmjs.org/:_authToken=${token}x`, secrets: [{ value: token, prefix: 4 }], encoded: [] }
+      return {
+        value: `//registry.npmjs.org/:_authToken=${token}x`,
+        secrets: [{ value: token, prefix: 4 }],
+        encoded: [],
+      }
     },
   ],
   [
@@ -494,7 +555,11 @@ const FORMS: [string, FormClass, Build][] = [
     'boundary',
     (g) => {
       const key = `rk_live_${g.alnum(40)}`
-      return { value: `https://internal.example.com/keys/${key}/revoke`, secrets: [{ value: key, prefix: 8 }], encoded: [] }
+      return {
+        value: `https://internal.example.com/keys/${key}/revoke`,
+        secrets: [{ value: key, prefix: 8 }],
+        encoded: [],
+      }
     },
   ],
   [
@@ -502,7 +567,11 @@ const FORMS: [string, FormClass, Build][] = [
     'boundary',
     (g) => {
       const token = `xoxb-${g.digits(12)}-${g.digits(13)}-${g.alnum(24)}`
-      return { value: `Set \`${token}\` in the bot settings.`, secrets: [{ value: token, prefix: 5 }], encoded: [] }
+      return {
+        value: `Set \`${token}\` in the bot settings.`,
+        secrets: [{ value: token, prefix: 5 }],
+        encoded: [],
+      }
     },
   ],
   [
@@ -551,7 +620,11 @@ const FORMS: [string, FormClass, Build][] = [
     'placeholder-neighbour',
     (g) => {
       const token = plain(g, 32)
-      return { value: `Authorization: Bearer ${token}XXXX`, secrets: [{ value: token, prefix: 0 }], encoded: [] }
+      return {
+        value: `Authorization: Bearer ${token}XXXX`,
+        secrets: [{ value: token, prefix: 0 }],
+        encoded: [],
+      }
     },
   ],
   [

@@ -43,7 +43,10 @@ export function findCassetteSecrets(
   const header = Object.entries(cassette.header)
   const computed = Object.fromEntries(header.filter(([name]) => COMPUTED_HEADER.has(name)))
   const given = Object.fromEntries(header.filter(([name]) => !COMPUTED_HEADER.has(name)))
-  for (const f of [...scanner.shapesOnly().findInJson(computed, 'header'), ...scanner.findInJson(given, 'header')])
+  for (const f of [
+    ...scanner.shapesOnly().findInJson(computed, 'header'),
+    ...scanner.findInJson(given, 'header'),
+  ])
     findings.push({ ...f, where: 'the header' })
   cassette.decisions.forEach((d, i) => {
     const where = `decision #${d.seq} (${describeDecision(d.kind, d.in)}, step ${d.step})`

@@ -38,7 +38,9 @@ it('reads a name by its words: limits, places and kinds of a credential are not 
   ]
   expect(secretEnvValues(Object.fromEntries(names.map((n) => [n, value])))).toEqual([])
   const secret = ['API_KEY_PROD', 'STRIPE_SECRET_KEY', 'GITHUB_TOKEN', 'DB_PASS', 'CLIENT_SECRET', 'NPM_AUTH']
-  expect(secretEnvValues(Object.fromEntries(secret.map((n) => [n, value]))).map((s) => s.name)).toEqual(secret)
+  expect(secretEnvValues(Object.fromEntries(secret.map((n) => [n, value]))).map((s) => s.name)).toEqual(
+    secret,
+  )
 })
 
 it('reads a value by what it is: numbers, flags, URLs without credentials, names of things are not secrets', () => {

@@ -207,7 +207,8 @@ export function credentialName(name: string): NameStrength | undefined {
       continue
     }
     const word = words[i]!
-    if (STRONG_WORDS.has(word) || /(?:password|passwd|secret|apikey|passphrase)$/.test(word)) strength = 'strong'
+    if (STRONG_WORDS.has(word) || /(?:password|passwd|secret|apikey|passphrase)$/.test(word))
+      strength = 'strong'
     else if (WEAK_WORDS.has(word)) strength ??= 'weak'
     else if (SIGNATURE_WORDS.has(word)) strength ??= 'signature'
     else rest.push(word)
@@ -218,14 +219,16 @@ export function credentialName(name: string): NameStrength | undefined {
 }
 
 /** Values that switch a setting rather than hold a secret (`SKIP_AUTH=true`). */
-export const FLAG_VALUE = /^(?:true|false|yes|no|on|off|0|1|enabled?|disabled?|none|null|undefined|nil|required|optional)$/i
+export const FLAG_VALUE =
+  /^(?:true|false|yes|no|on|off|0|1|enabled?|disabled?|none|null|undefined|nil|required|optional)$/i
 
 /** A reference to where a secret lives, not the secret: an ARN, a secret manager path, a vault URI. */
 const SECRET_REFERENCE =
   /^(?:arn:aws[\w-]*:|projects\/[^/]+\/secrets\/|(?:vault|op|sm|gcpsm|azkv|awssm|ssm|secretsmanager|k8s|env|file):\/?\/?|\$\{\{|\{\{)/i
 
 /** Words that stand for a credential in examples: `password: password`, `token=token`. */
-const STAND_IN = /^(?:pass(?:word|wd)?|secret|token|api[_-]?key|key|changeme|change[_-]me|admin|root|test|user(?:name)?)$/i
+const STAND_IN =
+  /^(?:pass(?:word|wd)?|secret|token|api[_-]?key|key|changeme|change[_-]me|admin|root|test|user(?:name)?)$/i
 
 /** A word written where a credential goes in an example (`postgres://user:password@…`). */
 export function isStandIn(value: string): boolean {

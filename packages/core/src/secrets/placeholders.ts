@@ -23,10 +23,11 @@ export function isPlaceholder(value: string): boolean {
 
 /**
  * Placeholder words and marks at the end of a value (`XXXX`, `-example`, `_here`, `...`), which a
- * pattern that allows those characters swallows after a whole key.
+ * pattern that allows those characters swallows after a whole key. A word glued to the key with
+ * no separator (`AKIAIOSFODNN7EXAMPLE`) is part of the key's own characters: an example key.
  */
 const PLACEHOLDER_TAIL =
-  /(?:[-_.:]?(?:x{4,}|X{4,}|\*{3,}|\.{3,}|…|example|sample|placeholder|here|redacted|changeme|dummy|fake|your)(?:[-_]?key)?)+$/i
+  /(?:[-_.:](?:example|sample|placeholder|here|redacted|changeme|dummy|fake|your)(?:[-_]?key)?|x{4,}|X{4,}|\*{3,}|\.{3,}|…)+$/i
 
 /**
  * `value` without the placeholder words and marks at its end, or `undefined` when it has none:

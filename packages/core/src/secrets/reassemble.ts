@@ -4,6 +4,8 @@ import { joinPath } from '../json-path.js'
 export interface ReassembledText {
   path: string
   text: string
+  /** How many events carried it. */
+  pieces: number
 }
 
 type Step = string | number
@@ -33,13 +35,15 @@ interface Group {
  * so each content block, choice and tool-call argument stream is joined on its own whatever the
  * provider. Plain-text event data is joined as one more stream.
  */
-export function reassembledTexts(value: unknown, path = ''): ReassembledText[] {
+export function reassembledTexts(value: unknown, path = '', singles = false): ReassembledText[] {
   const out: ReassembledText[] = []
   visitStreams(value, path, (events, at, key) => {
-    for (const group of streamGroups(events, false)) {
+    for (const group of streamGroups(events, false, singles)) {
+      const n = group.pieces.length
       out.push({
-        path: `${at}.${key}[*]${group.shape} (reassembled from ${group.pieces.length} events)`,
+        path: `${at}.${key}[*]${group.shape}${n > 1 ? ` (reassembled from ${n} events)` : ''}`,
         text: group.pieces.map((p) => p.text).join(''),
+        pieces: n,
       })
     }
   })
@@ -53,12 +57,12 @@ export function reassembledTexts(value: unknown, path = ''): ReassembledText[] {
  */
 export function redactStreams(
   value: unknown,
-  find: (text: string) => { start: number; end: number; rule: string }[],
+  find: (text: string, pieces: number) => { start: number; end: number; rule: string }[],
 ): unknown {
   return mapStreams(value, (events) => {
     let copy: unknown[] | undefined
-    for (const group of streamGroups(events, true)) {
-      const matches = find(group.pieces.map((p) => p.text).join(''))
+    for (const group of streamGroups(events, true, true)) {
+      const matches = find(group.pieces.map((p) => p.text).join(''), group.pieces.length)
       if (matches.length === 0) continue
       copy ??= structuredClone(events)
       let offset = 0
@@ -79,7 +83,11 @@ export function redactStreams(
   })
 }
 
-function streamGroups(events: unknown[], withPlaces: boolean): Group[] {
+/**
+ * The fields of a stream's events, each with its pieces in order. Without `singles`, only the
+ * fields a reader must join (more than one piece, not all alike); with it, every field.
+ */
+function streamGroups(events: unknown[], withPlaces: boolean, singles: boolean): Group[] {
   const groups = new Map<string, Group>()
   for (let i = 0; i < events.length; i++) {
     const event = events[i]
@@ -90,9 +98,14 @@ function streamGroups(events: unknown[], withPlaces: boolean): Group[] {
     if (typeof text === 'string') add(groups, '.text', { text, ...(withPlaces ? { at: [i, 'text'] } : {}) })
     if (json !== undefined) collect(json, '', withPlaces ? [i, 'json'] : undefined, groups)
   }
-  return [...groups.values()].filter(
-    (g) => g.pieces.length > 1 && g.pieces.some((p) => p.text !== g.pieces[0]!.text),
-  )
+  const out: Group[] = []
+  for (const group of groups.values()) {
+    const varied = group.pieces.some((p) => p.text !== group.pieces[0]!.text)
+    if (group.pieces.length > 1 && varied) out.push(group)
+    // A field every event repeats (an id, an object type) is read once, not joined.
+    else if (singles) out.push({ shape: group.shape, pieces: [group.pieces[0]!] })
+  }
+  return out
 }
 
 function visitStreams(

@@ -17,10 +17,18 @@ export interface SecretRule {
   hint?: string | RegExp
   /** Rejects a match that has the shape but is not a secret (a placeholder, an English word). */
   accept?: (secret: string, match: string) => boolean
+  /**
+   * The secret is known by the name written before it (`password=`, `Cookie:`), not by its shape.
+   * A stream's single events are not read with these rules: an event can cut a name in two
+   * (`nextToken` as `…t` and `Token":"…`); the text the stream reassembles to is.
+   */
+  byName?: true
 }
 
 /** Texts that may hold a credential by name: the rule below runs only on them. */
 const CREDENTIAL_WORD = /pass|secret|key|token|auth|sess|cookie|cred|jwt|pwd|sid/i
+/** A host name (`jwt.io`, `auth.example.com`): what follows it is an address or a page, not a value. */
+const HOST_NAME = /\.(?:com|org|net|io|dev|ai|app|co|cloud|sh|me|info|us|uk|de|fr)$/i
 /** The name in a `name: value` match, without its quotes. */
 const NAME_BEFORE_VALUE = /^((?:--?)?[A-Za-z_][A-Za-z0-9_.-]*)/
 
@@ -30,10 +38,12 @@ const NAME_BEFORE_VALUE = /^((?:--?)?[A-Za-z_][A-Za-z0-9_.-]*)/
  * its name still counts when its value is machine-made (a session id).
  */
 function isNamedCredential(name: string, value: string, where: 'setting' | 'cookie' | 'url'): boolean {
+  // `jwt.io: eyJ…` names a site, not a setting.
+  if (where === 'setting' && HOST_NAME.test(name)) return false
   let strength: NameStrength | undefined = credentialName(name)
   if (where === 'url') {
     if (!isSecretParamName(name)) return false
-    strength = strength === 'strong' ? 'strong' : 'weak'
+    strength ??= 'weak'
   } else if (strength === 'signature') return false
   if (where === 'cookie') strength ??= 'weak'
   return strength !== undefined && isCredentialValue(strength, value)
@@ -66,7 +76,8 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: 'private-key',
     hint: 'PRIVATE KEY',
     label: 'a private key',
-    pattern: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$(?![\s\S]))/g,
+    pattern:
+      /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$(?![\s\S]))/g,
   },
   {
     id: 'putty-key',
@@ -97,7 +108,11 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   { id: 'groq-key', label: 'a Groq API key', pattern: /gsk_[A-Za-z0-9]{48,}/g },
   { id: 'xai-key', label: 'an xAI API key', pattern: /xai-[A-Za-z0-9]{70,}/g },
-  { id: 'huggingface-token', label: 'a Hugging Face token', pattern: /(?<![A-Za-z0-9])(?:hf|api_org)_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/g },
+  {
+    id: 'huggingface-token',
+    label: 'a Hugging Face token',
+    pattern: /(?<![A-Za-z0-9])(?:hf|api_org)_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/g,
+  },
   { id: 'perplexity-key', label: 'a Perplexity API key', pattern: /pplx-[A-Za-z0-9]{40,}/g },
   {
     id: 'replicate-token',
@@ -113,7 +128,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   { id: 'together-key', label: 'a Together API key', pattern: /tgp_v1_[A-Za-z0-9_-]{40,}/g },
   { id: 'nvidia-key', label: 'an NVIDIA API key', pattern: /nvapi-[A-Za-z0-9_-]{60,}/g },
-  { id: 'cerebras-key', label: 'a Cerebras API key', pattern: /(?<![A-Za-z0-9])csk-[a-z0-9]{40,}/g, accept: random(16) },
+  {
+    id: 'cerebras-key',
+    label: 'a Cerebras API key',
+    pattern: /(?<![A-Za-z0-9])csk-[a-z0-9]{40,}/g,
+    accept: random(16),
+  },
   {
     id: 'tavily-key',
     label: 'a Tavily API key',
@@ -148,7 +168,8 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: 'aws-secret-key',
     hint: /secret|AKIA|ASIA/i,
     label: 'an AWS secret access key',
-    pattern: /(?:secret_?access_?key|secretaccesskey|aws_?secret(?:_?key)?|(?:AKIA|ASIA)[0-9A-Z]{16})["'\s]{0,3}[\s:=,;|>]{1,3}["'\s]{0,3}([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
+    pattern:
+      /(?:secret_?access_?key|secretaccesskey|aws_?secret(?:_?key)?|(?:AKIA|ASIA)[0-9A-Z]{16})["'\s]{0,3}[\s:=,;|>]{1,3}["'\s]{0,3}([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
     group: 1,
     accept: random(8),
   },
@@ -185,8 +206,16 @@ export const SECRET_RULES: readonly SecretRule[] = [
     label: 'a Terraform Cloud token',
     pattern: /(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/g,
   },
-  { id: 'pulumi-token', label: 'a Pulumi token', pattern: /(?<![A-Za-z0-9])pul-[0-9a-f]{40}(?![A-Za-z0-9])/g },
-  { id: 'vault-token', label: 'a HashiCorp Vault token', pattern: /(?<![A-Za-z0-9])hv[sbr]\.[A-Za-z0-9_-]{90,300}/g },
+  {
+    id: 'pulumi-token',
+    label: 'a Pulumi token',
+    pattern: /(?<![A-Za-z0-9])pul-[0-9a-f]{40}(?![A-Za-z0-9])/g,
+  },
+  {
+    id: 'vault-token',
+    label: 'a HashiCorp Vault token',
+    pattern: /(?<![A-Za-z0-9])hv[sbr]\.[A-Za-z0-9_-]{90,300}/g,
+  },
   {
     id: 'vercel-token',
     label: 'a Vercel token',
@@ -254,7 +283,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
     label: 'a SendGrid API key',
     pattern: /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/g,
   },
-  { id: 'twilio-key', label: 'a Twilio API key', pattern: /(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g, accept: random(8) },
+  {
+    id: 'twilio-key',
+    label: 'a Twilio API key',
+    pattern: /(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g,
+    accept: random(8),
+  },
   // `key-` and 32 hex digits is also how many stores name their keys (Redis, caches): only next
   // to Mailgun (its name, or the `api:` user of its Basic auth) is it Mailgun's.
   {
@@ -264,7 +298,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
     pattern: /(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])/g,
     accept: random(8),
   },
-  { id: 'mailchimp-key', hint: '-us', label: 'a Mailchimp API key', pattern: /(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])/g },
+  {
+    id: 'mailchimp-key',
+    hint: '-us',
+    label: 'a Mailchimp API key',
+    pattern: /(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])/g,
+  },
   { id: 'shopify-token', label: 'a Shopify token', pattern: /shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}/g },
   { id: 'square-token', label: 'a Square token', pattern: /sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}/g },
   { id: 'figma-token', label: 'a Figma token', pattern: /figd_[A-Za-z0-9_-]{40,200}/g },
@@ -291,6 +330,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'bearer-token',
+    byName: true,
     hint: /bearer/i,
     label: 'a bearer token',
     pattern: /\bBearer\s+([A-Za-z0-9._~+/-]{16,}=*)/gi,
@@ -299,6 +339,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'basic-auth',
+    byName: true,
     hint: 'Basic',
     label: 'an HTTP Basic credential',
     pattern: /\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g,
@@ -317,6 +358,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   // name says credential, holding a value that could be one.
   {
     id: 'secret-assignment',
+    byName: true,
     hint: CREDENTIAL_WORD,
     label: 'a value assigned to a secret-named setting',
     pattern:
@@ -326,14 +368,17 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'netrc-password',
+    byName: true,
     hint: 'password',
     label: 'a password in a .netrc entry',
-    pattern: /(?:^|\s)(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+(\S+)/g,
+    pattern:
+      /(?:^|\s)(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+(\S+)/g,
     group: 1,
     accept: (value) => isCredentialValue('strong', value),
   },
   {
     id: 'cookie',
+    byName: true,
     hint: /cookie:/i,
     label: 'a cookie value',
     // Every pair of a `Cookie:` header; only the first of a `Set-Cookie:` (the rest are attributes).
@@ -344,14 +389,17 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'authorization',
+    byName: true,
     hint: /authorization:/i,
     label: 'an Authorization header value',
-    pattern: /\b(?:Proxy-)?Authorization:[ \t]*(?!Basic\b|Bearer\b)(?:[A-Za-z][\w-]{0,20}[ \t]+)?([^\s"',;]{16,})/gi,
+    pattern:
+      /\b(?:Proxy-)?Authorization:[ \t]*(?!Basic\b|Bearer\b)(?:[A-Za-z][\w-]{0,20}[ \t]+)?([^\s"',;]{16,})/gi,
     group: 1,
     accept: (value) => isCredentialValue('weak', value),
   },
   {
     id: 'url-parameter',
+    byName: true,
     hint: '://',
     label: 'a credential parameter of a URL',
     pattern: /(?<=[a-z][a-z0-9+.-]{1,20}:\/\/[^\s"'<>`]*[?&])([A-Za-z0-9_.~-]{1,64})=([^&#\s"'<>`]{6,})/gi,

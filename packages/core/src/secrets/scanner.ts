@@ -3,8 +3,8 @@ import type { EnvSecret } from './env-secrets.js'
 import { isPublishedExample } from './known-examples.js'
 import { maskSecret } from './mask.js'
 import { credentialName, isCredentialValue, isJwkPrivateMember } from './names.js'
-import { withoutPlaceholderTail } from './placeholders.js'
-import { reassembledTexts, redactStreams } from './reassemble.js'
+import { isPlaceholder, looksRandom, withoutPlaceholderTail } from './placeholders.js'
+import { reassembledTexts, redactStreams, STREAM_KEYS } from './reassemble.js'
 import { SECRET_RULES, type SecretRule } from './rules.js'
 import { rewritesWhole, type View, viewsOf } from './views.js'
 
@@ -32,6 +32,13 @@ interface EnvMatcher {
   pattern: RegExp | undefined
 }
 
+/**
+ * Which rules read a text: all of them; the shapes and environment values only (a stream's
+ * single events, where a name may be cut in two); the rules by name only (a stream's field
+ * that came whole in one event, whose shapes its event's own scan already read).
+ */
+type Reading = 'all' | 'shapes' | 'names'
+
 const WORD_MATCH_BELOW = 12
 /** How many encodings deep a secret is looked for (base64 of a JSON text with an escaped key: 3). */
 const MAX_DEPTH = 4
@@ -50,10 +57,10 @@ export const NAMED_CREDENTIAL = 'credential-name'
 export class SecretScanner {
   private readonly env: EnvMatcher[]
   private readonly allow: SecretAllowList
-  /** Texts without a secret in their characters (their views not asked). */
-  private readonly plain = new Set<string>()
-  /** Texts without a secret anywhere, their views included. */
-  private readonly clean = new Set<string>()
+  /** Texts without a secret in their characters (their views not asked), by reading. */
+  private readonly plain = { all: new Set<string>(), shapes: new Set<string>() }
+  /** Texts without a secret anywhere, their views included, by reading. */
+  private readonly clean = { all: new Set<string>(), shapes: new Set<string>(), names: new Set<string>() }
   private shapes: SecretScanner | undefined
 
   constructor(envSecrets: readonly EnvSecret[] = [], allow: SecretAllowList = []) {
@@ -71,16 +78,27 @@ export class SecretScanner {
   }
 
   /** The secrets in the characters of `text`, in order, without overlaps (no decoding). */
-  matches(text: string): SecretMatch[] {
-    if (this.plain.has(text) || this.clean.has(text)) return []
+  matches(text: string, reading: Reading = 'all'): SecretMatch[] {
+    const plain = reading === 'names' ? undefined : this.plain[reading]
+    if (plain?.has(text) || this.clean[reading].has(text)) return []
     const found: SecretMatch[] = []
     for (const rule of SECRET_RULES) {
+      if ((reading === 'shapes' && rule.byName) || (reading === 'names' && !rule.byName)) continue
       if (rule.hint !== undefined && !hasHint(text, rule.hint)) continue
       for (const m of text.matchAll(rule.pattern)) {
         const match = this.judge(rule, m)
         if (match) found.push(match)
       }
     }
+    if (reading !== 'names') this.matchEnv(text, found)
+    if (found.length === 0) {
+      plain?.add(text)
+      return found
+    }
+    return withoutOverlaps(found)
+  }
+
+  private matchEnv(text: string, found: SecretMatch[]): void {
     for (const { secret, pattern } of this.env) {
       if (this.isAllowed(secret.value)) continue
       const rule = `env:${secret.name}`
@@ -93,11 +111,6 @@ export class SecretScanner {
       for (let at = text.indexOf(secret.value); at !== -1; at = text.indexOf(secret.value, at + 1))
         found.push({ rule, label, start: at, end: at + secret.value.length })
     }
-    if (found.length === 0) {
-      this.plain.add(text)
-      return found
-    }
-    return withoutOverlaps(found)
   }
 
   /** `text` with every secret replaced by `[REDACTED:<rule>]`, in its characters and its views. */
@@ -120,7 +133,9 @@ export class SecretScanner {
    */
   redactForReading(value: unknown): unknown {
     // Streams first: a piece redacted on its own would hide the rest of the secret from the join.
-    return this.redactJson(redactStreams(value, (text) => this.spans(text)))
+    return this.redactJson(
+      redactStreams(value, (text, pieces) => this.spans(text, pieces > 1 ? 'all' : 'names')),
+    )
   }
 
   /**
@@ -130,16 +145,25 @@ export class SecretScanner {
    */
   findInJson(value: unknown, path = ''): SecretFinding[] {
     const findings: SecretFinding[] = []
-    this.jsonFindings(value, path, 0, findings)
-    for (const stream of reassembledTexts(value, path)) this.textFindings(stream.text, () => stream.path, 0, findings)
+    this.jsonFindings(value, path, 0, findings, 'all')
+    this.streamFindings(value, path, findings)
     return findings
   }
 
   /** Only the secrets in the texts the streams inside a JSON value reassemble to. */
   findInStreams(value: unknown, path = ''): SecretFinding[] {
     const findings: SecretFinding[] = []
-    for (const stream of reassembledTexts(value, path)) this.textFindings(stream.text, () => stream.path, 0, findings)
+    this.streamFindings(value, path, findings)
     return findings
+  }
+
+  /**
+   * A stream read as its reader joins it: each field's pieces joined and read by every rule; a
+   * field that came in one piece read by the rules by name only (its event was read for shapes).
+   */
+  private streamFindings(value: unknown, path: string, out: SecretFinding[]): void {
+    for (const stream of reassembledTexts(value, path, true))
+      this.textFindings(stream.text, () => stream.path, 0, out, stream.pieces > 1 ? 'all' : 'names')
   }
 
   /**
@@ -166,14 +190,15 @@ export class SecretScanner {
     if (!secret) return undefined
     const start = m.index! + (rule.group ? m[0].lastIndexOf(secret) : 0)
     let end = start + secret.length
-    if (rule.accept && !rule.accept(secret, m[0])) {
+    if (!isSecretMatch(rule, secret, m[0])) {
       const own = withoutPlaceholderTail(secret)
       if (own === undefined) return undefined
       const context = m[0].slice(0, m[0].length - secret.length + own.length)
       const again = [...context.matchAll(new RegExp(rule.pattern.source, rule.pattern.flags))].find(
         (r) => (rule.group ? r[rule.group] : r[0]) === own && r.index + r[0].length === context.length,
       )
-      if (!again || !rule.accept(own, again[0])) return undefined
+      // What is left must be a whole key: long and random, not the prefix of a placeholder.
+      if (!again || !isSecretMatch(rule, own, again[0]) || !looksRandom(own, 12)) return undefined
       end = start + own.length
     }
     const value = secret.slice(0, end - start)
@@ -181,10 +206,10 @@ export class SecretScanner {
     return { rule: rule.id, label: rule.label, start, end }
   }
 
-  private redactTextAt(text: string, depth: number): string {
-    if (this.clean.has(text)) return text
+  private redactTextAt(text: string, depth: number, reading: Reading = 'all'): string {
+    if (this.clean[reading].has(text)) return text
     let out = text
-    const found = this.matches(text)
+    const found = this.matches(text, reading)
     if (found.length > 0) {
       out = ''
       let from = 0
@@ -203,11 +228,12 @@ export class SecretScanner {
       let changed = false
       for (let i = views.length - 1; i >= 0; i--) {
         const view = views[i]!
-        const inner = this.viewFindings(view, depth + 1)
+        const inner = this.viewFindings(view, depth + 1, reading)
         if (inner.length === 0) continue
         let replacement: string
-        if (view.how === 'parsed as JSON') replacement = JSON.stringify(this.redactJsonAt(view.json, depth + 1))
-        else if (rewritesWhole(view, out.length)) replacement = this.redactTextAt(view.text, depth + 1)
+        if ('json' in view) replacement = JSON.stringify(this.redactJsonAt(view.json, depth + 1, reading))
+        else if (rewritesWhole(view, out.length))
+          replacement = this.redactTextAt(view.text, depth + 1, reading)
         else replacement = `[REDACTED:${inner[0]!.rule}]`
         out = out.slice(0, view.start) + replacement + out.slice(view.end)
         changed = true
@@ -218,18 +244,23 @@ export class SecretScanner {
     return out
   }
 
-  private redactJsonAt(value: unknown, depth: number): unknown {
-    const visit = (node: unknown, member: string | undefined, holder: Record<string, unknown> | undefined): unknown => {
+  private redactJsonAt(value: unknown, depth: number, reading: Reading = 'all'): unknown {
+    const visit = (
+      node: unknown,
+      member: string | undefined,
+      holder: Record<string, unknown> | undefined,
+      within: Reading,
+    ): unknown => {
       if (typeof node === 'string') {
         // A shape names what the secret is; a name only says that it is one.
-        const redacted = this.redactTextAt(node, depth)
+        const redacted = this.redactTextAt(node, depth, within)
         if (redacted !== node || member === undefined) return redacted
         return this.isNamedCredential(member, node, holder) ? `[REDACTED:${NAMED_CREDENTIAL}]` : node
       }
       if (Array.isArray(node)) {
         let copy: unknown[] | undefined
         for (let i = 0; i < node.length; i++) {
-          const next = visit(node[i], undefined, undefined)
+          const next = visit(node[i], undefined, undefined, within)
           if (next === node[i]) continue
           copy ??= node.slice()
           copy[i] = next
@@ -240,7 +271,7 @@ export class SecretScanner {
         const record = node as Record<string, unknown>
         let copy: Record<string, unknown> | undefined
         for (const key of Object.keys(record)) {
-          const next = visit(record[key], key, record)
+          const next = visit(record[key], key, record, readingOf(key, record[key], within))
           if (next === record[key]) continue
           copy ??= { ...record }
           copy[key] = next
@@ -249,68 +280,91 @@ export class SecretScanner {
       }
       return node
     }
-    return visit(value, undefined, undefined)
+    return visit(value, undefined, undefined, reading)
   }
 
   /**
    * The spans of `text` to hide: its matches, and the span of each view that holds a secret (a
    * whole base64 blob, a whole JSON text), for callers that can only cut characters out.
    */
-  private spans(text: string): SecretMatch[] {
-    const found = this.matches(text)
+  private spans(text: string, reading: Reading = 'all'): SecretMatch[] {
+    const found = this.matches(text, reading)
     for (const view of viewsOf(text)) {
-      const inner = this.viewFindings(view, 1)
-      if (inner.length > 0) found.push({ rule: inner[0]!.rule, label: inner[0]!.label, start: view.start, end: view.end })
+      const inner = this.viewFindings(view, 1, reading)
+      if (inner.length > 0)
+        found.push({ rule: inner[0]!.rule, label: inner[0]!.label, start: view.start, end: view.end })
     }
     return found.length > 1 ? withoutOverlaps(found) : found
   }
 
   private textHasSecret(text: string, depth: number): boolean {
-    if (this.clean.has(text)) return false
+    if (this.clean.all.has(text)) return false
     const findings: SecretFinding[] = []
-    this.textFindings(text, () => '', depth, findings)
+    this.textFindings(text, () => '', depth, findings, 'all')
     return findings.length > 0
   }
 
-  private viewFindings(view: View, depth: number): SecretFinding[] {
+  private viewFindings(view: View, depth: number, reading: Reading): SecretFinding[] {
     const findings: SecretFinding[] = []
-    if (view.how === 'parsed as JSON') this.jsonFindings(view.json, '', depth, findings)
-    else this.textFindings(view.text, () => '', depth, findings)
+    if ('json' in view) this.jsonFindings(view.json, '', depth, findings, reading)
+    else this.textFindings(view.text, () => '', depth, findings, reading)
     return findings
   }
 
-  private textFindings(text: string, at: () => string, depth: number, out: SecretFinding[]): void {
-    if (this.clean.has(text)) return
+  private textFindings(
+    text: string,
+    at: () => string,
+    depth: number,
+    out: SecretFinding[],
+    reading: Reading,
+  ): void {
+    if (this.clean[reading].has(text)) return
     const before = out.length
-    for (const m of this.matches(text)) {
-      const preview = m.rule.startsWith('env:') ? `${m.end - m.start} chars` : maskSecret(text.slice(m.start, m.end))
+    for (const m of this.matches(text, reading)) {
+      const preview = m.rule.startsWith('env:')
+        ? `${m.end - m.start} chars`
+        : maskSecret(text.slice(m.start, m.end))
       out.push({ path: at(), rule: m.rule, label: m.label, preview })
     }
     if (depth < MAX_DEPTH) {
       for (const view of viewsOf(text)) {
-        if (view.how === 'parsed as JSON') {
+        if ('json' in view) {
           const inner: SecretFinding[] = []
-          this.jsonFindings(view.json, '', depth + 1, inner)
+          this.jsonFindings(view.json, '', depth + 1, inner, reading)
           for (const f of inner)
-            out.push({ ...f, path: `${at()} (parsed as JSON${f.path && f.path !== '(root)' ? `: ${f.path}` : ''})` })
-        } else this.textFindings(view.text, () => `${at()} (${view.how})`, depth + 1, out)
+            out.push({
+              ...f,
+              path: `${at()} (${view.how}${f.path && f.path !== '(root)' ? `: ${f.path}` : ''})`,
+            })
+        } else this.textFindings(view.text, () => `${at()} (${view.how})`, depth + 1, out, reading)
       }
     }
     // Only a text read to the full depth is known clean.
-    if (out.length === before && depth === 0) this.clean.add(text)
+    if (out.length === before && depth === 0) this.clean[reading].add(text)
   }
 
-  private jsonFindings(value: unknown, root: string, depth: number, out: SecretFinding[]): void {
+  private jsonFindings(
+    value: unknown,
+    root: string,
+    depth: number,
+    out: SecretFinding[],
+    reading: Reading,
+  ): void {
     const steps: (string | number)[] = []
     const at = () =>
       steps.reduce<string>(
         (path, step) => (typeof step === 'number' ? `${path}[${step}]` : joinPath(path, step)),
         root,
       ) || '(root)'
-    const visit = (node: unknown, member: string | undefined, holder: Record<string, unknown> | undefined) => {
+    const visit = (
+      node: unknown,
+      member: string | undefined,
+      holder: Record<string, unknown> | undefined,
+      within: Reading,
+    ) => {
       if (typeof node === 'string') {
         const before = out.length
-        this.textFindings(node, at, depth, out)
+        this.textFindings(node, at, depth, out, within)
         if (out.length === before && member !== undefined && this.isNamedCredential(member, node, holder)) {
           out.push({
             path: at(),
@@ -322,25 +376,29 @@ export class SecretScanner {
       } else if (Array.isArray(node)) {
         for (let i = 0; i < node.length; i++) {
           steps.push(i)
-          visit(node[i], undefined, undefined)
+          visit(node[i], undefined, undefined, within)
           steps.pop()
         }
       } else if (typeof node === 'object' && node !== null) {
         const record = node as Record<string, unknown>
         for (const key of Object.keys(record)) {
           steps.push(key)
-          visit(record[key], key, record)
+          visit(record[key], key, record, readingOf(key, record[key], within))
           steps.pop()
         }
       }
     }
-    visit(value, undefined, undefined)
+    visit(value, undefined, undefined, reading)
   }
 
   /** A string that is a credential by the name of the member holding it (or a JWK's private part). */
-  private isNamedCredential(member: string, value: string, holder: Record<string, unknown> | undefined): boolean {
+  private isNamedCredential(
+    member: string,
+    value: string,
+    holder: Record<string, unknown> | undefined,
+  ): boolean {
     if (this.isAllowed(value)) return false
-    if (holder && isJwkPrivateMember(holder, member)) return value.length >= 8
+    if (holder && isJwkPrivateMember(holder, member)) return value.length >= 8 && !isPlaceholder(value)
     const strength = credentialName(member)
     return strength !== undefined && strength !== 'signature' && isCredentialValue(strength, value)
   }
@@ -348,6 +406,19 @@ export class SecretScanner {
   private isAllowed(secret: string): boolean {
     return this.allow.some((entry) => (typeof entry === 'string' ? entry === secret : entry.test(secret)))
   }
+}
+
+/**
+ * Whether a rule's match is a secret by its own characters: its rule accepts it, and it does not
+ * spell `EXAMPLE`, as published examples do (`AKIAIOSFODNN7EXAMPLE`) and no random key does.
+ */
+function isSecretMatch(rule: SecretRule, secret: string, match: string): boolean {
+  return (!rule.accept || rule.accept(secret, match)) && !/example/i.test(secret)
+}
+
+/** How a member's strings are read: a stream's events for shapes only (see {@link Reading}). */
+function readingOf(key: string, value: unknown, within: Reading): Reading {
+  return within === 'all' && STREAM_KEYS.has(key) && Array.isArray(value) ? 'shapes' : within
 }
 
 function hasHint(text: string, hint: string | RegExp): boolean {

@@ -8,20 +8,26 @@ import { gunzipSync } from 'node:zlib'
  * so a secret is caught in the form its reader will use.
  */
 export type View =
-  | { how: 'parsed as JSON'; json: unknown; start: number; end: number }
+  | { how: 'parsed as JSON' | 'embedded JSON, parsed'; json: unknown; start: number; end: number }
   | { how: ViewText; text: string; start: number; end: number }
 
 type ViewText =
   | 'JSON-unescaped'
+  | 'embedded base64, decoded'
   | 'URL-decoded'
   | 'base64-decoded'
   | 'base64url-decoded'
   | 'gunzipped'
   | 'data URL, base64-decoded'
 
-/** A view whose text stands for the whole string, so a redaction may rewrite it in place. */
-export function rewritesWhole(view: View, length: number): boolean {
-  return view.start === 0 && view.end === length && (view.how === 'parsed as JSON' || view.how === 'JSON-unescaped' || view.how === 'URL-decoded')
+/**
+ * A view of the whole string that a redaction may write back as redacted text: escapes and
+ * percent-encoding are only spelling, so the redacted decoded text reads the same to a person.
+ */
+export function rewritesWhole(view: View, length: number): view is View & { text: string } {
+  return (
+    view.start === 0 && view.end === length && (view.how === 'JSON-unescaped' || view.how === 'URL-decoded')
+  )
 }
 
 /** Views are not taken of texts larger than this, nor of what a blob decodes to beyond it. */
@@ -46,20 +52,104 @@ export function viewsOf(text: string): View[] {
       // Not JSON after all (a truncated stream, prose in brackets): read as text.
     }
   }
-  if (text.includes('\\') && JSON_ESCAPE.test(text)) views.push({ how: 'JSON-unescaped', text: unescapeJson(text), ...whole })
+  if (text.includes('\\') && JSON_ESCAPE.test(text))
+    views.push({ how: 'JSON-unescaped', text: unescapeJson(text), ...whole })
   const decoded = percentDecoded(text)
   if (decoded !== undefined) views.push({ how: 'URL-decoded', text: decoded, ...whole })
   const blob = decodeBlob(text)
   if (blob) views.push({ ...blob, ...whole })
+  if (!blob) views.push(...embeddedBlobs(text))
+  if (text.includes('{"')) views.push(...embeddedJson(text))
   if (text.includes('data:')) {
     for (const m of text.matchAll(DATA_URL)) {
       const payload = m[1]!
       const start = m.index + m[0].length - payload.length
-      const bytes = Buffer.from(payload, payload.includes('-') || payload.includes('_') ? 'base64url' : 'base64')
-      views.push({ how: 'data URL, base64-decoded', text: bytesAsText(bytes), start, end: start + payload.length })
+      const bytes = Buffer.from(
+        payload,
+        payload.includes('-') || payload.includes('_') ? 'base64url' : 'base64',
+      )
+      views.push({
+        how: 'data URL, base64-decoded',
+        text: bytesAsText(bytes),
+        start,
+        end: start + payload.length,
+      })
     }
   }
   return views
+}
+
+/** How many embedded blobs or JSON texts of one string are read: enough for any real text. */
+const MAX_EMBEDDED = 32
+const EMBEDDED_BLOB = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])/g
+
+/**
+ * Base64 blobs inside prose (`could not connect: H4sIAAAA…`), read when they decode to text or
+ * to gzip: an identifier that happens to use the same letters decodes to noise and is skipped.
+ */
+function embeddedBlobs(text: string): View[] {
+  const views: View[] = []
+  for (const m of text.matchAll(EMBEDDED_BLOB)) {
+    if (views.length >= MAX_EMBEDDED) break
+    if (m[0].length === text.length || !/\d/.test(m[0]) || !/[A-Z]/.test(m[0])) continue
+    const decoded = decodeBlob(m[0])
+    if (!decoded || (decoded.how !== 'gunzipped' && !isMostlyText(decoded.text))) continue
+    views.push({
+      how: 'embedded base64, decoded',
+      text: decoded.text,
+      start: m.index,
+      end: m.index + m[0].length,
+    })
+  }
+  return views
+}
+
+function isMostlyText(text: string): boolean {
+  let printable = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x0d || c === 0x09 || c >= 0xa0) printable++
+  }
+  return printable >= text.length * 0.9
+}
+
+/** JSON objects inside prose (`could not connect: {"kty":"RSA",…}`), by balanced braces. */
+function embeddedJson(text: string): View[] {
+  const views: View[] = []
+  let from = 0
+  while (views.length < MAX_EMBEDDED) {
+    const start = text.indexOf('{"', from)
+    if (start === -1) break
+    const end = closingBrace(text, start)
+    from = start + 2
+    if (end === -1 || (start === 0 && end === text.length)) continue
+    try {
+      views.push({ how: 'embedded JSON, parsed', json: JSON.parse(text.slice(start, end)), start, end })
+      from = end
+    } catch {
+      // Braces that balance around something that is not JSON: read on.
+    }
+  }
+  return views
+}
+
+/** The index after the `}` that closes the object opened at `start`, or -1. */
+function closingBrace(text: string, start: number): number {
+  let depth = 0
+  let inString = false
+  for (let i = start; i < text.length; i++) {
+    const c = text[i]
+    if (inString) {
+      if (c === '\\') i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if (c === '{' || c === '[') depth++
+    else if (c === '}' || c === ']') {
+      depth--
+      if (depth === 0) return c === '}' ? i + 1 : -1
+    }
+  }
+  return -1
 }
 
 /** The text of a base64 or base64url blob (a gzip one gunzipped), or undefined when it is none. */
@@ -84,11 +174,22 @@ function bytesAsText(bytes: Buffer): string {
   return utf8.includes('\uFFFD') ? bytes.toString('latin1') : utf8
 }
 
-const ESCAPES: Record<string, string> = { '/': '/', '"': '"', '\\': '\\', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
+const ESCAPES: Record<string, string> = {
+  '/': '/',
+  '"': '"',
+  '\\': '\\',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+}
 
 function unescapeJson(text: string): string {
-  return text.replace(/\\(?:u([0-9a-fA-F]{4})|([/"\\bfnrt]))/g, (_, hex: string | undefined, c: string | undefined) =>
-    hex ? String.fromCharCode(Number.parseInt(hex, 16)) : ESCAPES[c!]!,
+  return text.replace(
+    /\\(?:u([0-9a-fA-F]{4})|([/"\\bfnrt]))/g,
+    (_, hex: string | undefined, c: string | undefined) =>
+      hex ? String.fromCharCode(Number.parseInt(hex, 16)) : ESCAPES[c!]!,
   )
 }
 
@@ -98,6 +199,8 @@ function percentDecoded(text: string): string | undefined {
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '))
   } catch {
-    return text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    return text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    )
   }
 }
