@@ -5,7 +5,7 @@ import { createFileStore } from '@agent-tape/core/node'
 import { describe, expect, it } from 'vitest'
 import { ORDINARY_TEXTS } from '../support/ordinary-texts.js'
 import { createSecretChecks, PREVIOUS } from '../support/secret-checks.js'
-import { PLACES, thirds } from './forms.test.js'
+import { PLACES, thirds } from '../support/secret-places.js'
 
 // What a run carries every day is recorded as it is, in every place a secret would be refused
 // or redacted: nothing refused, nothing redacted.

@@ -1,6 +1,12 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
-import { type Cassette, parseCassette, SecretScanner, secretEnvValues } from '@agent-tape/core/internal'
+import {
+  type Cassette,
+  parseCassette,
+  redactCassetteForReading,
+  SecretScanner,
+  secretEnvValues,
+} from '@agent-tape/core/internal'
 import { TEMP_PREFIX } from '@agent-tape/core/node'
 import { DEFAULT_CASSETTE_DIR, toPosix } from '@agent-tape/runner-kit'
 import { usageError } from './args.js'
@@ -33,7 +39,7 @@ export async function loadCassette(
     throw usageError(command, `${path} is a folder, not a cassette`, 'Pass the path of a .jsonl cassette')
   }
   const cassette = parseCassette(await readFile(file, 'utf8'), displayPath(file, cwd))
-  return new SecretScanner(secretEnvValues(io.env)).redactForReading(cassette) as Cassette
+  return redactCassetteForReading(cassette, new SecretScanner(secretEnvValues(io.env)))
 }
 
 export interface FoundFiles {

@@ -34,15 +34,46 @@ export function maskForPrinting(text: string, env: Record<string, string | undef
   return createPrintMask(env)(text)
 }
 
+const masks = new WeakMap<object, { secrets: string; mask: Record<PrintReading, (text: string) => string> }>()
+
+/** Every rule, or the shapes and environment values only (see {@link SecretScanner.redactText}). */
+type PrintReading = 'all' | 'shapes'
+
 /**
  * {@link maskForPrinting} for many texts: one scanner for all of them, which remembers the
- * texts it found clean (a conversation sent again with every request is scanned once).
+ * texts it found clean (a conversation sent again with every request is scanned once). The
+ * mask of an environment is kept while its secret values stay the same.
  */
 export function createPrintMask(
   env: Record<string, string | undefined> = process.env,
+  reading: PrintReading = 'all',
 ): (text: string) => string {
-  const scanner = new SecretScanner(secretEnvValues(env))
-  return (text) => scanner.redactText(redactUrlsIn(text))
+  const secrets = secretEnvValues(env)
+  const key = secrets.map((s) => `${s.name}\u0000${s.value}`).join('\u0000')
+  const kept = masks.get(env)
+  if (kept?.secrets === key) return kept.mask[reading]
+  const scanner = new SecretScanner(secrets)
+  const mask = {
+    all: (text: string) => scanner.redactText(redactUrlsIn(text)),
+    shapes: (text: string) => scanner.redactText(redactUrlsIn(text), 'shapes'),
+  }
+  masks.set(env, { secrets: key, mask })
+  return mask[reading]
+}
+
+/**
+ * At most `max` characters of `text` for a report, masked before it is cut: a key cut in two is
+ * no longer recognisable, so every place that shortens what it prints comes through here.
+ *
+ * @example cutForPrinting(JSON.stringify(args), 80) // '{"note":"[REDACTED:openai-key] for the refund"}'
+ */
+export function cutForPrinting(
+  text: string,
+  max: number,
+  env: Record<string, string | undefined> = process.env,
+): string {
+  const masked = createPrintMask(env)(text)
+  return masked.length > max ? `${masked.slice(0, Math.max(0, max - 1))}…` : masked
 }
 
 /** The "why. What to do." part of a message, for reports that already say what failed. */

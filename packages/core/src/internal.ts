@@ -11,6 +11,7 @@ export { deepInputError, isStackOverflow } from './errors.js'
 export type { MessageParts } from './format-message.js'
 export {
   createPrintMask,
+  cutForPrinting,
   formatMessage,
   formatReason,
   MESSAGE_PREFIX,
@@ -37,7 +38,7 @@ export {
 } from './modes.js'
 export { toRecordedError, toReplayedError } from './recorded-error.js'
 export type { CassetteFinding } from './secret-scan.js'
-export { findCassetteSecrets } from './secret-scan.js'
+export { findCassetteSecrets, redactCassetteForReading } from './secret-scan.js'
 export type { EnvSecret, SecretFinding, SecretMatch, SecretRule } from './secrets/index.js'
 export {
   findSecrets,

@@ -1,4 +1,5 @@
 import { diffArrays, diffWords } from 'diff'
+import { createPrintMask, cutForPrinting } from './format-message.js'
 import { joinPath } from './json-path.js'
 
 /**
@@ -166,7 +167,9 @@ function formatChangeLines(change: FieldChange): string[] {
   if (change.type === 'removed') return [`${change.path}: ${preview(change.before)} → (absent)`]
   const { before, after } = change
   if (typeof before === 'string' && typeof after === 'string') {
-    return diffStringHunks(before, after).map(([x, y]) => `${change.path}: ${x} → ${y}`)
+    // Masked before the hunks cut them to a few words around the edit.
+    const mask = createPrintMask()
+    return diffStringHunks(mask(before), mask(after)).map(([x, y]) => `${change.path}: ${x} → ${y}`)
   }
   return [`${change.path}: ${preview(before)} → ${preview(after)}`]
 }
@@ -270,9 +273,8 @@ function clip(text: string, from: number, to: number): string {
   return `"${from > 0 ? '…' : ''}${body}${to < text.length ? '…' : ''}"`
 }
 
-/** A short, single-line rendering of any JSON value. */
+/** A short, single-line rendering of any JSON value, its secrets masked before it is cut. */
 export function preview(value: unknown, max = 80): string {
   if (value === undefined) return 'undefined'
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+  return cutForPrinting(JSON.stringify(value) ?? String(value), max)
 }

@@ -18,6 +18,8 @@ export interface ToolDrift {
 }
 
 export interface LiveRunContext {
+  /** A value as a report may show it: its secrets masked as the tape's scanner masks them. */
+  redact: (value: unknown) => unknown
   cassettePath: string
   rerecordCommand: string
   normalizers: readonly Normalizer[]
@@ -45,6 +47,10 @@ export async function runToolLive(
   const normalize = (value: unknown) => applyNormalizers(record.kind, value, context.normalizers).input
   const changes = diffJson(normalize(resultView(recorded)), normalize(resultView(live)))
   if (changes.length === 0) return undefined
+  // Shown masked: a live result is not a recording, and nothing redacted it yet. A change that
+  // only a secret makes is still shown, as the place where it changed.
+  const shown = diffJson(context.redact(normalize(resultView(recorded))), context.redact(normalize(resultView(live))))
+  const lines = shown.length > 0 ? formatChanges(shown) : changes.map((c) => `${c.path}: (a secret changed)`)
   const label = `${describePosition(record.step, record.lane)}, ${describeDecision(record.kind, record.in)}`
   const next = nextModelRequest(record, context.decisions)
   const feeds = next !== undefined && feedsInto(recorded, next)
@@ -54,7 +60,7 @@ export async function runToolLive(
     ...(args === undefined ? [] : [`  args      ${preview(args, 200)}`]),
     '',
     '  Result changed (recorded → live):',
-    ...formatChanges(changes).map((line) => `    ${line}`),
+    ...lines.map((line) => `    ${line}`),
   ]
   if (next) {
     details.push(

@@ -1,5 +1,5 @@
 import { type EncodedInput, encodeInputs } from './cassette-encoding.js'
-import type { Cassette } from './cassette-format.js'
+import type { Cassette, DecisionRecord } from './cassette-format.js'
 import { describeDecision } from './describe-decision.js'
 import { SecretLeakError } from './errors.js'
 import type { PathStep } from './json-patch.js'
@@ -64,6 +64,27 @@ export function findCassetteSecrets(
     found(scanner.findInJson(d.err ? { err: d.err } : { out: d.out }))
   })
   return findings
+}
+
+/**
+ * A cassette as it may be shown or kept for people: the secrets of its inputs, outputs, errors
+ * and the header fields agent-tape does not compute redacted (see
+ * {@link SecretScanner.redactForReading}); its own fields (keys, fingerprints, dates, hashes)
+ * left as they are. Every reader that prints a cassette or writes a copy of it goes through here.
+ */
+export function redactCassetteForReading(cassette: Cassette, scanner: SecretScanner): Cassette {
+  const header: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(cassette.header))
+    header[name] = COMPUTED_HEADER.has(name) ? scanner.shapesOnly().redactForReading(value) : scanner.redactForReading(value)
+  return {
+    header: header as unknown as Cassette['header'],
+    decisions: cassette.decisions.map((d) => {
+      const copy: DecisionRecord = { ...d, in: scanner.redactForReading(d.in) }
+      if (d.out !== undefined) copy.out = scanner.redactForReading(d.out)
+      if (d.err) copy.err = scanner.redactForReading(d.err) as DecisionRecord['err']
+      return copy
+    }),
+  }
 }
 
 function pathOf(at: readonly PathStep[]): string {

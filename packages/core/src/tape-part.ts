@@ -117,6 +117,7 @@ export abstract class TapePart {
     const { divergence, options, log } = this.context
     const drift = await runToolLive(record, fn, {
       ...divergence,
+      redact: (value) => this.context.secrets.redactForReading(value),
       normalizers: options.normalizers ?? [],
       decisions: this.replayable,
     })

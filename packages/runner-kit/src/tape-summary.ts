@@ -1,4 +1,4 @@
-import type { TapeAction, TapeMode, TapeState } from '@agent-tape/core/internal'
+import { createPrintMask, type TapeAction, type TapeMode, type TapeState } from '@agent-tape/core/internal'
 import { sumUsage, type TokenUsage } from '@agent-tape/http'
 import { PRUNE_FLAG } from './obsolete-cassettes.js'
 import type { WrittenView } from './runs/write-views.js'
@@ -153,7 +153,8 @@ export function renderSummaryText(summary: TapeRunSummary): string {
   lines.push(...warningLines(summary, (test, message) => `    ${test}: ${message}`))
   lines.push(...viewLines(summary, (test, where) => `    ${test}: ${where}`))
   lines.push(...obsoleteLines(summary, (path) => `    ${path}`))
-  return lines.join('\n')
+  // Test names and warnings come from the user's code: masked like every other report.
+  return createPrintMask()(lines.join('\n'))
 }
 
 /**
@@ -181,7 +182,7 @@ export function renderSummaryMarkdown(
   lines.push(...warningLines(summary, (test, message) => `- \`${test}\`: ${message}`))
   lines.push(...viewLines(summary, (test, where) => `- \`${test}\`: ${where}`, artifactsUrl(env)))
   lines.push(...obsoleteLines(summary, (path) => `- \`${path}\``))
-  return `${lines.join('\n')}\n`
+  return `${createPrintMask()(lines.join('\n'))}\n`
 }
 
 function driftLines(summary: TapeRunSummary, item: (test: string, tool: string) => string): string[] {

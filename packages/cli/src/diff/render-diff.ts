@@ -1,4 +1,4 @@
-import { formatChanges } from '@agent-tape/core/internal'
+import { cutForPrinting, formatChanges } from '@agent-tape/core/internal'
 import { type CassetteDiff, type DecisionSummary, type DiffEntry, previewJson } from '@agent-tape/runner-kit'
 import type { Style } from '../output/style.js'
 
@@ -125,7 +125,7 @@ function summaryLine(d: DecisionSummary): string {
   if (answer) {
     const parts: string[] = []
     if (answer.text)
-      parts.push(JSON.stringify(answer.text.length > 60 ? `${answer.text.slice(0, 59)}…` : answer.text))
+      parts.push(JSON.stringify(cutForPrinting(answer.text, 60)))
     for (const call of answer.toolCalls) parts.push(`call ${call.name}`)
     if (answer.finishReason) parts.push(`finish ${answer.finishReason}`)
     if (answer.error) parts.push(answer.error)

@@ -226,6 +226,12 @@ export const FLAG_VALUE =
 const SECRET_REFERENCE =
   /^(?:arn:aws[\w-]*:|projects\/[^/]+\/secrets\/|(?:vault|op|sm|gcpsm|azkv|awssm|ssm|secretsmanager|k8s|env|file):\/?\/?|\$\{\{|\{\{)/i
 
+/**
+ * A digest names content by its hash: `sha256:…` (an environment read as agent-tape stores it),
+ * a kind and a hash (`llm:0a6852d156bb1327`, a decision's key).
+ */
+const DIGEST = /^[a-z][a-z0-9-]{0,15}:[0-9a-f]{8,}$/i
+
 /** Words that stand for a credential in examples: `password: password`, `token=token`. */
 const STAND_IN =
   /^(?:pass(?:word|wd)?|secret|token|api[_-]?key|key|changeme|change[_-]me|admin|root|test|user(?:name)?)$/i
@@ -244,7 +250,7 @@ export function isCredentialValue(strength: NameStrength, raw: string): boolean 
   if (value.length < 6 || value.length > 4096) return false
   if (/\s/.test(value) || FLAG_VALUE.test(value) || /^[\d.,:+-]+$/.test(value)) return false
   if (STAND_IN.test(value) || isPlaceholder(value) || isCodeReference(value)) return false
-  if (SECRET_REFERENCE.test(value) || isPlainUrl(value)) return false
+  if (SECRET_REFERENCE.test(value) || isPlainUrl(value) || DIGEST.test(value) || isFilePath(value)) return false
   if (strength === 'strong') {
     // `change-me-please`, `my-dev-password`: a phrase, not a password; a password mixes in a
     // digit, a capital or a symbol.
@@ -254,6 +260,11 @@ export function isCredentialValue(strength: NameStrength, raw: string): boolean 
   // A digest (a cache key, a content hash) has the look of a key and is not one.
   if (strength === 'weak' && /^(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)) return false
   return looksRandom(value.replace(/%[0-9A-Fa-f]{2}/g, 'A'), 12)
+}
+
+/** `views/test/run.html`, `~/.config/app`: a place, not a value (a base64 key has random runs). */
+function isFilePath(value: string): boolean {
+  return /^(?:~|\.{1,2})?\/?[\w.@-]+(?:\/[\w.@-]+)+\/?$/.test(value) && !looksRandom(value, 12)
 }
 
 function isPlainUrl(value: string): boolean {

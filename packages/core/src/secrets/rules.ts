@@ -356,13 +356,15 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   // Credentials by name (see names.ts): a setting, a cookie, a header or a URL parameter whose
   // name says credential, holding a value that could be one.
+  // A name inside a colon-separated identifier (`…:123456789012:secret:prod-db`, an ARN) is a
+  // part of the identifier, not a setting; `/:_authToken=` in an .npmrc is one.
   {
     id: 'secret-assignment',
     byName: true,
     hint: CREDENTIAL_WORD,
     label: 'a value assigned to a secret-named setting',
     pattern:
-      /(?<![A-Za-z0-9_.-])((?:--?)?[A-Za-z0-9_.-]{0,40}?(?:pass|secret|key|token|auth|sess|cookie|cred|jwt|pwd|sid)[A-Za-z0-9_.-]{0,40})["']?[ \t]{0,3}[:=][ \t]{0,3}["']?([^\s"'`,;&<>{}()[\]]{6,})/gi,
+      /(?<![A-Za-z0-9_.-]|[A-Za-z0-9]:)((?:--?)?[A-Za-z0-9_.-]{0,40}?(?:pass|secret|key|token|auth|sess|cookie|cred|jwt|pwd|sid)[A-Za-z0-9_.-]{0,40})["']?[ \t]{0,3}[:=][ \t]{0,3}["']?((?:[^\s"'`,;&<>{}()[\]\\]|\\u[0-9a-fA-F]{4}|\\\/){6,})/gi,
     group: 2,
     accept: (value, match) => isNamedCredential(NAME_BEFORE_VALUE.exec(match)?.[1] ?? '', value, 'setting'),
   },

@@ -63,7 +63,15 @@ export class SecretScanner {
   private readonly clean = { all: new Set<string>(), shapes: new Set<string>(), names: new Set<string>() }
   private shapes: SecretScanner | undefined
 
-  constructor(envSecrets: readonly EnvSecret[] = [], allow: SecretAllowList = []) {
+  /**
+   * @param byName Whether credentials are also known by their names (members, settings,
+   * cookies): off for what agent-tape writes itself, whose member names are its own.
+   */
+  constructor(
+    envSecrets: readonly EnvSecret[] = [],
+    allow: SecretAllowList = [],
+    private readonly byName = true,
+  ) {
     // A global RegExp remembers where it stopped; the allow list must answer the same every time.
     this.allow = allow.map((e) =>
       typeof e === 'string' ? e : new RegExp(e.source, e.flags.replace(/[gy]/g, '')),
@@ -83,7 +91,8 @@ export class SecretScanner {
     if (plain?.has(text) || this.clean[reading].has(text)) return []
     const found: SecretMatch[] = []
     for (const rule of SECRET_RULES) {
-      if ((reading === 'shapes' && rule.byName) || (reading === 'names' && !rule.byName)) continue
+      if ((reading === 'shapes' || !this.byName) && rule.byName) continue
+      if (reading === 'names' && !rule.byName) continue
       if (rule.hint !== undefined && !hasHint(text, rule.hint)) continue
       for (const m of text.matchAll(rule.pattern)) {
         const match = this.judge(rule, m)
@@ -113,9 +122,13 @@ export class SecretScanner {
     }
   }
 
-  /** `text` with every secret replaced by `[REDACTED:<rule>]`, in its characters and its views. */
-  redactText(text: string): string {
-    return this.redactTextAt(text, 0)
+  /**
+   * `text` with every secret replaced by `[REDACTED:<rule>]`, in its characters and its views.
+   * With `shapes`, the rules by name are left out: for pieces of a value that was already read
+   * whole (a stream's events), where a name may be cut in two.
+   */
+  redactText(text: string, reading: 'all' | 'shapes' = 'all'): string {
+    return this.redactTextAt(text, 0, reading)
   }
 
   /**
@@ -167,11 +180,12 @@ export class SecretScanner {
   }
 
   /**
-   * The same scanner without the environment's values: for what agent-tape writes itself (a
-   * header's date, versions and hashes), where a value such as `12` would match by chance.
+   * The same scanner with shapes only, without the environment's values or names: for what
+   * agent-tape writes itself (a header's date, versions and hashes, the names of the variables
+   * it read), where a value such as `12` or a name such as `OPENAI_API_KEY` would match by chance.
    */
   shapesOnly(): SecretScanner {
-    this.shapes ??= new SecretScanner([], this.allow)
+    this.shapes ??= new SecretScanner([], this.allow, false)
     return this.shapes
   }
 

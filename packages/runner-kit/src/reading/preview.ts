@@ -1,10 +1,9 @@
-import type { HarnessIdentity } from '@agent-tape/core/internal'
+import { cutForPrinting, type HarnessIdentity } from '@agent-tape/core/internal'
 import type { TokenUsage } from '@agent-tape/http'
 
-/** One line of JSON, cut in the middle of the line when longer than `max`. */
+/** One line of JSON, its secrets masked, then cut when longer than `max`. */
 export function previewJson(value: unknown, max: number): string {
-  const text = value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value))
-  return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text
+  return cutForPrinting(value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value)), max)
 }
 
 /** Token usage as `61 in / 12 out`. */

@@ -3,6 +3,7 @@ import {
   type Cassette,
   type CassetteStore,
   findCassetteSecrets,
+  redactCassetteForReading,
   type SecretAllowList,
   SecretScanner,
   secretEnvValues,
@@ -55,7 +56,7 @@ export async function keepDivergedRun(
   secrets: { env: Record<string, string | undefined>; allow: SecretAllowList },
 ): Promise<KeptRun> {
   const scanner = new SecretScanner(secretEnvValues(secrets.env), secrets.allow)
-  const redacted = scanner.redactForReading(run) as Cassette
+  const redacted = redactCassetteForReading(run, scanner)
   const findings = findCassetteSecrets(redacted, scanner)
   if (findings.length > 0) {
     const first = findings[0]!

@@ -1,6 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
-import { type Cassette, parseCassette, SecretScanner, secretEnvValues } from '@agent-tape/core/internal'
+import {
+  type Cassette,
+  parseCassette,
+  redactCassetteForReading,
+  SecretScanner,
+  secretEnvValues,
+} from '@agent-tape/core/internal'
 import { toPosix } from '../cassette-path.js'
 import type { TapeSummaryEntry } from '../tape-summary.js'
 import { renderCompareView } from '../view/render-page.js'
@@ -49,5 +55,5 @@ async function readForView(
   env: Record<string, string | undefined>,
 ): Promise<Cassette> {
   const cassette = parseCassette(await readFile(resolve(root, path), 'utf8'), path)
-  return new SecretScanner(secretEnvValues(env)).redactForReading(cassette) as Cassette
+  return redactCassetteForReading(cassette, new SecretScanner(secretEnvValues(env)))
 }

@@ -79,7 +79,9 @@ export function renderCompareView(
 
 /** The page: a style sheet, the data as JSON, and the script that draws it; nothing else. */
 export function renderPage(data: PageData, { env = process.env }: ViewOptions = {}): string {
-  const masked = maskStrings(data, createPrintMask(env)) as PageData
+  // The data comes from cassettes read through the scanner whole; each string of it again, for
+  // shapes and environment values, since some are pieces of a stream (names are cut there).
+  const masked = maskStrings(data, createPrintMask(env, 'shapes')) as PageData
   const csp = [
     "default-src 'none'",
     `script-src '${sha256(PAGE_SCRIPT)}'`,
