@@ -49,7 +49,10 @@ export async function runToolLive(
   if (changes.length === 0) return undefined
   // Shown masked: a live result is not a recording, and nothing redacted it yet. A change that
   // only a secret makes is still shown, as the place where it changed.
-  const shown = diffJson(context.redact(normalize(resultView(recorded))), context.redact(normalize(resultView(live))))
+  const shown = diffJson(
+    context.redact(normalize(resultView(recorded))),
+    context.redact(normalize(resultView(live))),
+  )
   const lines = shown.length > 0 ? formatChanges(shown) : changes.map((c) => `${c.path}: (a secret changed)`)
   const label = `${describePosition(record.step, record.lane)}, ${describeDecision(record.kind, record.in)}`
   const next = nextModelRequest(record, context.decisions)

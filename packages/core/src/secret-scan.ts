@@ -75,7 +75,9 @@ export function findCassetteSecrets(
 export function redactCassetteForReading(cassette: Cassette, scanner: SecretScanner): Cassette {
   const header: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(cassette.header))
-    header[name] = COMPUTED_HEADER.has(name) ? scanner.shapesOnly().redactForReading(value) : scanner.redactForReading(value)
+    header[name] = COMPUTED_HEADER.has(name)
+      ? scanner.shapesOnly().redactForReading(value)
+      : scanner.redactForReading(value)
   return {
     header: header as unknown as Cassette['header'],
     decisions: cassette.decisions.map((d) => {

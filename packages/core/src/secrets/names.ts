@@ -250,7 +250,8 @@ export function isCredentialValue(strength: NameStrength, raw: string): boolean 
   if (value.length < 6 || value.length > 4096) return false
   if (/\s/.test(value) || FLAG_VALUE.test(value) || /^[\d.,:+-]+$/.test(value)) return false
   if (STAND_IN.test(value) || isPlaceholder(value) || isCodeReference(value)) return false
-  if (SECRET_REFERENCE.test(value) || isPlainUrl(value) || DIGEST.test(value) || isFilePath(value)) return false
+  if (SECRET_REFERENCE.test(value) || isPlainUrl(value) || DIGEST.test(value) || isFilePath(value))
+    return false
   if (strength === 'strong') {
     // `change-me-please`, `my-dev-password`: a phrase, not a password; a password mixes in a
     // digit, a capital or a symbol.

@@ -341,17 +341,21 @@ export class SecretScanner {
       out.push({ path: at(), rule: m.rule, label: m.label, preview })
     }
     if (depth < MAX_DEPTH) {
+      // A view reads the same characters again: what the text itself showed is not reported twice.
+      const seen = new Set(out.slice(before).map((f) => `${f.rule}\u0000${f.preview}`))
+      const inner: SecretFinding[] = []
       for (const view of viewsOf(text)) {
         if ('json' in view) {
-          const inner: SecretFinding[] = []
-          this.jsonFindings(view.json, '', depth + 1, inner, reading)
-          for (const f of inner)
-            out.push({
+          const found: SecretFinding[] = []
+          this.jsonFindings(view.json, '', depth + 1, found, reading)
+          for (const f of found)
+            inner.push({
               ...f,
               path: `${at()} (${view.how}${f.path && f.path !== '(root)' ? `: ${f.path}` : ''})`,
             })
-        } else this.textFindings(view.text, () => `${at()} (${view.how})`, depth + 1, out, reading)
+        } else this.textFindings(view.text, () => `${at()} (${view.how})`, depth + 1, inner, reading)
       }
+      for (const f of inner) if (!seen.has(`${f.rule}\u0000${f.preview}`)) out.push(f)
     }
     // Only a text read to the full depth is known clean.
     if (out.length === before && depth === 0) this.clean[reading].add(text)
