@@ -145,4 +145,18 @@ describe('live-tools mode', () => {
     }).catch((e: Error) => e)
     expect((error as Error).message).toContain('does not exist, and mode "live-tools" never records')
   })
+
+  it('masks a key in a live result before it cuts the report line, wherever the cut falls', async () => {
+    const key = `sk-proj-${'rylLde1Xu6FUq9Wm'.repeat(6)}`
+    for (const lead of [40, 60, 66, 70, 75]) {
+      const { open } = await recorded(async () => ({ city: 'Paris', tempC: 18 }))
+      const tape = await open()
+      const note = `${'x'.repeat(lead)} ${key}`
+      await runWithTape(tape, () => agent(tape, async () => ({ city: 'Paris', tempC: 18, note })))
+      await tape.finish().catch(() => undefined)
+      const message = tape.failure()!.message
+      expect(message).toContain('Tool drift')
+      for (let at = 4; at + 5 <= key.length; at++) expect(message).not.toContain(key.slice(at, at + 5))
+    }
+  })
 })

@@ -124,8 +124,7 @@ function summaryLine(d: DecisionSummary): string {
   const answer = d.model?.answer
   if (answer) {
     const parts: string[] = []
-    if (answer.text)
-      parts.push(JSON.stringify(cutForPrinting(answer.text, 60)))
+    if (answer.text) parts.push(JSON.stringify(cutForPrinting(answer.text, 60)))
     for (const call of answer.toolCalls) parts.push(`call ${call.name}`)
     if (answer.finishReason) parts.push(`finish ${answer.finishReason}`)
     if (answer.error) parts.push(answer.error)

@@ -204,7 +204,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: 'terraform-token',
     hint: '.atlasv1.',
     label: 'a Terraform Cloud token',
-    pattern: /(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/g,
+    pattern: /[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/g,
   },
   {
     id: 'pulumi-token',
@@ -214,7 +214,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   {
     id: 'vault-token',
     label: 'a HashiCorp Vault token',
-    pattern: /(?<![A-Za-z0-9])hv[sbr]\.[A-Za-z0-9_-]{90,300}/g,
+    pattern: /hv[sbr]\.[A-Za-z0-9_-]{90,300}/g,
   },
   {
     id: 'vercel-token',
@@ -274,7 +274,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     hint: ':AA',
     label: 'a Telegram bot token',
     // Often in its URL path, right after `bot`: only a digit before it would make it another number.
-    pattern: /(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g,
+    pattern: /(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}/g,
   },
   { id: 'stripe-key', label: 'a Stripe secret key', pattern: /(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}/g },
   { id: 'stripe-webhook-secret', label: 'a Stripe webhook secret', pattern: /whsec_[A-Za-z0-9+/]{24,}/g },
@@ -311,7 +311,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   {
     id: 'notion-token',
     label: 'a Notion token',
-    pattern: /(?<![A-Za-z0-9])(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})(?![A-Za-z0-9])/g,
+    pattern: /(?:(?<![A-Za-z0-9])secret_[A-Za-z0-9]{43}(?![A-Za-z0-9])|ntn_[A-Za-z0-9]{40,})/g,
   },
   { id: 'atlassian-token', label: 'an Atlassian API token', pattern: /ATATT3[A-Za-z0-9_=-]{150,}/g },
   { id: 'postman-key', label: 'a Postman API key', pattern: /PMAK-[0-9a-f]{24}-[0-9a-f]{34}/g },
@@ -350,7 +350,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: 'url-password',
     hint: '://',
     label: 'a password in a URL',
-    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/?#@"'<>]{0,128}:([^\s:@/?#"'<>]{1,256})@/g,
+    pattern: /(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/?#@"'<>]{0,128}:([^\s:@/?#"'<>]{1,256})@/g,
     group: 1,
     accept: (s) => !isPlaceholder(s) && !isStandIn(s),
   },
