@@ -195,6 +195,16 @@ export function wordsOf(name: string): string[] {
  * member, of a setting in text, of a cookie or of an environment variable.
  */
 export function credentialName(name: string): NameStrength | undefined {
+  // A run repeats a few hundred member names a million times.
+  if (known.has(name)) return known.get(name)
+  const strength = judgeName(name)
+  if (known.size < 10_000) known.set(name, strength)
+  return strength
+}
+
+const known = new Map<string, NameStrength | undefined>()
+
+function judgeName(name: string): NameStrength | undefined {
   const words = wordsOf(name)
   if (words.length === 0 || words.length > 8) return undefined
   let strength: NameStrength | undefined
