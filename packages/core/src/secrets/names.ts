@@ -234,7 +234,7 @@ export const FLAG_VALUE =
 
 /** A reference to where a secret lives, not the secret: an ARN, a secret manager path, a vault URI. */
 const SECRET_REFERENCE =
-  /^(?:arn:aws[\w-]*:|projects\/[^/]+\/secrets\/|(?:vault|op|sm|gcpsm|azkv|awssm|ssm|secretsmanager|k8s|env|file):\/?\/?|\$\{\{|\{\{)/i
+  /^(?:arn:[a-z-]+:|projects\/[^/]+\/secrets\/|(?:vault|op|sm|gcpsm|azkv|awssm|ssm|secretsmanager|k8s|env|file):\/?\/?|\$\{\{|\{\{)/i
 
 /**
  * A digest names content by its hash: `sha256:…` (an environment read as agent-tape stores it),
