@@ -202,7 +202,7 @@ function expectRefused(
   const host = new URL(base).host
   expect(failure?.message).toMatch(
     new RegExp(
-      `^\\[agent-tape\\] Refused a model call to ${escape(base)}/\\S+ \\(${client.api}\\): ${escape(host)} is not a model endpoint: tape "${escape(cassette)}" is ${action}, and loopback traffic`,
+      `^\\[agent-tape\\] Refused a model call to ${literal(base)}/\\S+ \\(${client.api}\\): ${literal(host)} is not a model endpoint: tape "${literal(cassette)}" is ${action}, and loopback traffic`,
     ),
   )
   expect(failure?.message).toContain(
@@ -212,7 +212,7 @@ function expectRefused(
   expect(run.state.divergences).toHaveLength(1)
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 
 describe.each(Object.entries(CLIENTS))('%s to a loopback model nobody declared', (name, client) => {
   it('is refused while recording, sending nothing', async () => {
