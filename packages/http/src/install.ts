@@ -8,8 +8,8 @@ import type { BoundaryConfig } from './handle-request.js'
 import { interceptHttp2 } from './http2/intercept-connect.js'
 import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
 import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
+import { installNetworkGuards } from './network/guards.js'
 import { performingForTape } from './network/performing.js'
-import { installSocketGuard } from './network/socket-guard.js'
 import type { ReplayTiming } from './replay-timing.js'
 import { handleRequestWhenTaped, prepareBeforeTapes } from './request-handling.js'
 
@@ -91,12 +91,12 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     interceptor.apply()
   }
   const removeHttp2 = interceptHttp2(config)
+  const removeGuards = installNetworkGuards(config)
   // `import { request } from 'node:http'` reads a snapshot of the module's exports: refresh it so
-  // named imports see the patched functions too.
+  // named imports see the patched functions too (`lookup` from node:dns among them).
   syncBuiltinESMExports()
   const dispatchers = guardGlobalDispatchers(config, perform)
   const stopRefreshing = onTapeRun(dispatchers.refresh)
-  const removeSocketGuard = installSocketGuard(config)
   const boundary: HttpBoundary = {
     addModelEndpoints(...added) {
       assertPatterns(added)
@@ -109,7 +109,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     async dispose() {
       stopRefreshing()
       dispatchers.dispose()
-      removeSocketGuard()
+      removeGuards()
       removeHttp2()
       for (const interceptor of interceptors) interceptor.dispose()
       syncBuiltinESMExports()

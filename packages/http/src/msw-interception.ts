@@ -1,6 +1,6 @@
 import type { EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
-import { installSocketGuard } from './network/socket-guard.js'
+import { installNetworkGuards } from './network/guards.js'
 import type { ReplayTiming } from './replay-timing.js'
 import { prepareBeforeTapes } from './request-handling.js'
 
@@ -27,7 +27,7 @@ export function useMswInterception(config: MswInterceptionConfig): () => void {
   current.modelEndpoints.push(...config.modelEndpoints)
   current.allowHosts.push(...config.allowHosts)
   if (config.timing) current.timing = config.timing
-  const removeGuard = installSocketGuard({ ...current, interception: 'msw' })
+  const removeGuard = installNetworkGuards({ ...current, interception: 'msw' })
   return () => {
     removeGuard()
     if (holder[KEY] === current) delete holder[KEY]
