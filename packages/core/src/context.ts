@@ -30,6 +30,7 @@ export {
   beforeTapeOpens,
   currentTape,
   isInsideDecision,
+  onTapeFinish,
   onTapeRun,
   runInsideDecision,
   runWithTape,

@@ -59,6 +59,7 @@ export {
   addDecisionLabels,
   beforeTapeOpens,
   isInsideDecision,
+  onTapeFinish,
   onTapeRun,
   runInsideDecision,
 } from './tape-context.js'

@@ -10,7 +10,7 @@ import { MODE_ENV, type TapeMode } from './modes.js'
 import { applyNormalizers } from './normalize.js'
 import { RunLog } from './run-log.js'
 import { SecretScanner, secretEnvValues } from './secrets/index.js'
-import { isInsideDecision } from './tape-context.js'
+import { isInsideDecision, runFinishHooks } from './tape-context.js'
 import { EnvReads } from './tape-env.js'
 import { Lanes } from './tape-lanes.js'
 import type { BegunDecision, TapeOptions, WireRequest } from './tape-options.js'
@@ -127,7 +127,7 @@ export class Tape {
    * @internal
    */
   beginRequest(request: WireRequest): BegunDecision {
-    this.assertOpen()
+    this.assertOpen(request.kind)
     if (isInsideDecision()) return { action: 'passthrough', key: '' }
     assertKind(request.kind)
     const digest = this.wiresOn ? this.wires.bodyDigest(this.lanes.lane, request.body) : undefined
@@ -213,7 +213,8 @@ export class Tape {
    * boundary), so that the test fails with it even when the code that saw the error swallows it.
    */
   reportDivergence(error: AgentTapeError): void {
-    this.log.diverge(error as DivergenceError)
+    if (this.finished) this.options.onLateUse?.(error)
+    else this.log.diverge(error as DivergenceError)
   }
 
   /**
@@ -227,6 +228,7 @@ export class Tape {
   /** Ends the run: checks unused decisions, env drift and harness, and writes a recording. */
   async finish(): Promise<TapeState> {
     if (this.finished) return this.finished
+    runFinishHooks(this)
     const ending = await this.part.finish()
     this.finished = this.log.snapshot(this, this.part.tally(), ending)
     return this.finished
@@ -271,7 +273,7 @@ export class Tape {
     input: unknown,
     wireAt?: (position: DecisionPosition) => string,
   ): KeyedDecision | undefined {
-    this.assertOpen()
+    this.assertOpen(kind)
     if (isInsideDecision()) return undefined
     assertKind(kind)
     const position = this.lanes.place(kind)
@@ -288,13 +290,15 @@ export class Tape {
     return decision
   }
 
-  private assertOpen(): void {
+  private assertOpen(kind?: string): void {
     if (this.finished) {
-      throw new AgentTapeError('ERR_TAPE_USAGE', {
+      const error = new AgentTapeError('ERR_TAPE_USAGE', {
         what: `Tape "${this.id}" is already finished`,
-        why: 'a boundary was called after the run ended (a request or tool call that outlived its test)',
+        why: `${kind ? `a decision of kind "${kind}" was asked for` : 'a boundary was called'} after the run ended (a request or tool call that outlived its test, from a promise it did not await)`,
         fix: 'Await every agent call inside the test body',
       })
+      this.options.onLateUse?.(error)
+      throw error
     }
   }
 

@@ -4,6 +4,7 @@ import type { HostPattern } from './allow-hosts.js'
 import { installDnsGuard } from './dns-guard.js'
 import { installSocketGuard } from './socket-guard.js'
 import { installUdpGuard } from './udp-guard.js'
+import { installWorkerGuard } from './worker-guard.js'
 
 export interface NetworkGuardConfig {
   modelEndpoints: readonly EndpointPattern[]
@@ -14,11 +15,17 @@ export interface NetworkGuardConfig {
 
 /**
  * Installs every guard that refuses what leaves the process without a boundary while a tape
- * records or replays: TCP and TLS connections, DNS queries, UDP datagrams. Each patches Node once
+ * records or replays: TCP and TLS connections, DNS queries, UDP datagrams, and the same in the
+ * worker threads the tape's test starts. Each patches Node once
  * per process and reads the configs of every installation; returns the removal of this one.
  */
 export function installNetworkGuards(config: NetworkGuardConfig): () => void {
-  const removals = [installSocketGuard(config), installDnsGuard(config), installUdpGuard(config)]
+  const removals = [
+    installSocketGuard(config),
+    installDnsGuard(config),
+    installUdpGuard(config),
+    installWorkerGuard(config),
+  ]
   // `import { lookup } from 'node:dns'` reads a snapshot of the module's exports.
   syncBuiltinESMExports()
   return () => {
