@@ -1,5 +1,6 @@
 import type { EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
+import type { ChildProcessPolicy } from './network/child-processes.js'
 import { installNetworkGuards } from './network/guards.js'
 import type { ReplayTiming } from './replay-timing.js'
 import { prepareBeforeTapes } from './request-handling.js'
@@ -9,6 +10,7 @@ export interface MswInterceptionConfig {
   modelEndpoints: EndpointPattern[]
   allowHosts: HostPattern[]
   timing?: ReplayTiming
+  childProcesses?: ChildProcessPolicy
 }
 
 const KEY = Symbol.for('agent-tape.msw-interception')
@@ -27,6 +29,7 @@ export function useMswInterception(config: MswInterceptionConfig): () => void {
   current.modelEndpoints.push(...config.modelEndpoints)
   current.allowHosts.push(...config.allowHosts)
   if (config.timing) current.timing = config.timing
+  if (config.childProcesses) current.childProcesses = config.childProcesses
   const removeGuard = installNetworkGuards({ ...current, interception: 'msw' })
   return () => {
     removeGuard()

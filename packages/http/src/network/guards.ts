@@ -1,6 +1,7 @@
 import { syncBuiltinESMExports } from 'node:module'
 import type { EndpointPattern } from '../endpoints.js'
 import type { HostPattern } from './allow-hosts.js'
+import { type ChildProcessPolicy, installChildProcessHook } from './child-processes.js'
 import { installDnsGuard } from './dns-guard.js'
 import { installSocketGuard } from './socket-guard.js'
 import { installUdpGuard } from './udp-guard.js'
@@ -11,12 +12,14 @@ export interface NetworkGuardConfig {
   allowHosts: readonly HostPattern[]
   /** Whose interception the requests went through: agent-tape's own, or the team's MSW server. */
   interception?: 'boundary' | 'msw'
+  /** What a tape does with the child processes its test starts (default `allow`: start and name them). */
+  childProcesses?: ChildProcessPolicy
 }
 
 /**
  * Installs every guard that refuses what leaves the process without a boundary while a tape
  * records or replays: TCP and TLS connections, DNS queries, UDP datagrams, and the same in the
- * worker threads the tape's test starts. Each patches Node once
+ * worker threads the tape's test starts; and names (or refuses) the child processes it starts. Each patches Node once
  * per process and reads the configs of every installation; returns the removal of this one.
  */
 export function installNetworkGuards(config: NetworkGuardConfig): () => void {
@@ -25,6 +28,7 @@ export function installNetworkGuards(config: NetworkGuardConfig): () => void {
     installDnsGuard(config),
     installUdpGuard(config),
     installWorkerGuard(config),
+    installChildProcessHook(config),
   ]
   // `import { lookup } from 'node:dns'` reads a snapshot of the module's exports.
   syncBuiltinESMExports()
