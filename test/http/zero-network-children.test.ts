@@ -160,7 +160,8 @@ it('lets a preparer change what a Node child starts with, before it starts (wher
       sync: childProcess
         .spawnSync(node, print, { env: { ...process.env, AGENT_TAPE_CHILD_MARK: 'kept-' } })
         .stdout.toString(),
-      notNode: (await exec('printf %s "${AGENT_TAPE_CHILD_MARK:-none}"')).stdout,
+      // A shell is no Node child: left as it is.
+      notNode: (await exec(`printf %s "$${'{'}AGENT_TAPE_CHILD_MARK:-none}"`)).stdout,
     }))
     expect(run.result).toEqual({ async: 'prepared', sync: 'kept-prepared', notNode: 'none' })
     const outside = (await execFile(node, print)).stdout
