@@ -53,6 +53,8 @@ export class Tape {
   /** How many decisions the run has asked for: the next one's `decisionIndex` is one more. */
   private asked = 0
   private finished: TapeState | undefined
+  /** Set as `finish()` begins: a decision asked for from then on comes from code the test did not await. */
+  private finishing = false
 
   /** @internal use {@link openTape} */
   constructor(
@@ -127,8 +129,9 @@ export class Tape {
    * @internal
    */
   beginRequest(request: WireRequest): BegunDecision {
-    this.assertOpen(request.kind)
+    // What the function behind a decision does is part of it, even while that decision finishes.
     if (isInsideDecision()) return { action: 'passthrough', key: '' }
+    this.assertOpen(request.kind)
     assertKind(request.kind)
     const digest = this.wiresOn ? this.wires.bodyDigest(this.lanes.lane, request.body) : undefined
     if (digest !== undefined && this.part.replayable.length > 0) {
@@ -228,6 +231,7 @@ export class Tape {
   /** Ends the run: checks unused decisions, env drift and harness, and writes a recording. */
   async finish(): Promise<TapeState> {
     if (this.finished) return this.finished
+    this.finishing = true
     runFinishHooks(this)
     const ending = await this.part.finish()
     this.finished = this.log.snapshot(this, this.part.tally(), ending)
@@ -273,8 +277,8 @@ export class Tape {
     input: unknown,
     wireAt?: (position: DecisionPosition) => string,
   ): KeyedDecision | undefined {
-    this.assertOpen(kind)
     if (isInsideDecision()) return undefined
+    this.assertOpen(kind)
     assertKind(kind)
     const position = this.lanes.place(kind)
     const { normalized, key, label } = this.log.walk(kind, () => {
@@ -291,10 +295,10 @@ export class Tape {
   }
 
   private assertOpen(kind?: string): void {
-    if (this.finished) {
+    if (this.finishing) {
       const error = new AgentTapeError('ERR_TAPE_USAGE', {
-        what: `Tape "${this.id}" is already finished`,
-        why: `${kind ? `a decision of kind "${kind}" was asked for` : 'a boundary was called'} after the run ended (a request or tool call that outlived its test, from a promise it did not await)`,
+        what: `${kind ? `A decision of kind "${kind}"` : 'A boundary call'} reached tape "${this.id}" after it finished`,
+        why: 'the run had ended, and a request or tool call outlived its test (from a promise the test did not await), so nothing was sent and nothing recorded',
         fix: 'Await every agent call inside the test body',
       })
       this.options.onLateUse?.(error)
