@@ -1,8 +1,8 @@
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CountingServer, startCountingServer } from '../support/counting-server.js'
-import { count } from './scenarios.js'
 import { configure, RUNNERS, type RunnerProject, testFile } from './runners.js'
+import { count } from './scenarios.js'
 
 // Paths out of the process that no boundary tapes, as a user of either runner meets them: a local
 // model nobody declared, a child process, a promise that outlives its test. Each runner's suite
@@ -12,7 +12,7 @@ const LOCAL_MODEL = [
   "import OpenAI from 'openai'",
   '',
   "it.tape('local model', async () => {",
-  "  const client = new OpenAI({ apiKey: 'sk-local', baseURL: `${process.env.LOCAL_MODEL_URL}/v1` })",
+  "  const client = new OpenAI({ apiKey: 'sk-local', baseURL: process.env.LOCAL_MODEL_URL + '/v1' })",
   "  const answer = await client.chat.completions.create({ model: 'llama3.2', messages: [{ role: 'user', content: 'Hi' }] })",
   "  expect(answer.choices[0]?.message.content).toBe('Hello from a local model.')",
   '})',
@@ -23,7 +23,8 @@ const CHILD = [
   '',
   "it.tape('child', async () => {",
   // Connects and exits: the server counts the connection once the test process runs again.
-  "  execFileSync(process.execPath, ['-e', `require('node:net').connect(${process.env.COUNTING_PORT}, '127.0.0.1', () => process.exit(0))`])",
+  '  const connect = "require(\'node:net\').connect(" + process.env.COUNTING_PORT + ", \'127.0.0.1\', () => process.exit(0))"',
+  "  execFileSync(process.execPath, ['-e', connect])",
   '})',
 ]
 
@@ -31,7 +32,7 @@ const LEAKY = [
   "import OpenAI from 'openai'",
   '',
   "it.tape('leaky', async () => {",
-  "  const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${process.env.FAKE_PROVIDER_URL}/v1`, maxRetries: 0 })",
+  "  const client = new OpenAI({ apiKey: 'sk-test', baseURL: process.env.FAKE_PROVIDER_URL + '/v1', maxRetries: 0 })",
   '  // Not awaited: the request comes after the test, and its tape, ended.',
   '  setTimeout(() => {',
   "    client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'late' }] }).catch(() => {})",
