@@ -44,6 +44,19 @@ const LEAKY = [
   '})',
 ]
 
+const WORKER = [
+  "import { Worker } from 'node:worker_threads'",
+  '',
+  "it.tape('worker', async () => {",
+  '  // The worker swallows the error; the tape fails with it all the same.',
+  "  const code = \"const { parentPort, workerData } = require('node:worker_threads'); fetch(workerData).then(() => parentPort.postMessage('answered'), (e) => parentPort.postMessage(e.cause?.code ?? e.message))\"",
+  "  const worker = new Worker(code, { eval: true, workerData: process.env.FAKE_PROVIDER_URL + '/v1/models' })",
+  "  const outcome = await new Promise((resolve) => worker.once('message', resolve))",
+  '  await worker.terminate()',
+  "  expect(outcome).toBe('ERR_TAPE_NETWORK')",
+  '})',
+]
+
 describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
   let model: FakeProvider
   let local: FakeProvider
@@ -125,6 +138,22 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     )
     expect(refused[runner.summaryStream]).toContain(`    test/child.test.ts > child: ${command} (refused)`)
     expect(counting.connections).toBe(before + 1)
+  })
+
+  it.sequential('refuses the network use of a worker thread a tape starts, and fails its test', async () => {
+    const paths = project('worker.test.ts', WORKER)
+    const recording = await paths.runTests('test/worker.test.ts', env())
+    expect(recording.code).toBe(1)
+    const replay = await paths.runTests('test/worker.test.ts', env({ CI: 'true' }))
+    expect(replay.code).toBe(1)
+    expect(replay.output).toContain(
+      `[agent-tape] Blocked a connection to 127.0.0.1:${new URL(model.url).port} from Node's fetch`,
+    )
+    expect(replay.output).toContain(
+      ': this worker thread was started by tape "test/worker.test.ts > worker", which is replaying, and a replay never reaches the network; agent-tape records and replays no request made in a worker thread',
+    )
+    expect(replay.output).toContain(runner.tests({ failed: 1 }))
+    expect(model.requests).toHaveLength(0)
   })
 
   it.sequential('names a test whose leaked promise reached its tape after it ended, and sends nothing', async () => {

@@ -115,7 +115,14 @@ function judge(
   // that opens no connection until a handler has declined the request. Those connects pass; the
   // real connection of a request MSW lets through (its passthrough) is judged like any other.
   if (viaMsw && MSW_SOCKET_LAYER.test(stack) && !MSW_REAL_CONNECTION.test(stack)) return ALLOWED
-  const error = refusal(target, describeClient(stack), owner, viaMsw)
+  // In a worker nothing is intercepted: Node's fetch and node:http are refused as themselves.
+  const client = describeClient(stack)
+  const error = refusal(
+    target,
+    owner.inWorker ? client.replace(/ with an? (?:dispatcher|agent) .*$/, '') : client,
+    owner,
+    viaMsw,
+  )
   owner.report(error)
   return error
 }
