@@ -259,17 +259,18 @@ it('replays an HTTP error, a mid-stream error line and a cut connection as the s
   })
 })
 
-it('warns about a local Ollama that is not declared, naming the base URL to add', async () => {
+it('refuses a local Ollama that is not declared, naming the base URL to add, and sends nothing', async () => {
   const local = await startFakeProvider({ reply: () => ({ text: 'Hi.' }) })
   try {
     const client = new Ollama({ host: local.url })
     const rec = await runTaped(store, 'undeclared.jsonl', 'auto', () =>
       client.chat({ model: 'qwen3', messages: [{ role: 'user', content: 'hi' }] }),
     )
-    expect(rec.result?.message.content).toBe('Hi.')
+    expect(rec.error).toBeDefined()
     expect(rec.state.captured).toBe(0)
-    expect(rec.state.warnings).toEqual([expect.stringContaining(`modelEndpoints: ['${local.url}']`)])
-    expect(rec.state.warnings[0]).toContain('looks like a model call (ollama)')
+    expect(rec.failure?.message).toContain(`modelEndpoints: ['${local.url}']`)
+    expect(rec.failure?.message).toContain('Refused a model call to')
+    expect(local.requests).toHaveLength(0)
   } finally {
     await local.close()
   }

@@ -1,10 +1,18 @@
-import { type CassetteStore, openTape, runWithTape, type TapeOptions, type TapeState } from '@agent-tape/core'
+import {
+  type CassetteStore,
+  openTape,
+  runWithTape,
+  type Tape,
+  type TapeOptions,
+  type TapeState,
+} from '@agent-tape/core'
 
 export interface TapedRun<T> {
   result: T | undefined
   error: unknown
   state: TapeState
   failure: Error | undefined
+  tape: Tape
 }
 
 /** Runs `fn` as a test body would: inside its tape's async context, then finishes the tape. */
@@ -32,5 +40,5 @@ export async function runTaped<T>(
     error = e
   }
   const state = await tape.finish()
-  return { result, error, state, failure: tape.failure() }
+  return { result, error, state, failure: tape.failure(), tape }
 }

@@ -11,7 +11,7 @@ export {
   isConfigError,
 } from './errors.js'
 export type { MessageParts } from './format-message.js'
-export { formatMessage } from './format-message.js'
+export { formatMessage, maskForPrinting } from './format-message.js'
 export type { ResolvedMode, ResolveModeOptions, TapeMode } from './modes.js'
 export {
   CI_FROM_ENV,
@@ -30,6 +30,7 @@ export {
   beforeTapeOpens,
   currentTape,
   isInsideDecision,
+  onTapeFinish,
   onTapeRun,
   runInsideDecision,
   runWithTape,

@@ -60,6 +60,7 @@ export {
   addDecisionLabels,
   beforeTapeOpens,
   isInsideDecision,
+  onTapeFinish,
   onTapeRun,
   runInsideDecision,
 } from './tape-context.js'

@@ -12,6 +12,8 @@ interface TapeContext {
   labels?: Set<DecisionLabeler>
   /** Awaited before each tape opens (see {@link beforeTapeOpens}). */
   openHooks?: Set<() => Promise<unknown>>
+  /** Called as each tape finishes (see {@link onTapeFinish}). */
+  finishHooks?: Set<(tape: Tape) => void>
 }
 
 /** A boundary's label for a decision it made (`model request (gpt-4o)`), or `undefined` for others. */
@@ -126,4 +128,28 @@ export function beforeTapeOpens(hook: () => Promise<unknown>): () => void {
 export async function prepareTapeOpen(): Promise<void> {
   if (!context.openHooks?.size) return
   await Promise.all([...context.openHooks].map((hook) => hook()))
+}
+
+/**
+ * Registers `hook` to run as each tape finishes, before its end state is taken: for a boundary
+ * that learns of a tape's problems outside its async context (a worker thread the tape's test
+ * started, which reports its refused connections through shared memory), so that the tape fails
+ * with them. Returns a function that unregisters it.
+ */
+export function onTapeFinish(hook: (tape: Tape) => void): () => void {
+  context.finishHooks ??= new Set()
+  context.finishHooks.add(hook)
+  return () => context.finishHooks?.delete(hook)
+}
+
+/** Runs the hooks registered with {@link onTapeFinish}; a hook that throws does not stop the others. */
+export function runFinishHooks(tape: Tape): void {
+  if (!context.finishHooks?.size) return
+  for (const hook of context.finishHooks) {
+    try {
+      hook(tape)
+    } catch {
+      // A boundary's report must not keep the tape from finishing.
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import type { DecisionRecord, RecordedError, RecordingSource } from './cassette-format.js'
 import type { CassetteStore } from './cassette-store.js'
+import type { AgentTapeError } from './errors.js'
 import type { HarnessProvider } from './harness.js'
 import type { TapeMode } from './modes.js'
 import type { Normalizer } from './normalize.js'
@@ -40,6 +41,13 @@ export interface TapeOptions {
   source?: RecordingSource | (() => RecordingSource | undefined)
   /** How long `finish()` waits for decisions still in flight (default 10 s). */
   pendingTimeoutMs?: number
+  /**
+   * Called when the tape is used after it finished (a request or tool call from a promise the
+   * test did not await), with the `ERR_TAPE_USAGE` error the caller gets, or the problem a
+   * boundary reported then (a refused connection): the run's outcome is already taken, so a
+   * runner fails the test if it still can, and names it in the run summary otherwise.
+   */
+  onLateUse?: (error: AgentTapeError) => void
 }
 
 /** The handle of a decision begun with {@link Tape.begin}. */

@@ -10,7 +10,7 @@ import { MODE_ENV, type TapeMode } from './modes.js'
 import { applyNormalizers } from './normalize.js'
 import { RunLog } from './run-log.js'
 import { SecretScanner, secretEnvValues } from './secrets/index.js'
-import { isInsideDecision } from './tape-context.js'
+import { isInsideDecision, runFinishHooks } from './tape-context.js'
 import { EnvReads } from './tape-env.js'
 import { Lanes } from './tape-lanes.js'
 import type { BegunDecision, TapeOptions, WireRequest } from './tape-options.js'
@@ -53,6 +53,8 @@ export class Tape {
   /** How many decisions the run has asked for: the next one's `decisionIndex` is one more. */
   private asked = 0
   private finished: TapeState | undefined
+  /** Set as `finish()` begins: a decision asked for from then on comes from code the test did not await. */
+  private finishing = false
 
   /** @internal use {@link openTape} */
   constructor(
@@ -127,8 +129,9 @@ export class Tape {
    * @internal
    */
   beginRequest(request: WireRequest): BegunDecision {
-    this.assertOpen()
+    // What the function behind a decision does is part of it, even while that decision finishes.
     if (isInsideDecision()) return { action: 'passthrough', key: '' }
+    this.assertOpen(request.kind)
     assertKind(request.kind)
     const digest = this.wiresOn ? this.wires.bodyDigest(this.lanes.lane, request.body) : undefined
     if (digest !== undefined && this.part.replayable.length > 0) {
@@ -213,7 +216,8 @@ export class Tape {
    * boundary), so that the test fails with it even when the code that saw the error swallows it.
    */
   reportDivergence(error: AgentTapeError): void {
-    this.log.diverge(error as DivergenceError)
+    if (this.finished) this.options.onLateUse?.(error)
+    else this.log.diverge(error as DivergenceError)
   }
 
   /**
@@ -227,6 +231,8 @@ export class Tape {
   /** Ends the run: checks unused decisions, env drift and harness, and writes a recording. */
   async finish(): Promise<TapeState> {
     if (this.finished) return this.finished
+    this.finishing = true
+    runFinishHooks(this)
     const ending = await this.part.finish()
     this.finished = this.log.snapshot(this, this.part.tally(), ending)
     return this.finished
@@ -271,8 +277,8 @@ export class Tape {
     input: unknown,
     wireAt?: (position: DecisionPosition) => string,
   ): KeyedDecision | undefined {
-    this.assertOpen()
     if (isInsideDecision()) return undefined
+    this.assertOpen(kind)
     assertKind(kind)
     const position = this.lanes.place(kind)
     const { normalized, key, label } = this.log.walk(kind, () => {
@@ -288,13 +294,15 @@ export class Tape {
     return decision
   }
 
-  private assertOpen(): void {
-    if (this.finished) {
-      throw new AgentTapeError('ERR_TAPE_USAGE', {
-        what: `Tape "${this.id}" is already finished`,
-        why: 'a boundary was called after the run ended (a request or tool call that outlived its test)',
+  private assertOpen(kind?: string): void {
+    if (this.finishing) {
+      const error = new AgentTapeError('ERR_TAPE_USAGE', {
+        what: `${kind ? `A decision of kind "${kind}"` : 'A boundary call'} reached tape "${this.id}" after it finished`,
+        why: 'the run had ended, and a request or tool call outlived its test (from a promise the test did not await), so nothing was sent and nothing recorded',
         fix: 'Await every agent call inside the test body',
       })
+      this.options.onLateUse?.(error)
+      throw error
     }
   }
 

@@ -11,9 +11,10 @@ import {
   toReplayedError,
 } from '@agent-tape/core/internal'
 import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js'
+import { errorAnswer } from './error-answer.js'
 import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
-import { decodedResponse, performAndRecord } from './record-response.js'
+import { performAndRecord } from './record-response.js'
 import { isRecordedResponse } from './recorded-response.js'
 import { buildReplayResponse } from './replay-response.js'
 import {
@@ -32,7 +33,7 @@ import {
   readRequestParts,
   wireHead,
 } from './request-input.js'
-import { modelLookalike, unconfiguredFailure, unconfiguredWarning } from './unconfigured-model.js'
+import { modelLookalike, undeclaredModelError } from './unconfigured-model.js'
 
 export interface BoundaryConfig {
   modelEndpoints: readonly EndpointPattern[]
@@ -84,20 +85,18 @@ export async function handleRequest(
     const mcp = await readMcpRequest(request, url)
     if (mcp) return handleMcpRequest(request, mcp, tape, config.timing, perform)
   }
-  if (tape.action !== 'passthrough' && (requestClass === 'loopback' || requestClass === 'external')) {
+  // A model call to a host that is not a model endpoint would pass through untaped (loopback) or
+  // be taped as plain HTTP: refused, recording or replaying. What a tool does is its own outcome.
+  if (
+    tape.action !== 'passthrough' &&
+    (requestClass === 'loopback' || requestClass === 'external') &&
+    !isInsideDecision()
+  ) {
     const lookalike = await modelLookalike(request, url)
     if (lookalike) {
-      tape.warn(unconfiguredWarning(url, lookalike, requestClass === 'loopback'))
-      // In replay an untaped model call needs its server: when nothing answers, say why.
-      if (requestClass === 'loopback' && tape.action === 'replay') {
-        try {
-          return { type: 'respond', response: decodedResponse(await perform(request)) }
-        } catch (cause) {
-          const error = unconfiguredFailure(url, lookalike, cause)
-          tape.reportDivergence(error)
-          return { type: 'error', error }
-        }
-      }
+      const error = undeclaredModelError(url, lookalike, tape, requestClass === 'loopback')
+      tape.reportDivergence(error)
+      return { type: 'respond', response: errorAnswer(lookalike, error.message, 'undeclared-model') }
     }
   }
   if (passesThrough(requestClass) || tape.action === 'passthrough') return { type: 'passthrough' }
@@ -133,12 +132,7 @@ export async function handleRequest(
     }
     if (!isReplayMiss(error)) return { type: 'error', error: error as Error }
     if (!decision?.codec) return { type: 'error', error }
-    // A 400 that says not to retry: every SDK surfaces it at once, carrying the report.
-    const response = Response.json(decision.codec.errorBody(error.message), {
-      status: 400,
-      headers: { ...decision.codec.errorHeaders, 'x-should-retry': 'false', 'x-agent-tape': 'replay-miss' },
-    })
-    return { type: 'respond', response }
+    return { type: 'respond', response: errorAnswer(decision.codec, error.message, 'replay-miss') }
   }
   if (begun.action === 'passthrough') return { type: 'passthrough' }
   if (begun.action === 'replay') {

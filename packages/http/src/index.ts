@@ -21,6 +21,8 @@ export { jsonRpcOutcome } from './mcp-http.js'
 export type { MswInterceptionConfig } from './msw-interception.js'
 export { useMswInterception } from './msw-interception.js'
 export type { HostPattern } from './network/allow-hosts.js'
+export type { ChildPreparer, ChildProcessPolicy, ChildStart } from './network/child-processes.js'
+export { addChildPreparer, childProcessesOf } from './network/child-processes.js'
 export {
   compactArguments,
   describeHttpDecision,

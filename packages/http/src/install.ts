@@ -7,9 +7,10 @@ import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
 import type { BoundaryConfig } from './handle-request.js'
 import { interceptHttp2 } from './http2/intercept-connect.js'
 import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
+import type { ChildProcessPolicy } from './network/child-processes.js'
 import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
+import { installNetworkGuards } from './network/guards.js'
 import { performingForTape } from './network/performing.js'
-import { installSocketGuard } from './network/socket-guard.js'
 import type { ReplayTiming } from './replay-timing.js'
 import { handleRequestWhenTaped, prepareBeforeTapes } from './request-handling.js'
 
@@ -23,6 +24,12 @@ export interface HttpBoundaryOptions {
    * neither recorded nor blocked. Loopback hosts that are not model endpoints always are.
    */
   allowHosts?: readonly HostPattern[]
+  /**
+   * What a tape does with the child processes its test starts while it records or replays:
+   * `allow` (default) starts them and names them in the run summary, `refuse` throws where one is
+   * started and fails the tape. agent-tape does not see what a child process sends either way.
+   */
+  childProcesses?: ChildProcessPolicy
 }
 
 export interface HttpBoundary {
@@ -36,7 +43,11 @@ export interface HttpBoundary {
 
 interface Installed {
   boundary: HttpBoundary
-  config: BoundaryConfig & { modelEndpoints: EndpointPattern[]; allowHosts: HostPattern[] }
+  config: BoundaryConfig & {
+    modelEndpoints: EndpointPattern[]
+    allowHosts: HostPattern[]
+    childProcesses?: ChildProcessPolicy
+  }
 }
 
 const KEY = Symbol.for('agent-tape.http-boundary')
@@ -60,17 +71,20 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
   assertPatterns(patterns)
   assertHostPatterns(hosts)
   assertTiming(options.timing)
+  assertChildProcesses(options.childProcesses)
   const existing = holder[KEY]
   if (existing) {
     existing.config.modelEndpoints.push(...patterns)
     existing.config.allowHosts.push(...hosts)
     if (options.timing) existing.config.timing = options.timing
+    if (options.childProcesses) existing.config.childProcesses = options.childProcesses
     return existing.boundary
   }
   const config: Installed['config'] = {
     modelEndpoints: patterns,
     allowHosts: hosts,
     timing: options.timing ?? 'instant',
+    ...(options.childProcesses ? { childProcesses: options.childProcesses } : {}),
   }
   // Captured before the interceptor patches it: the way to reach the network without recursion.
   const pureFetch = globalThis.fetch.bind(globalThis)
@@ -91,12 +105,12 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     interceptor.apply()
   }
   const removeHttp2 = interceptHttp2(config)
+  const removeGuards = installNetworkGuards(config)
   // `import { request } from 'node:http'` reads a snapshot of the module's exports: refresh it so
-  // named imports see the patched functions too.
+  // named imports see the patched functions too (`lookup` from node:dns among them).
   syncBuiltinESMExports()
   const dispatchers = guardGlobalDispatchers(config, perform)
   const stopRefreshing = onTapeRun(dispatchers.refresh)
-  const removeSocketGuard = installSocketGuard(config)
   const boundary: HttpBoundary = {
     addModelEndpoints(...added) {
       assertPatterns(added)
@@ -109,7 +123,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     async dispose() {
       stopRefreshing()
       dispatchers.dispose()
-      removeSocketGuard()
+      removeGuards()
       removeHttp2()
       for (const interceptor of interceptors) interceptor.dispose()
       syncBuiltinESMExports()
@@ -145,6 +159,15 @@ function assertPatterns(patterns: readonly EndpointPattern[]): void {
       })
     }
   }
+}
+
+function assertChildProcesses(policy: unknown): void {
+  if (policy === undefined || policy === 'allow' || policy === 'refuse') return
+  throw new ConfigError({
+    what: `Invalid childProcesses option ${JSON.stringify(policy)}`,
+    why: 'it is "allow" (the default: child processes start, and the run summary names them) or "refuse" (starting one while a tape records or replays throws, and fails the tape)',
+    fix: "Write childProcesses: 'refuse', or leave it out",
+  })
 }
 
 function assertTiming(timing: unknown): void {

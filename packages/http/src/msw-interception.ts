@@ -1,6 +1,7 @@
 import type { EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
-import { installSocketGuard } from './network/socket-guard.js'
+import type { ChildProcessPolicy } from './network/child-processes.js'
+import { installNetworkGuards } from './network/guards.js'
 import type { ReplayTiming } from './replay-timing.js'
 import { prepareBeforeTapes } from './request-handling.js'
 
@@ -9,6 +10,7 @@ export interface MswInterceptionConfig {
   modelEndpoints: EndpointPattern[]
   allowHosts: HostPattern[]
   timing?: ReplayTiming
+  childProcesses?: ChildProcessPolicy
 }
 
 const KEY = Symbol.for('agent-tape.msw-interception')
@@ -27,7 +29,8 @@ export function useMswInterception(config: MswInterceptionConfig): () => void {
   current.modelEndpoints.push(...config.modelEndpoints)
   current.allowHosts.push(...config.allowHosts)
   if (config.timing) current.timing = config.timing
-  const removeGuard = installSocketGuard({ ...current, interception: 'msw' })
+  if (config.childProcesses) current.childProcesses = config.childProcesses
+  const removeGuard = installNetworkGuards({ ...current, interception: 'msw' })
   return () => {
     removeGuard()
     if (holder[KEY] === current) delete holder[KEY]

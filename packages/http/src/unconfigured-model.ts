@@ -1,19 +1,18 @@
-import { AgentTapeError, formatMessage, redactUrl } from '@agent-tape/core/internal'
+import { AgentTapeError, redactUrl, type Tape } from '@agent-tape/core/internal'
 import type { ModelCodec } from './codecs/codec.js'
 import { findCodec } from './codecs/index.js'
 
-/** The API path each codec's requests end with: what is left of the URL is the base to configure. */
-const API_SUFFIX = /\/(?:chat\/completions|responses|messages|api\/chat|api\/generate)$/
-
 /**
- * The codec a request looks like when it was not sent to a model endpoint: a path one of the
- * codecs owns and a JSON body that names a `model`. A self-hosted or loopback model that is not
- * in `modelEndpoints` would otherwise pass through (loopback) or be taped as plain HTTP without
- * a word. Reads a copy of the body, and only for paths a codec owns.
+ * The codec a request looks like when it was not sent to a model endpoint: a POST to a path one
+ * of the codecs owns, which names the model (Gemini, Bedrock) or comes with a JSON body naming a
+ * `model` (the generic paths: `…/chat/completions`, `…/messages`, `…/api/chat`). A local model
+ * nobody declared in `modelEndpoints` would otherwise pass through (loopback) or be taped as plain
+ * HTTP. Reads a copy of the body, and only for paths a codec owns.
  */
 export async function modelLookalike(request: Request, url: URL): Promise<ModelCodec | undefined> {
   const codec = findCodec(request.method, url.pathname)
   if (!codec) return undefined
+  if (codec.modelInPath) return codec
   try {
     const body = JSON.parse(await request.clone().text()) as { model?: unknown }
     return typeof body?.model === 'string' ? codec : undefined
@@ -22,35 +21,38 @@ export async function modelLookalike(request: Request, url: URL): Promise<ModelC
   }
 }
 
-/** The base URL to add to `modelEndpoints` for a request to `url`. */
-function endpointOf(url: URL): string {
-  return `${url.origin}${url.pathname.replace(API_SUFFIX, '')}`
+/** The base URL to add to `modelEndpoints` for a request to `url`: what comes before the codec's API path. */
+export function endpointOf(url: URL, codec: ModelCodec): string {
+  return redactUrl(`${url.origin}${url.pathname.replace(codec.apiPath, '')}`)
 }
 
-function where(url: URL): string {
-  return redactUrl(`${url.origin}${url.pathname}`)
-}
-
-/** While recording: the call passed through untaped (loopback) or was taped as plain HTTP. */
-export function unconfiguredWarning(url: URL, codec: ModelCodec, loopback: boolean): string {
-  return formatMessage({
-    what: `A request to ${where(url)} looks like a model call (${codec.name}), but ${url.host} is not a model endpoint`,
-    why: loopback
-      ? 'loopback traffic that is not a model endpoint passes through untaped, so the call is not in the cassette and the replay will need that server running'
-      : 'it was taped as plain HTTP: it does not advance the step, carries no token counts, and a replay miss is not answered in the provider’s error shape',
-    fix: `Add its base URL to the modelEndpoints option (modelEndpoints: ['${redactUrl(endpointOf(url))}']) and re-record`,
+/**
+ * Why a model call to a host that is not a model endpoint was refused, recording or replaying:
+ * a loopback call would pass through untaped (the recording lacks it, and its replay would send
+ * it to the server), any other would be taped as plain HTTP (no step, no token counts, a miss not
+ * in the provider's error shape). Refusing it in both makes the recording fail where the fix is
+ * made, rather than a CI replay later.
+ */
+export function undeclaredModelError(
+  url: URL,
+  codec: ModelCodec,
+  tape: Pick<Tape, 'id' | 'action' | 'rerecordCommand'>,
+  loopback: boolean,
+): AgentTapeError {
+  const base = endpointOf(url, codec)
+  const replaying = tape.action === 'replay'
+  const untaped = loopback
+    ? replaying
+      ? 'loopback traffic that is not a model endpoint passes through untaped, so the replay would send it to that server'
+      : 'loopback traffic that is not a model endpoint passes through untaped, so the cassette would lack it and its replay would send it to that server'
+    : 'it would be taped as plain HTTP: it would not advance the step, carry no token counts, and a replay miss would not be answered in the provider’s error shape'
+  const rerun = replaying ? `re-record the test: ${tape.rerecordCommand}` : 'run the test again'
+  const allow = loopback
+    ? `, or, if the test must reach that server for real in every mode, add ${url.host} to allowHosts`
+    : ''
+  return new AgentTapeError('ERR_TAPE_CONFIG', {
+    what: `Refused a model call to ${redactUrl(`${url.origin}${url.pathname}`)} (${codec.name}): ${url.host} is not a model endpoint`,
+    why: `tape "${tape.id}" is ${replaying ? 'replaying' : 'recording'}, and ${untaped}. The request was not sent`,
+    fix: `Add its base URL to the modelEndpoints option (modelEndpoints: ['${base}']) and ${rerun}${allow}`,
   })
-}
-
-/** In replay: the untaped call to a loopback host that is not a model endpoint found no server. */
-export function unconfiguredFailure(url: URL, codec: ModelCodec, cause: unknown): AgentTapeError {
-  return new AgentTapeError(
-    'ERR_TAPE_CONFIG',
-    {
-      what: `The model call to ${where(url)} (${codec.name}) failed in replay: ${url.host} is not a model endpoint, so it was never recorded`,
-      why: `loopback traffic that is not a model endpoint passes through untaped, and nothing answered there (${(cause as Error)?.message ?? String(cause)})`,
-      fix: `Add its base URL to the modelEndpoints option (modelEndpoints: ['${redactUrl(endpointOf(url))}']) and re-record the test`,
-    },
-    { cause },
-  )
 }

@@ -63,6 +63,12 @@ export interface RunnerOptions {
   /** Allow recording while `CI` is set (a job meant to record). */
   allowRecordingInCI?: boolean
   /**
+   * What a tape does with the child processes its test starts while it records or replays:
+   * `'allow'` (default) starts them and names each in the run summary; `'refuse'` throws where one
+   * is started and fails the test. agent-tape does not see what a child process sends.
+   */
+  childProcesses?: 'allow' | 'refuse'
+  /**
    * Folder, relative to the project root, where the run summary writes the divergence view of
    * every test whose replay diverged (one HTML page each), for a CI job to keep as an artifact.
    * Default: none; the failure report always names the command that writes one.
@@ -85,6 +91,7 @@ export const RUNNER_OPTION_NAMES: readonly string[] = Object.keys({
   allowSecrets: true,
   timing: true,
   allowRecordingInCI: true,
+  childProcesses: true,
   viewDir: true,
 } satisfies Record<keyof RunnerOptions, true>)
 
@@ -114,6 +121,7 @@ export interface TapeConfig {
   allowSecrets: PatternData[]
   timing: ReplayTiming
   allowRecordingInCI: boolean
+  childProcesses: 'allow' | 'refuse'
   viewDir?: string
 }
 
@@ -217,6 +225,7 @@ export function resolveTapeConfig(raw: unknown, source: ConfigSource): TapeConfi
     ),
     timing: options.timing ?? 'instant',
     allowRecordingInCI: options.allowRecordingInCI === true,
+    childProcesses: childProcessesOf(options.childProcesses, invalid),
     ...(options.viewDir === undefined ? {} : { viewDir: checkFolder(options.viewDir) }),
   }
 
@@ -261,6 +270,19 @@ export function toRunnerTapeConfig(config: TapeConfig): RunnerTapeConfig {
     normalizers: config.normalizers.map((n): Normalizer => ({ ...n, pattern: toRegExp(n.pattern) })),
     allowSecrets: config.allowSecrets.map(toPattern),
   }
+}
+
+function childProcessesOf(
+  value: unknown,
+  invalid: (option: string, expected: string, fix?: string) => ConfigError,
+): 'allow' | 'refuse' {
+  if (value === undefined || value === 'allow') return 'allow'
+  if (value === 'refuse') return 'refuse'
+  throw invalid(
+    'childProcesses',
+    `"allow" (the default: child processes start, and the run summary names them) or "refuse" (starting one while a tape records or replays fails the test), got ${describe(value)}`,
+    "Write childProcesses: 'refuse', or leave it out",
+  )
 }
 
 function interceptionOf(

@@ -95,9 +95,7 @@ it("lists each tape's warnings under the table, and prunes with the runner's own
   const warned: TapeSummaryEntry[] = [
     {
       ...entries[1]!,
-      warnings: [
-        '[agent-tape] A request to http://127.0.0.1:4010/v1/chat/completions looks like a model call',
-      ],
+      warnings: ['[agent-tape] The harness of the recording differs from this one'],
     },
   ]
   const text = renderSummaryText({
@@ -108,12 +106,12 @@ it("lists each tape's warnings under the table, and prunes with the runner's own
   expect(text).toContain(
     [
       '  Warnings (1):',
-      '    test/agent.test.ts > new-case: [agent-tape] A request to http://127.0.0.1:4010/v1/chat/completions looks like a model call',
+      '    test/agent.test.ts > new-case: [agent-tape] The harness of the recording differs from this one',
     ].join('\n'),
   )
   expect(text).toContain('prune them with npx agent-tape-jest --prune-cassettes:')
   expect(renderSummaryMarkdown({ entries: warned, obsolete: [] })).toContain(
-    '- `test/agent.test.ts > new-case`: [agent-tape] A request to',
+    '- `test/agent.test.ts > new-case`: [agent-tape] The harness of the recording',
   )
 })
 
@@ -145,4 +143,29 @@ it('lists the divergence views written, and links the step summary to the run ar
     "one page to open in a browser, in [this run's artifacts](https://github.com/acme/agents/actions/runs/7#artifacts) when the job uploads the view folder:\n- `test/agent.test.ts > prompt-edit`: views/test/__cassettes__/agent.test.ts/prompt-edit.html",
   )
   expect(renderSummaryMarkdown({ entries, obsolete: [] })).not.toContain('Divergence views')
+})
+
+it('names the child processes each tape started, and what reached a tape after its test ended', () => {
+  const named: TapeSummaryEntry[] = [
+    { ...entries[0]!, childProcesses: ['curl -s http://127.0.0.1:4010/v1/data', 'node worker.js (refused)'] },
+    {
+      ...entries[1]!,
+      lateUses: ['A decision of kind "llm" reached tape "test/agent.test.ts > new-case" after it finished'],
+    },
+  ]
+  const text = renderSummaryText({ entries: named, obsolete: [] })
+  expect(text).toContain(
+    [
+      "  Child processes (2): started while a tape recorded or replayed; agent-tape does not see what they send (childProcesses: 'refuse' refuses them):",
+      '    test/agent.test.ts > issue-412: curl -s http://127.0.0.1:4010/v1/data',
+      '    test/agent.test.ts > issue-412: node worker.js (refused)',
+      '',
+      '  Used after their test ended (1): a promise the test did not await reached the tape after it finished, and was refused; await every agent call in the test:',
+      '    test/agent.test.ts > new-case: A decision of kind "llm" reached tape "test/agent.test.ts > new-case" after it finished',
+    ].join('\n'),
+  )
+  const markdown = renderSummaryMarkdown({ entries: named, obsolete: [] })
+  expect(markdown).toContain('- `test/agent.test.ts > issue-412`: `curl -s http://127.0.0.1:4010/v1/data`')
+  expect(markdown).toContain('- `test/agent.test.ts > new-case`: A decision of kind "llm" reached tape')
+  expect(renderSummaryText({ entries, obsolete: [] })).not.toMatch(/Child processes|Used after/)
 })

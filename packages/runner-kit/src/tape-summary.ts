@@ -28,6 +28,16 @@ export interface TapeSummaryEntry {
   /** Tools whose live result differed from the recording (`live-tools` mode). */
   drifted?: string[]
   /**
+   * Child processes the test started while the tape recorded or replayed, as commands (a refused
+   * one ends with `(refused)`): agent-tape does not see what they send.
+   */
+  childProcesses?: string[]
+  /**
+   * What reached the tape after its test had finished (a request from a promise the test did not
+   * await): each was refused, and the test could no longer fail with it.
+   */
+  lateUses?: string[]
+  /**
    * Where the run of a diverged replay was kept, relative to the project root, for the
    * divergence view (`agent-tape view <cassette> --run <run>`).
    */
@@ -151,6 +161,8 @@ export function renderSummaryText(summary: TapeRunSummary): string {
   lines.push(`  ${decisionsLine(t)}`, ...tokensLine(t).map((line) => `  ${line}`))
   lines.push(...driftLines(summary, (test, tool) => `    ${test}: ${tool}`))
   lines.push(...warningLines(summary, (test, message) => `    ${test}: ${message}`))
+  lines.push(...childLines(summary, (test, command) => `    ${test}: ${command}`))
+  lines.push(...lateLines(summary, (test, what) => `    ${test}: ${what}`))
   lines.push(...viewLines(summary, (test, where) => `    ${test}: ${where}`))
   lines.push(...obsoleteLines(summary, (path) => `    ${path}`))
   // Test names and warnings come from the user's code: masked like every other report.
@@ -180,6 +192,8 @@ export function renderSummaryMarkdown(
   lines.push(`${decisionsLine(t)}  `, ...tokensLine(t))
   lines.push(...driftLines(summary, (test, tool) => `- \`${test}\`: ${tool}`))
   lines.push(...warningLines(summary, (test, message) => `- \`${test}\`: ${message}`))
+  lines.push(...childLines(summary, (test, command) => `- \`${test}\`: \`${command.replace(/`/g, "'")}\``))
+  lines.push(...lateLines(summary, (test, what) => `- \`${test}\`: ${what}`))
   lines.push(...viewLines(summary, (test, where) => `- \`${test}\`: ${where}`, artifactsUrl(env)))
   lines.push(...obsoleteLines(summary, (path) => `- \`${path}\``))
   return `${createPrintMask()(lines.join('\n'))}\n`
@@ -199,6 +213,26 @@ function warningLines(summary: TapeRunSummary, item: (test: string, message: str
   const warned = summary.entries.flatMap((e) => (e.warnings ?? []).map((w) => item(e.test, w)))
   if (warned.length === 0) return []
   return ['', `  Warnings (${warned.length}):`, ...warned]
+}
+
+function childLines(summary: TapeRunSummary, item: (test: string, command: string) => string): string[] {
+  const started = summary.entries.flatMap((e) => (e.childProcesses ?? []).map((c) => item(e.test, c)))
+  if (started.length === 0) return []
+  return [
+    '',
+    `  Child processes (${started.length}): started while a tape recorded or replayed; agent-tape does not see what they send (childProcesses: 'refuse' refuses them):`,
+    ...started,
+  ]
+}
+
+function lateLines(summary: TapeRunSummary, item: (test: string, what: string) => string): string[] {
+  const late = summary.entries.flatMap((e) => (e.lateUses ?? []).map((what) => item(e.test, what)))
+  if (late.length === 0) return []
+  return [
+    '',
+    `  Used after their test ended (${late.length}): a promise the test did not await reached the tape after it finished, and was refused; await every agent call in the test:`,
+    ...late,
+  ]
 }
 
 function viewLines(

@@ -151,3 +151,38 @@ it('reports a tape that cannot open as an error entry under the mode it would ha
     },
   ])
 })
+
+it('names what reaches the tape after its test finished in the entry, and reports the entry again', async () => {
+  const again: TapeSummaryEntry[] = []
+  const { entries, open } = setup({ reportLate: (entry) => again.push(entry) })
+  const { tape, finish } = await open()
+  await tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
+  expect(await finish([])).toBeUndefined()
+  // A promise the test did not await, reaching the tape once it finished.
+  const late = await tape.call('tool', { name: 'refund' }, () => 'ran').catch((e: Error) => e)
+  expect(late).toMatchObject({ code: 'ERR_TAPE_USAGE' })
+  expect((late as Error).message).toBe(
+    '[agent-tape] A decision of kind "tool" reached tape "test/agent.test.ts > billing > refund" after it finished: the run had ended, and a request or tool call outlived its test (from a promise the test did not await), so nothing was sent and nothing recorded. Await every agent call inside the test body.',
+  )
+  expect(entries[0]!.lateUses).toEqual([
+    'A decision of kind "tool" reached tape "test/agent.test.ts > billing > refund" after it finished',
+  ])
+  expect(again).toEqual([entries[0]])
+})
+
+it('fails the test with what reaches the tape while it is still finishing', async () => {
+  const { store, open } = setup()
+  const { tape, finish } = await open()
+  await tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
+  // The store writes the cassette while the tape finishes; the leaked call comes in meanwhile.
+  const write = store.write.bind(store)
+  let leaked: Promise<unknown> | undefined
+  store.write = async (path, text) => {
+    await write(path, text)
+    leaked = tape.call('llm', { model: 'gpt-4o', late: true }, () => 'late').catch((e: Error) => e)
+  }
+  const failure = await finish([])
+  expect(await leaked).toMatchObject({ code: 'ERR_TAPE_USAGE' })
+  expect(failure).toMatchObject({ code: 'ERR_TAPE_USAGE' })
+  expect(failure?.message).toContain('A decision of kind "llm" reached tape')
+})

@@ -1,4 +1,5 @@
 import {
+  type AgentTapeError,
   type CassetteStore,
   type HarnessProvider,
   type Normalizer,
@@ -10,6 +11,7 @@ import {
   type TapeMode,
 } from '@agent-tape/core/internal'
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
+import { childProcessesOf } from '@agent-tape/http'
 import { cassettePathFor } from './cassette-path.js'
 import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
 import { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
@@ -55,6 +57,11 @@ export interface TestTapeInput {
   env?: Record<string, string | undefined>
   /** Receives the tape's summary entry: when it cannot open, and when it finishes. */
   report(entry: TapeSummaryEntry): void
+  /**
+   * Receives the entry again when something reached the tape after its test had finished (its
+   * `lateUses` grew), for a runner whose reporter would not see the entry change otherwise.
+   */
+  reportLate?(entry: TapeSummaryEntry): void
 }
 
 /** The open tape of one test. */
@@ -83,6 +90,19 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   const store = input.store ?? createFileStore(input.root)
   const runPath = runPathFor(input.root, cassettePath, input.env)
   const allowSecrets = [...config.allowSecrets, ...(runtime.allowSecrets ?? [])]
+  // What reaches the tape once it has finished: the test fails with it while `finish` still runs,
+  // and after that the summary names it with the test.
+  let phase: 'running' | 'finishing' | 'done' = 'running'
+  const lateWhileFinishing: AgentTapeError[] = []
+  let reported: TapeSummaryEntry | undefined
+  const onLateUse = (error: AgentTapeError) => {
+    if (phase !== 'done' || !reported) {
+      lateWhileFinishing.push(error)
+      return
+    }
+    reported.lateUses = [...(reported.lateUses ?? []), describeLateUse(error)]
+    input.reportLate?.(reported)
+  }
   let tape: Tape
   try {
     tape = await openTape({
@@ -100,6 +120,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       rerecordCommand: buildRerecordCommand({ runner: input.runner, testFile, names, exec: input.exec }),
       viewCommand: buildViewCommand({ exec: input.exec, cassettePath, runPath }),
       ...(runtime.sdks ? { sdks: runtime.sdks } : {}),
+      onLateUse,
     })
   } catch (error) {
     input.report(summarizeOpenFailure(id, cassettePath, error, openFailureMode(config, input.env)))
@@ -108,6 +129,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   return {
     tape,
     async finish(testErrors) {
+      phase = 'finishing'
       const state = await tape.finish()
       const reader = runtime.usage ?? input.usage ?? readRecordedUsage
       const tokens =
@@ -123,11 +145,23 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
         if (kept.kept) entry.run = runPath
         else entry.warnings = [...(entry.warnings ?? []), kept.why]
       }
+      const children = childProcessesOf(tape)
+      if (children.length > 0) entry.childProcesses = [...children]
+      if (lateWhileFinishing.length > 0) entry.lateUses = lateWhileFinishing.map(describeLateUse)
+      reported = entry
+      phase = 'done'
       input.report(entry)
-      const failure = tape.failure()
+      const failure = tape.failure() ?? lateWhileFinishing[0]
       return needsFailureReport(failure, testErrors) ? failure : undefined
     },
   }
+}
+
+/** A late use as the summary names it: what its error says failed (`A decision of kind "llm" reached …`). */
+function describeLateUse(error: AgentTapeError): string {
+  const text = error.message.replace(/^\[agent-tape\] /, '')
+  const end = text.indexOf(': ')
+  return end === -1 ? text : text.slice(0, end)
 }
 
 function harnessOf(input: TestTapeInput): HarnessProvider {

@@ -28,6 +28,9 @@ export async function tapeFixture(
     report: (entry) => {
       test.meta.agentTape = { name, entry }
     },
+    reportLate: (entry) => {
+      test.file.meta.agentTapeLate = { ...test.file.meta.agentTapeLate, [entry.test]: entry.lateUses ?? [] }
+    },
   })
   onTestFinished(async ({ task: finished }) => {
     const failure = await finish(finished.result?.errors ?? [])

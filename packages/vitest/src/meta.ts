@@ -8,8 +8,15 @@ export interface TapeMeta {
   entry?: TapeSummaryEntry
 }
 
+/**
+ * On a test file's `meta`: what reached each tape after its test had finished, by test. A test's
+ * own `meta` is sent to the reporter when it finishes; its file's is sent when the file does.
+ */
+export type LateUses = Record<string, string[]>
+
 declare module 'vitest' {
   interface TaskMeta {
     agentTape?: TapeMeta
+    agentTapeLate?: LateUses
   }
 }

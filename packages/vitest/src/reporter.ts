@@ -43,11 +43,14 @@ export class TapeSummaryReporter implements Reporter {
     const collected: CollectedTestFile[] = []
     for (const module of testModules) {
       const tapeNames: string[] = []
+      const late = module.meta().agentTapeLate ?? {}
       for (const test of module.children.allTests()) {
         const meta = test.meta().agentTape
         if (!meta) continue
         tapeNames.push(meta.name)
-        if (meta.entry) entries.push(meta.entry)
+        if (!meta.entry) continue
+        const lateUses = late[meta.entry.test]
+        entries.push(lateUses ? { ...meta.entry, lateUses } : meta.entry)
       }
       if (module.errors().length === 0) {
         collected.push({ testFile: toPosix(relative(root, module.moduleId)), tapeNames })

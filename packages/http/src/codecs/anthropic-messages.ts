@@ -1,4 +1,4 @@
-import { type ModelCodec, numberAt, sortTools, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, sortTools, withoutVolatile } from './codec.js'
 import {
   asArray,
   asRecord,
@@ -10,6 +10,8 @@ import {
   toolCall,
 } from './read.js'
 
+const API_PATH = /\/messages$/
+
 /** Anthropic Messages (`POST …/v1/messages`). */
 export const anthropicMessagesCodec: ModelCodec = {
   name: 'anthropic-messages',
@@ -20,7 +22,9 @@ export const anthropicMessagesCodec: ModelCodec = {
   volatileFields: ['anthropic-ratelimit-'],
   // Messages, tool uses, server tool uses, requests.
   idPrefixes: ['msg_', 'toolu_', 'srvtoolu_', 'req_'],
-  matches: (method, pathname) => method === 'POST' && /\/messages$/.test(pathname),
+  apiPath: API_PATH,
+  modelInPath: false,
+  matches: postsTo(API_PATH),
   canonicalBody: (body) =>
     sortTools(withoutVolatile(body), (tool) =>
       typeof tool.name === 'string' ? tool.name : (tool.type as string),

@@ -1,4 +1,4 @@
-import { type ModelCodec, numberAt, sortTools, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, sortTools, withoutVolatile } from './codec.js'
 import {
   type AnswerToolCall,
   asArray,
@@ -44,6 +44,8 @@ export function modelInPath(path: string | undefined): string | undefined {
   }
 }
 
+const API_PATH = /\/model\/[^/]+\/converse(?:-stream)?$/
+
 /**
  * Amazon Bedrock Converse (`POST /model/{modelId}/converse` and `…/converse-stream`): one
  * request shape for every model on Bedrock. The model is in the path, which is keyed as sent.
@@ -53,7 +55,9 @@ export const bedrockConverseCodec: ModelCodec = {
   ...BEDROCK_RUNTIME,
   behaviourHeaders: [],
   idPrefixes: ['tooluse_'],
-  matches: (method, pathname) => method === 'POST' && /\/model\/[^/]+\/converse(?:-stream)?$/.test(pathname),
+  apiPath: API_PATH,
+  modelInPath: true,
+  matches: postsTo(API_PATH),
   canonicalBody(body) {
     // Metadata for logs and the service tier never change the answer.
     const json = withoutVolatile(body, ['requestMetadata', 'serviceTier']) as Json

@@ -1,7 +1,9 @@
 import { anthropicMessagesCodec } from './anthropic-messages.js'
 import { BEDROCK_RUNTIME, modelInPath } from './bedrock-converse.js'
-import { type ModelCodec, numberAt } from './codec.js'
+import { type ModelCodec, numberAt, postsTo } from './codec.js'
 import { asRecord, parseJson, type StreamEvent, str } from './read.js'
+
+const API_PATH = /\/model\/[^/]+\/invoke(?:-with-response-stream)?$/
 
 /**
  * Amazon Bedrock InvokeModel (`POST /model/{modelId}/invoke` and
@@ -22,8 +24,9 @@ export const bedrockInvokeCodec: ModelCodec = {
   ],
   // Claude's message and tool-use ids on Bedrock.
   idPrefixes: ['msg_bdrk_', 'toolu_bdrk_'],
-  matches: (method, pathname) =>
-    method === 'POST' && /\/model\/[^/]+\/invoke(?:-with-response-stream)?$/.test(pathname),
+  apiPath: API_PATH,
+  modelInPath: true,
+  matches: postsTo(API_PATH),
   // Volatile fields dropped and tools sorted by name, as for Anthropic's own API.
   canonicalBody: (body) => anthropicMessagesCodec.canonicalBody(body),
   usage(body, events) {

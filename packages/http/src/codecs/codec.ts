@@ -29,6 +29,18 @@ export interface ModelCodec {
   readonly idPrefixes: readonly string[]
   /** Whether this codec owns a request to a model endpoint (by method and path). */
   matches(method: string, pathname: string): boolean
+  /**
+   * The API path this codec's requests end with, anchored at the end (`/chat/completions$`):
+   * what comes before it in a URL is the base URL a user declares in `modelEndpoints`.
+   */
+  readonly apiPath: RegExp
+  /**
+   * Whether the path alone says that a request is a model call, because it names the model
+   * (`…/models/gemini-2.5-flash:generateContent`, `/model/{id}/converse`). A request to a host
+   * nobody declared is then taken for a model call by its path; otherwise it also needs a JSON
+   * body that names a `model`, as generic paths (`…/messages`, `…/responses`) are used by other APIs.
+   */
+  readonly modelInPath: boolean
   /** Canonical body for the key: volatile fields dropped, tools sorted by name, all else kept. */
   canonicalBody(body: unknown): unknown
   /** The JSON error body a miss is answered with. */
@@ -48,6 +60,11 @@ export interface ModelCodec {
 export interface TokenUsage {
   input: number
   output: number
+}
+
+/** A codec's `matches`: a POST to a path that ends with its {@link ModelCodec.apiPath}. */
+export function postsTo(apiPath: RegExp): ModelCodec['matches'] {
+  return (method, pathname) => method === 'POST' && apiPath.test(pathname)
 }
 
 /** Fields that never decide a model's answer: ids for billing, analytics and caching. */

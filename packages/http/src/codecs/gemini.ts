@@ -1,5 +1,16 @@
-import { type ModelCodec, numberAt, type TokenUsage, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, type TokenUsage, withoutVolatile } from './codec.js'
 import { asArray, asRecord, contentText, emptyAnswer, type Json, str, toolCall } from './read.js'
+
+/**
+ * `…/models/{model}:generateContent`, tuned models (`tunedModels/…`, Vertex `endpoints/…`)
+ * included; the model is the first group.
+ */
+const MODEL_PATH = /\/(?:models|tunedModels|endpoints)\/([^/:]+):(?:generateContent|streamGenerateContent)$/
+// The same path from its API version on, Vertex's project and location included: what comes
+// before it is the base URL a client is given (`…/v1beta/models/…` on the Gemini API,
+// `…/v1/projects/{p}/locations/{l}/publishers/google/models/…` on Vertex AI).
+const API_PATH =
+  /(?:\/v\d[\w.]*)?(?:\/projects\/[^/]+\/locations\/[^/]+(?:\/publishers\/[^/]+)?)?\/(?:models|tunedModels|endpoints)\/[^/:]+:(?:generateContent|streamGenerateContent)$/
 
 /**
  * Google Gemini (`POST …/models/{model}:generateContent`, `…:streamGenerateContent?alt=sse`), on
@@ -21,7 +32,9 @@ export const geminiCodec: ModelCodec = {
   volatileFields: ['responseId', 'createTime', 'thoughtSignature'],
   // Gemini's ids carry no prefix.
   idPrefixes: [],
-  matches: (method, pathname) => method === 'POST' && MODEL_PATH.test(pathname),
+  apiPath: API_PATH,
+  modelInPath: true,
+  matches: postsTo(API_PATH),
   // Vertex's `labels` are for billing reports; they do not decide the answer.
   canonicalBody: (body) => numberCallIds(sortFunctionDeclarations(withoutVolatile(body, ['labels']))),
   errorBody: (message) => ({
@@ -71,12 +84,6 @@ export const geminiCodec: ModelCodec = {
     return answer
   },
 }
-
-/**
- * `…/models/{model}:generateContent`, tuned models (`tunedModels/…`, Vertex `endpoints/…`)
- * included; the model is the first group.
- */
-const MODEL_PATH = /\/(?:models|tunedModels|endpoints)\/([^/:]+):(?:generateContent|streamGenerateContent)$/
 
 /**
  * Function declarations sorted by name within each tool, and the tools by their first

@@ -1,4 +1,4 @@
-import { type ModelCodec, numberAt, sortTools, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, sortTools, withoutVolatile } from './codec.js'
 import {
   type AnswerParts,
   asArray,
@@ -9,6 +9,8 @@ import {
   str,
   toolCall,
 } from './read.js'
+
+const API_PATH = /\/api\/(?:chat|generate)$/
 
 /**
  * Ollama's native API (`POST …/api/chat`, `POST …/api/generate`), streamed as newline-delimited
@@ -26,7 +28,9 @@ export const ollamaCodec: ModelCodec = {
   volatileFields: ['created_at', 'total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration'],
   // Tool calls (recent servers give each one an id).
   idPrefixes: ['call_'],
-  matches: (method, pathname) => method === 'POST' && /\/api\/(?:chat|generate)$/.test(pathname),
+  apiPath: API_PATH,
+  modelInPath: false,
+  matches: postsTo(API_PATH),
   // `keep_alive` says how long the server keeps the model loaded after the call: it changes the
   // memory of the machine, never the answer, and is often set per environment.
   canonicalBody: (body) =>

@@ -1,4 +1,4 @@
-import { type ModelCodec, numberAt, sortTools, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, sortTools, withoutVolatile } from './codec.js'
 import {
   type AnswerToolCall,
   asArray,
@@ -9,6 +9,8 @@ import {
   str,
   toolCall,
 } from './read.js'
+
+const API_PATH = /\/chat\/completions$/
 
 /**
  * OpenAI Chat Completions (`POST …/chat/completions`): OpenAI and Azure OpenAI, and the
@@ -50,7 +52,9 @@ export const openaiChatCodec: ModelCodec = {
   volatileFields: ['openai-processing-ms', 'system_fingerprint', 'obfuscation'],
   // Completions, tool calls, requests.
   idPrefixes: ['chatcmpl-', 'call_', 'req_'],
-  matches: (method, pathname) => method === 'POST' && /\/chat\/completions$/.test(pathname),
+  apiPath: API_PATH,
+  modelInPath: false,
+  matches: postsTo(API_PATH),
   canonicalBody: (body) =>
     sortTools(withoutVolatile(body), (tool) => {
       const fn = tool.function as { name?: unknown } | undefined

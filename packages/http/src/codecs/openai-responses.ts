@@ -1,4 +1,4 @@
-import { type ModelCodec, numberAt, sortTools, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, sortTools, withoutVolatile } from './codec.js'
 import {
   type AnswerToolCall,
   asArray,
@@ -10,6 +10,8 @@ import {
   str,
   toolCall,
 } from './read.js'
+
+const API_PATH = /\/responses$/
 
 /** OpenAI Responses (`POST …/responses`), on OpenAI and Azure OpenAI. */
 export const openaiResponsesCodec: ModelCodec = {
@@ -26,7 +28,9 @@ export const openaiResponsesCodec: ModelCodec = {
   volatileFields: ['openai-processing-ms', 'obfuscation'],
   // Responses, output messages, function calls, reasoning, web searches, custom tool calls.
   idPrefixes: ['resp_', 'msg_', 'fc_', 'call_', 'rs_', 'ws_', 'ctc_', 'req_'],
-  matches: (method, pathname) => method === 'POST' && /\/responses$/.test(pathname),
+  apiPath: API_PATH,
+  modelInPath: false,
+  matches: postsTo(API_PATH),
   canonicalBody: (body) =>
     sortTools(withoutVolatile(body), (tool) =>
       typeof tool.name === 'string' ? tool.name : (tool.type as string),

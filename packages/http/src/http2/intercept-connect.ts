@@ -4,7 +4,7 @@ import http2, {
   type OutgoingHttpHeaders,
 } from 'node:http2'
 import { currentTape } from '@agent-tape/core/context'
-import { claimsUrl } from '../claims.js'
+import { claimsUrl, mayBeUndeclaredModel } from '../claims.js'
 import { classifyUrl, matchesEndpointHost, passesThrough } from '../endpoints.js'
 import type { BoundaryConfig } from '../handle-request.js'
 import { performingForTape } from '../network/performing.js'
@@ -23,7 +23,8 @@ type Connect = (...args: unknown[]) => ClientHttp2Session
  * that pass through (loopback that is no model endpoint, `allowHosts`) get node's session, and so
  * does a connection opened with no tape recording or replaying in its context; the socket guard
  * judges those. Such a session's requests are still answered by the tape when a test that records
- * or replays reuses it (a client pooled across tests). Returns the removal.
+ * or replays reuses it (a client pooled across tests), and its model calls to a loopback server
+ * nobody declared are refused by the tape. Returns the removal.
  */
 export function interceptHttp2(config: BoundaryConfig): () => void {
   const original = http2.connect as unknown as Connect
@@ -39,7 +40,13 @@ export function interceptHttp2(config: BoundaryConfig): () => void {
   }
   const connect = function connect(...args: unknown[]): ClientHttp2Session {
     const origin = originOf(args[0])
-    if (!origin || passesThroughAtOrigin(origin, config)) return original(...args)
+    if (!origin) return original(...args)
+    if (passesThroughAtOrigin(origin, config)) {
+      // node's own session; a model call on it to a local server nobody declared is the tape's.
+      const session = original(...args)
+      watchRequests(session, origin, config, answer, () => installed)
+      return session
+    }
     const tape = currentTape()
     if (!tape || tape.action === 'passthrough') {
       const session = original(...args)
@@ -94,7 +101,8 @@ let watchedIds = 1
 
 function claims(sent: OutgoingHttpHeaders, config: BoundaryConfig): boolean {
   try {
-    return claimsUrl(urlOf(sent), config)
+    const url = urlOf(sent)
+    return claimsUrl(url, config) || mayBeUndeclaredModel(String(sent[':method']), url, config)
   } catch {
     // Headers that address no URL: node:http2 judges them.
     return false
@@ -103,7 +111,8 @@ function claims(sent: OutgoingHttpHeaders, config: BoundaryConfig): boolean {
 
 /**
  * Hands the tape the requests made on a real session while a tape owns them: a session opened
- * outside every tape and used inside one would otherwise reach the network from a replay.
+ * outside every tape and used inside one would otherwise reach the network from a replay, and a
+ * model call to a loopback server nobody declared would pass through untaped.
  */
 function watchRequests(
   session: ClientHttp2Session,

@@ -4,8 +4,8 @@ import { classifyUrl, type EndpointPattern } from '../endpoints.js'
 import { type BoundaryConfig, handleRequest } from '../handle-request.js'
 import { runnerMswConfig } from '../msw-interception.js'
 import { assertHostPatterns, type HostPattern, matchesHost } from '../network/allow-hosts.js'
+import { installNetworkGuards } from '../network/guards.js'
 import { performingForTape } from '../network/performing.js'
-import { installSocketGuard } from '../network/socket-guard.js'
 import { useCodecLabels } from '../read-exchange.js'
 import type { ReplayTiming } from '../replay-timing.js'
 
@@ -61,7 +61,7 @@ export function tapeHandlers(options: TapeHandlerOptions = {}): HttpHandler[] {
   }
   if (!runnerMswConfig()) {
     // Without a runner, nothing else guards the connections MSW lets through.
-    installSocketGuard({
+    installNetworkGuards({
       modelEndpoints: options.modelEndpoints ?? [],
       allowHosts: options.allowHosts ?? [],
       interception: 'msw',

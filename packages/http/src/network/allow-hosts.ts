@@ -24,6 +24,19 @@ export function matchesHost(
   })
 }
 
+/**
+ * Whether a host name, with no port to go with it (a DNS query), is one `patterns` list: a string
+ * pattern by its name, whatever port it names; a RegExp tested against the name alone.
+ */
+export function matchesHostName(host: string, patterns: readonly HostPattern[]): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase()
+  return patterns.some((pattern) => {
+    if (pattern instanceof RegExp) return pattern.test(bare)
+    const { name } = splitHostPattern(pattern)
+    return name.startsWith('*.') ? bare.endsWith(name.slice(1)) : bare === name
+  })
+}
+
 function splitHostPattern(pattern: string): { name: string; port: number | undefined } {
   const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(pattern.trim().toLowerCase())
   if (!match) return { name: pattern, port: undefined }

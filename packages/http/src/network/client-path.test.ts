@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { captureStack, describeClient } from './client-path.js'
+import { callerPackage, captureStack, describeClient } from './client-path.js'
 
 /** A stack as V8 writes it, with one frame per file. */
 const stack = (...files: string[]) =>
@@ -72,4 +72,25 @@ it('captures a stack deeper than the default limit of 10 frames, and restores th
   } finally {
     Error.stackTraceLimit = saved
   }
+})
+
+it('names the package that made a call, or none when the test’s own code did', () => {
+  const frames = (...lines: string[]) => ['Error', ...lines.map((line) => `    at ${line}`)].join('\n')
+  expect(
+    callerPackage(
+      frames(
+        'lookup (node:dns:180:3)',
+        'resolve (/app/node_modules/.pnpm/cacheable-lookup@7.0.0/node_modules/cacheable-lookup/source/index.js:1:1)',
+        'run (/app/test/agent.test.ts:4:1)',
+      ),
+    ),
+  ).toBe('cacheable-lookup')
+  expect(callerPackage(frames('spawn (/app/node_modules/@scope/runner/lib/run.js:3:9)'))).toBe(
+    '@scope/runner',
+  )
+  expect(callerPackage(frames('C:\\app\\node_modules\\execa\\lib\\index.js:10:5'))).toBe('execa')
+  expect(
+    callerPackage(frames('ask (/app/src/agent.ts:3:1)', 'run (/app/node_modules/vitest/dist/index.js:1:1)')),
+  ).toBeUndefined()
+  expect(callerPackage('')).toBeUndefined()
 })

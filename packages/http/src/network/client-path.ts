@@ -28,11 +28,32 @@ export function describeClient(stack: string): string {
   return 'a raw TCP socket (net.connect)'
 }
 
-/** The current call stack, deep enough to reach the client's frames. */
-export function captureStack(): string {
+/**
+ * The current call stack, deep enough to reach the client's frames; from the caller of `below`
+ * on, when given (the function a guard wraps).
+ */
+export function captureStack(below?: (...args: never[]) => unknown): string {
   const limit = Error.stackTraceLimit
   Error.stackTraceLimit = 60
-  const stack = new Error().stack ?? ''
+  const holder: { stack?: string } = {}
+  Error.captureStackTrace(holder, below ?? captureStack)
   Error.stackTraceLimit = limit
-  return stack
+  return holder.stack ?? ''
+}
+
+// The package of a frame: the last `node_modules/<name>/` or `node_modules/@scope/<name>/` in it
+// (npm, pnpm, Windows).
+const PACKAGE_FRAME = /node_modules[\\/](?!\.)((?:@[^\\/]+[\\/])?[^\\/]+)[\\/](?!.*node_modules[\\/])/
+
+/**
+ * The package whose code made a call, from a stack captured below the function it called: its
+ * first frame outside Node's own modules, when that frame is in a package (a DNS query from
+ * `cacheable-lookup`, a process from `execa`); `undefined` when it is the test's own code.
+ */
+export function callerPackage(stack: string): string | undefined {
+  for (const line of stack.split('\n').slice(1)) {
+    if (/\((?:node:|internal\/)|at (?:node:|internal\/)/.test(line)) continue
+    return PACKAGE_FRAME.exec(line)?.[1]?.replace(/\\/g, '/')
+  }
+  return undefined
 }

@@ -1,4 +1,4 @@
-import { claimsUrl } from '../claims.js'
+import { claimsUrl, mayBeUndeclaredModel } from '../claims.js'
 import type { BoundaryConfig, RequestOutcome } from '../handle-request.js'
 import { handleRequestWhenTaped } from '../request-handling.js'
 import { type DispatchHandler, deliverError, deliverResponse } from './deliver-response.js'
@@ -38,7 +38,8 @@ export function guardGlobalDispatchers(
       guard[GUARDED] = current
       guard.dispatch = (options, handler) => {
         const url = isPerformingForTape() ? undefined : dispatchUrl(options)
-        if (!url || !claimsUrl(url, config)) return current.dispatch(options, handler)
+        if (!url || !(claimsUrl(url, config) || mayBeUndeclaredModel(options.method ?? 'GET', url, config)))
+          return current.dispatch(options, handler)
         void capture(url, options, handler, current, config, perform)
         return true
       }

@@ -1,9 +1,10 @@
 import net from 'node:net'
-import { AgentTapeError, activeTapes, currentTape, redactUrl, type Tape } from '@agent-tape/core/context'
+import { AgentTapeError, redactUrl } from '@agent-tape/core/context'
 import { type EndpointPattern, isLoopbackHost, matchesEndpointHost } from '../endpoints.js'
 import { type HostPattern, matchesHost } from './allow-hosts.js'
 import { captureStack, describeClient } from './client-path.js'
-import { isPerformingForTape } from './performing.js'
+import { lookingUpFor } from './lookup-pass.js'
+import { type NetworkOwner, networkOwner } from './owner.js'
 
 export interface SocketGuardConfig {
   modelEndpoints: readonly EndpointPattern[]
@@ -49,8 +50,11 @@ export function installSocketGuard(config: SocketGuardConfig): () => void {
     installed = { original, configs }
     const state = installed
     net.Socket.prototype.connect = function guardedConnect(this: net.Socket, ...args: unknown[]) {
-      const refusal = judge(targetOf(args), state.configs)
+      const target = targetOf(args)
+      const refusal = judge(target, state.configs)
       if (refusal === undefined) return state.original.apply(this, args)
+      // Let through while a tape runs: the DNS guard passes the lookup `connect` makes for it.
+      if (refusal === ALLOWED) return lookingUpFor(target.host, () => state.original.apply(this, args))
       // Until it fails the socket reads as connecting, so that no client (http2) takes it for open.
       const socket = this as net.Socket & { connecting: boolean }
       socket.connecting = true
@@ -91,59 +95,64 @@ function toPort(port: number | string | undefined): number | undefined {
   return Number.isInteger(n) ? n : undefined
 }
 
-function judge(target: Target, configs: ReadonlySet<SocketGuardConfig>): AgentTapeError | undefined {
-  if (target.path !== undefined || isPerformingForTape()) return undefined
-  const current = currentTape()
-  const owners = (current ? [current] : activeTapes()).filter((t) => t.action !== 'passthrough')
-  if (owners.length === 0) return undefined
+/** A connection made while a tape runs, to a host it may reach (loopback, `allowHosts`). */
+const ALLOWED = 'allowed'
+
+function judge(
+  target: Target,
+  configs: ReadonlySet<SocketGuardConfig>,
+): AgentTapeError | typeof ALLOWED | undefined {
+  if (target.path !== undefined) return undefined
+  const owner = networkOwner()
+  if (!owner) return undefined
   const endpoints = [...configs].flatMap((c) => c.modelEndpoints)
   const allowed = [...configs].flatMap((c) => c.allowHosts)
-  if (matchesHost(target.host, target.port, allowed)) return undefined
-  if (isLoopbackHost(target.host) && !matchesEndpointHost(target.host, target.port, endpoints))
-    return undefined
+  if (matchesHost(target.host, target.port, allowed)) return ALLOWED
+  if (isLoopbackHost(target.host) && !matchesEndpointHost(target.host, target.port, endpoints)) return ALLOWED
   const viaMsw = [...configs].some((c) => c.interception === 'msw')
   const stack = captureStack()
   // msw 3 intercepts at the socket: every client socket connects through its layer to a handle
   // that opens no connection until a handler has declined the request. Those connects pass; the
   // real connection of a request MSW lets through (its passthrough) is judged like any other.
-  if (viaMsw && MSW_SOCKET_LAYER.test(stack) && !MSW_REAL_CONNECTION.test(stack)) return undefined
-  const error = refusal(target, describeClient(stack), current, owners, viaMsw)
-  // Outside every tape the connection is refused all the same, but no tape is blamed for it:
-  // it may belong to an ordinary test running beside them.
-  current?.reportDivergence(error)
+  if (viaMsw && MSW_SOCKET_LAYER.test(stack) && !MSW_REAL_CONNECTION.test(stack)) return ALLOWED
+  // In a worker nothing is intercepted: Node's fetch and node:http are refused as themselves.
+  const client = describeClient(stack)
+  const error = refusal(
+    target,
+    owner.inWorker ? client.replace(/ with an? (?:dispatcher|agent) .*$/, '') : client,
+    owner,
+    viaMsw,
+  )
+  owner.report(error)
   return error
 }
 
-function refusal(
-  target: Target,
-  client: string,
-  current: Tape | undefined,
-  owners: Tape[],
-  viaMsw: boolean,
-): AgentTapeError {
+function refusal(target: Target, client: string, owner: NetworkOwner, viaMsw: boolean): AgentTapeError {
   const where = target.port === undefined ? target.host : `${target.host}:${target.port}`
-  const replaying = owners.every((t) => t.action === 'replay')
-  const who = current
-    ? `tape "${current.id}" is ${replaying ? 'replaying, and a replay never reaches the network' : 'recording'}`
-    : `${owners.length} tape${owners.length === 1 ? ' is' : 's are'} running and this connection was opened outside all of them`
-  const http2 = !viaMsw && client === HTTP2_CLIENT
-  const handled = viaMsw
-    ? 'no MSW handler answered this request, and tapeHandlers() takes only model requests and the hosts listed in its `hosts` option'
-    : http2
-      ? current
-        ? "agent-tape answers the sessions http2.connect opens once agent-tape's setup has run, and this one was opened through a copy of connect taken before it (or with an authority that is not a URL)"
-        : "agent-tape answers a node:http2 session opened inside a tape's test, and cannot tell which tape this one belongs to"
-      : "agent-tape answers fetch, undici's global dispatcher, node:http/https and node:http2, not this client"
-  const why = replaying
+  const who = owner.who('this connection was opened')
+  const http2 = !viaMsw && !owner.inWorker && client === HTTP2_CLIENT
+  const handled = owner.inWorker
+    ? 'agent-tape records and replays no request made in a worker thread'
+    : viaMsw
+      ? 'no MSW handler answered this request, and tapeHandlers() takes only model requests and the hosts listed in its `hosts` option'
+      : http2
+        ? owner.tape
+          ? "agent-tape answers the sessions http2.connect opens once agent-tape's setup has run, and this one was opened through a copy of connect taken before it (or with an authority that is not a URL)"
+          : "agent-tape answers a node:http2 session opened inside a tape's test, and cannot tell which tape this one belongs to"
+        : "agent-tape answers fetch, undici's global dispatcher, node:http/https and node:http2, not this client"
+  const why = owner.replaying
     ? `${who}; ${handled}, so the connection was refused before it opened`
     : `${who}; ${handled}, so the request would be missing from the cassette and fail when replayed. The connection was refused before it opened`
+  const local = `if ${target.host} is a local service the test may reach for real (a database, a test server), add it to allowHosts`
   return new AgentTapeError('ERR_TAPE_NETWORK', {
     what: `Blocked a connection to ${redactUrl(where)} from ${client}`,
     why,
-    fix: viaMsw
-      ? `Mock ${target.host} with an MSW handler, let the tape record it with tapeHandlers({ hosts: ['${target.host}'] }), or, if it is a local service the test may reach for real, add it to allowHosts`
-      : http2
-        ? `Open the session from the test (or code it awaits) with http2.connect as node:http2 exports it, or, if ${target.host} is a local service the test may reach for real (a database, a test server), add it to allowHosts`
-        : `Send the request with fetch, node:http(s) or node:http2 (what SDKs use by default), or, if ${target.host} is a local service the test may reach for real (a database, a test server), add it to allowHosts`,
+    fix: owner.inWorker
+      ? `Make the request from the main thread (the test, or code it awaits), or, ${local}`
+      : viaMsw
+        ? `Mock ${target.host} with an MSW handler, let the tape record it with tapeHandlers({ hosts: ['${target.host}'] }), or, if it is a local service the test may reach for real, add it to allowHosts`
+        : http2
+          ? `Open the session from the test (or code it awaits) with http2.connect as node:http2 exports it, or, ${local}`
+          : `Send the request with fetch, node:http(s) or node:http2 (what SDKs use by default), or, ${local}`,
   })
 }

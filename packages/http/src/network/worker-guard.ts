@@ -1,0 +1,129 @@
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import workerThreads, { type WorkerOptions } from 'node:worker_threads'
+import { AgentTapeError, onTapeFinish, type Tape } from '@agent-tape/core/context'
+import type { EndpointPattern } from '../endpoints.js'
+import type { HostPattern } from './allow-hosts.js'
+import { networkOwner } from './owner.js'
+import {
+  createWorkerReport,
+  readWorkerReport,
+  WORKER_DATA_KEY,
+  type WorkerGuardData,
+} from './worker-report.js'
+
+export interface WorkerGuardConfig {
+  modelEndpoints: readonly EndpointPattern[]
+  allowHosts: readonly HostPattern[]
+}
+
+type WorkerClass = typeof workerThreads.Worker
+
+const KEY = Symbol.for('agent-tape.worker-guard')
+const holder = globalThis as {
+  [KEY]?: { original: WorkerClass; configs: Set<WorkerGuardConfig>; stop: () => void }
+}
+
+/** The reports of the workers each tape started, read as the tape finishes. */
+const started = new WeakMap<Tape, Int32Array[]>()
+
+/**
+ * Workers started while a tape records or replays belong to that tape: agent-tape records and
+ * replays nothing in a worker thread, so the worker's network use (TCP and TLS connections, DNS
+ * queries, UDP datagrams that are not loopback or in `allowHosts`) is refused there, as in the
+ * main thread, for as long as the tape runs, and the tape fails with the first refusal when it
+ * finishes. A worker gets the guard by a `--require` of `worker-preload` in its `execArgv`
+ * (added to what it would inherit) and learns its tape from the environment data it starts with;
+ * nothing else about it changes, so workers that use no network (a logger's transport, a
+ * tokenizer) run as before. Workers started outside tapes are left alone.
+ */
+export function installWorkerGuard(config: WorkerGuardConfig): () => void {
+  let installed = holder[KEY]
+  if (!installed) {
+    const original = workerThreads.Worker
+    const configs = new Set<WorkerGuardConfig>()
+    const GuardedWorker = class Worker extends original {
+      constructor(filename: string | URL, options: WorkerOptions = {}) {
+        const guard = guardFor(configs)
+        if (!guard) {
+          super(filename, options)
+          return
+        }
+        const previous = workerThreads.getEnvironmentData(WORKER_DATA_KEY)
+        workerThreads.setEnvironmentData(WORKER_DATA_KEY, guard.data as never)
+        try {
+          super(filename, {
+            ...options,
+            execArgv: [...(options.execArgv ?? process.execArgv), '--require', preloadPath()],
+          })
+        } finally {
+          workerThreads.setEnvironmentData(WORKER_DATA_KEY, previous as never)
+        }
+        const reports = started.get(guard.tape) ?? []
+        reports.push(guard.data.report)
+        started.set(guard.tape, reports)
+      }
+    } as WorkerClass
+    workerThreads.Worker = GuardedWorker
+    const stop = onTapeFinish((tape) => {
+      for (const report of started.get(tape) ?? []) {
+        const refused = readWorkerReport(report)
+        if (refused) tape.reportDivergence(new AgentTapeError('ERR_TAPE_NETWORK', refused))
+      }
+      started.delete(tape)
+    })
+    installed = { original, configs, stop }
+    holder[KEY] = installed
+  }
+  const state = installed
+  state.configs.add(config)
+  return () => {
+    state.configs.delete(config)
+    if (state.configs.size === 0 && holder[KEY] === state) {
+      workerThreads.Worker = state.original
+      state.stop()
+      delete holder[KEY]
+    }
+  }
+}
+
+/** What a worker started now gets, when a tape records or replays in this context. */
+function guardFor(
+  configs: ReadonlySet<WorkerGuardConfig>,
+): { tape: Tape; data: WorkerGuardData } | undefined {
+  const tape = configs.size > 0 ? networkOwner()?.tape : undefined
+  if (!tape) return undefined
+  return {
+    tape,
+    data: {
+      tape: tape.id,
+      action: tape.action === 'replay' ? 'replay' : 'record',
+      // Functions cannot be sent to a thread: an endpoint given as one is not seen there.
+      modelEndpoints: [...configs].flatMap((c) => c.modelEndpoints).filter((p) => typeof p !== 'function'),
+      allowHosts: [...configs].flatMap((c) => c.allowHosts),
+      report: createWorkerReport(),
+    },
+  }
+}
+
+let preload: string | undefined
+
+/**
+ * The CommonJS build of `worker-preload`: `--require` loads CommonJS in every Node version and in
+ * workers started from code (`eval: true`), where `--import` is not run. Found from this file's
+ * own path, which the ESM build knows as a URL (`dist/esm/…`) and the CommonJS one as a path.
+ */
+function preloadPath(): string {
+  if (preload) return preload
+  const prepare = Error.prepareStackTrace
+  let file: string | undefined
+  try {
+    Error.prepareStackTrace = (_error, sites) => sites[0]?.getFileName()
+    file = new Error().stack as unknown as string | undefined
+  } finally {
+    Error.prepareStackTrace = prepare
+  }
+  const path = file?.startsWith('file:') ? fileURLToPath(file) : (file ?? '')
+  preload = join(dirname(path).replace(/([\\/])dist[\\/]esm([\\/])/, '$1dist$2cjs$2'), 'worker-preload.js')
+  return preload
+}
