@@ -32,6 +32,7 @@ import {
   readRequestParts,
   wireHead,
 } from './request-input.js'
+import type { StreamEvent } from './streams/format.js'
 import { modelLookalike, unconfiguredFailure, unconfiguredWarning } from './unconfigured-model.js'
 
 export interface BoundaryConfig {
@@ -158,7 +159,9 @@ export async function handleRequest(
     if (speed > 0 && record.out.headersAt) await sleep(record.out.headersAt / speed)
     return { type: 'respond', response: buildReplayResponse(record.out, config.timing, request.signal) }
   }
-  const recording = await performAndRecord(begun, request, perform)
+  const codec = parts.codec
+  const isLastEvent = codec?.isLastEvent ? (event: StreamEvent) => codec.isLastEvent!(event) : undefined
+  const recording = await performAndRecord(begun, request, perform, isLastEvent)
   if ('error' in recording) return { type: 'error', error: recording.error }
   const { teed } = recording
   if (config.streamWhileRecording !== false) return { type: 'respond', response: teed.response }

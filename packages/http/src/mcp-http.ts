@@ -4,6 +4,7 @@ import type { RequestOutcome } from './handle-request.js'
 import { decodedResponse, performAndRecord, teeForRecording } from './record-response.js'
 import { isRecordedResponse, type RecordedResponse } from './recorded-response.js'
 import { buildReplayResponse, type ReplayTiming } from './replay-response.js'
+import type { StreamEvent } from './streams/format.js'
 
 /** An MCP streamable-HTTP request, told by its header or its `initialize` body. */
 export type McpHttpRequest =
@@ -89,7 +90,7 @@ export async function handleMcpRequest(
   }
   if (begun.action === 'passthrough') return { type: 'passthrough' }
   if (begun.action === 'record') {
-    const recording = await performAndRecord(begun, request, perform)
+    const recording = await performAndRecord(begun, request, perform, answers(mcp.id))
     return 'error' in recording
       ? { type: 'error', error: recording.error }
       : { type: 'respond', response: recording.teed.response }
@@ -106,7 +107,7 @@ export async function handleMcpRequest(
   if (mcp.input.method !== 'tools/call') return { type: 'respond', response }
   // live-tools: the tool's live result against the recorded one; the client goes on with the
   // recorded answer, as the model decisions after it were recorded with it.
-  const outcome = jsonRpcOutcome(await responseAsRecorded(response))
+  const outcome = jsonRpcOutcome(await responseAsRecorded(response, mcp.id))
   // Compared as results, not as HTTP responses (whose session ids and framing differ).
   const was = jsonRpcOutcome(record.out)
   const asResult = was.error
@@ -161,10 +162,27 @@ function withJsonRpcId(recorded: RecordedResponse, id: string | number): Recorde
   return recorded
 }
 
-async function responseAsRecorded(response: Response): Promise<RecordedResponse> {
-  const teed = teeForRecording(response, performance.now())
+async function responseAsRecorded(response: Response, id: string | number): Promise<RecordedResponse> {
+  const teed = teeForRecording(response, performance.now(), { isLastEvent: answers(id) })
   void teed.response.body?.cancel()
   return teed.recorded
+}
+
+/**
+ * Whether a streamed event is the response to request `id`: an MCP request's stream carries its
+ * notifications first and ends with its response, and a client may close the moment it has it.
+ */
+function answers(id: string | number): (event: StreamEvent) => boolean {
+  return ({ data }) => {
+    const m = data as JsonRpcMessage | undefined
+    return (
+      typeof m === 'object' &&
+      m !== null &&
+      m.method === undefined &&
+      m.id === id &&
+      ('result' in m || 'error' in m)
+    )
+  }
 }
 
 function withoutMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {

@@ -43,6 +43,12 @@ export interface ModelCodec {
   readBody(body: unknown): AnswerParts
   /** The answer assembled from a stream's events, in-band errors included. */
   readStream(events: readonly StreamEvent[]): AnswerParts
+  /**
+   * Whether a streamed event is the last of an answer (`[DONE]`, `message_stop`, a terminal
+   * error): the recording of the request ends there, as some clients stop reading at it without
+   * draining the body. Without it (or when no event says so), the recording ends with the body.
+   */
+  isLastEvent?(event: StreamEvent): boolean
 }
 
 export interface TokenUsage {

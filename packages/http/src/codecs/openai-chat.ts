@@ -59,6 +59,8 @@ export const openaiChatCodec: ModelCodec = {
   errorBody: (message) => ({
     error: { message, type: 'agent_tape_replay_miss', param: null, code: 'ERR_TAPE_MISS' },
   }),
+  // `[DONE]` ends a stream, and so does an in-band error (the server closes after it).
+  isLastEvent: ({ data }) => data === '[DONE]' || asRecord(data).error !== undefined,
   usage(body, events) {
     for (const source of [body, ...events]) {
       const input = numberAt(source, 'usage', 'prompt_tokens')
