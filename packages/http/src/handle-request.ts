@@ -10,6 +10,7 @@ import {
   type Tape,
   toReplayedError,
 } from '@agent-tape/core/internal'
+import { findCodec } from './codecs/index.js'
 import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js'
 import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
@@ -74,12 +75,13 @@ export async function handleRequest(
     if (passesThrough(requestClass) || activeTapeCount() === 0) return { type: 'passthrough' }
     return { type: 'error', error: unattributed(request, activeTapeCount()) }
   }
-  // MCP over streamable HTTP, wherever the server is (a loopback test server included), unless
-  // a wrapped MCP transport already tapes it (its traffic runs inside that decision).
+  // MCP over streamable HTTP, wherever the server is (a loopback test server, a host that also
+  // serves models), unless a wrapped MCP transport already tapes it (its traffic runs inside that
+  // decision). A path a model API owns is a model request, and its body is not read twice.
   if (
     tape.action !== 'passthrough' &&
     requestClass !== 'allowed' &&
-    requestClass !== 'model' &&
+    (requestClass !== 'model' || !findCodec(request.method.toUpperCase(), url.pathname)) &&
     !isInsideDecision()
   ) {
     const mcp = await readMcpRequest(request, url)

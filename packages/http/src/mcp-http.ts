@@ -117,8 +117,21 @@ export async function handleMcpRequest(
     if (outcome.error) throw Object.assign(new Error(outcome.error.message ?? ''), { name: 'McpError' })
     return outcome.result
   })
-  return { type: 'respond', response: buildReplayResponse(recorded, 'instant') }
+  return { type: 'respond', response: buildReplayResponse(inLiveSession(recorded, response), 'instant') }
 }
+
+/**
+ * The recorded answer in the live response's session. The client adopts the session id of every
+ * response: the recording's belongs to a server process that may be gone, and would make the
+ * client's next request fail on a stateful server (`No valid session ID provided`).
+ */
+function inLiveSession(recorded: RecordedResponse, live: Response): RecordedResponse {
+  const { [SESSION_HEADER]: _, ...headers } = recorded.headers
+  const session = live.headers.get(SESSION_HEADER)
+  return { ...recorded, headers: session === null ? headers : { ...headers, [SESSION_HEADER]: session } }
+}
+
+const SESSION_HEADER = 'mcp-session-id'
 
 /** The JSON-RPC result or error a recorded MCP response carries (a JSON body or a stream event). */
 export function jsonRpcOutcome(recorded: RecordedResponse): {

@@ -10,7 +10,7 @@ import { startHttpWeatherServer } from '../support/mcp/weather-server.mjs'
 import { runTaped } from '../support/tape-run.js'
 
 // MCP over streamable HTTP with the SDK's own transport, unwrapped: the HTTP boundary tapes it.
-installHttpBoundary()
+const boundary = installHttpBoundary()
 const store = createMemoryStore()
 const SERVER = join(import.meta.dirname, '../support/mcp/weather-server.mjs')
 
@@ -70,5 +70,74 @@ describe('a client that closes right after its last call', () => {
       }
     }
     expect(failures).toEqual([])
+  })
+})
+
+describe('live-tools against a stateful server (sessions)', () => {
+  it('gives the client the live session: a server restarted since the recording runs every call, and only a moved result is drift', async () => {
+    const recording = await startHttpWeatherServer({ tempC: 18, stateful: true })
+    const rec = await runTaped(store, 'stateful.jsonl', 'auto', () => calls(recording.url, ['Rome', 'Oslo']))
+    expect(rec.error).toBeUndefined()
+    // The recorded answers name the session of that server, long gone.
+    const recorded = parseCassette(store.files['stateful.jsonl']!, 'stateful.jsonl').decisions
+    const recordedSession = (recorded[0]!.out as { headers: Record<string, string> }).headers[
+      'mcp-session-id'
+    ]
+    expect(recordedSession).toMatch(/^[0-9a-f-]{36}$/)
+    await recording.close()
+    const server = await startHttpWeatherServer({ tempC: 18, stateful: true })
+    try {
+      const same = await runTaped(store, 'stateful.jsonl', 'live-tools', () =>
+        calls(server.url, ['Rome', 'Oslo']),
+      )
+      expect(same.error).toBeUndefined()
+      expect(same.failure).toBeUndefined()
+      expect(same.state).toMatchObject({ status: 'clean', drifted: [] })
+      expect(server.sessions).not.toContain(recordedSession)
+      server.options.tempC = 25
+      const moved = await runTaped(store, 'stateful.jsonl', 'live-tools', () =>
+        calls(server.url, ['Rome', 'Oslo']),
+      )
+      // Both calls reached the server in the live session; each moved result is reported.
+      expect(moved.result).toEqual(['{"city":"Rome","tempC":18}', '{"city":"Oslo","tempC":18}'])
+      expect(moved.state.drifted).toEqual([
+        'step 0, mcp tools/call "get_weather"',
+        'step 0, mcp tools/call "get_weather"',
+      ])
+      expect(moved.failure!.message).not.toContain('No valid session ID')
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe('an MCP server on a host that is also a model endpoint', () => {
+  it('is taped as MCP, keyed by method and params, not as a model request', async () => {
+    const server = await startHttpWeatherServer({ tempC: 18 })
+    // Any port on loopback serves models, as a local model and a test server would be declared.
+    const remove = boundary.addModelEndpoints('http://127.0.0.1:*')
+    try {
+      const rec = await runTaped(store, 'model-host.jsonl', 'auto', () => calls(server.url, ['Kyiv']))
+      expect(rec.error).toBeUndefined()
+      const decisions = parseCassette(store.files['model-host.jsonl']!, 'model-host.jsonl').decisions
+      expect(decisions.map((d) => `${d.kind} ${(d.in as { method?: string }).method}`)).toEqual([
+        'mcp initialize',
+        'mcp tools/call',
+      ])
+      expect(decisions[1]!.in).toEqual({
+        server: 'loopback/mcp',
+        method: 'tools/call',
+        params: { name: 'get_weather', arguments: { city: 'Kyiv' } },
+      })
+      const requests = server.requests
+      await server.close()
+      const replay = await runTaped(store, 'model-host.jsonl', 'replay', () => calls(server.url, ['Kyiv']))
+      expect(replay.state).toMatchObject({ status: 'clean', replayed: 2 })
+      expect(replay.result).toEqual(rec.result)
+      expect(server.requests).toBe(requests)
+    } finally {
+      remove()
+      await server.close()
+    }
   })
 })
