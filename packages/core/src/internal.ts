@@ -35,6 +35,7 @@ export {
   resolveMode,
   setModeFromFlag,
 } from './modes.js'
+export { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
 export { toRecordedError, toReplayedError } from './recorded-error.js'
 export type { CassetteFinding } from './secret-scan.js'
 export { findCassetteSecrets } from './secret-scan.js'
@@ -61,6 +62,8 @@ export {
   isInsideDecision,
   onTapeRun,
   runInsideDecision,
+  runMode,
+  setRunMode,
 } from './tape-context.js'
 export type { BegunDecision, WireRequest } from './tape-options.js'
 export { WIRE_SCHEME_VERSION } from './wire-hasher.js'

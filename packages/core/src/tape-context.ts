@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import type { TapeMode } from './modes.js'
 import type { Tape } from './tape.js'
 
 interface TapeContext {
@@ -12,6 +13,8 @@ interface TapeContext {
   labels?: Set<DecisionLabeler>
   /** Awaited before each tape opens (see {@link beforeTapeOpens}). */
   openHooks?: Set<() => Promise<unknown>>
+  /** The mode a test runner resolved for every tape of the run (see {@link setRunMode}). */
+  runMode?: TapeMode
 }
 
 /** A boundary's label for a decision it made (`model request (gpt-4o)`), or `undefined` for others. */
@@ -45,6 +48,19 @@ export function runWithTape<T>(tape: Tape, fn: () => T): T {
   if (result instanceof Promise) return result.finally(() => context.active.delete(tape)) as T
   context.active.delete(tape)
   return result
+}
+
+/**
+ * Says which mode the tapes of this run take, as a test runner resolves it once for the run:
+ * boundaries read it for work done outside every tape (a client connected in `beforeAll`).
+ */
+export function setRunMode(mode: TapeMode | undefined): void {
+  context.runMode = mode
+}
+
+/** The mode the runner resolved for this run's tapes; `undefined` without a runner (tapes opened by hand). */
+export function runMode(): TapeMode | undefined {
+  return context.runMode
 }
 
 /** The tape of the code that is running now, if any. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { type BodyCopy, copyLiveBody } from './body-copy.js'
+import type { TimedItem } from './streams/format.js'
 import { NDJSON_FORMAT } from './streams/ndjson.js'
 
 const encode = (text: string) => new TextEncoder().encode(text)
@@ -27,9 +28,9 @@ function liveBody() {
   }
 }
 
-const isDone = (item: { json?: unknown }) => (item.json as { done?: boolean } | undefined)?.done === true
+const isDone = (item: TimedItem) => (item as { json?: { done?: boolean } }).json?.done === true
 const texts = (copy: BodyCopy | undefined) =>
-  copy?.items.map((i) => JSON.stringify((i as { json: unknown }).json))
+  copy?.items.map((item) => JSON.stringify((item as { json?: unknown }).json))
 
 describe('copyLiveBody', () => {
   it('ends the copy at the last item, before the caller can read it, whether or not the caller reads on', async () => {

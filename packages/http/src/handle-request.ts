@@ -6,7 +6,9 @@ import {
   isInsideDecision,
   isReplayMiss,
   isStackOverflow,
+  mcpOutsideTapeError,
   redactUrl,
+  replaysOutsideTapes,
   type Tape,
   toReplayedError,
 } from '@agent-tape/core/internal'
@@ -72,6 +74,12 @@ export async function handleRequest(
   const requestClass = classifyUrl(url, config.modelEndpoints, config.allowHosts, config.tapeHosts)
   const tape = currentTape()
   if (!tape) {
+    // An MCP client connecting before any tape began, in a run whose tapes replay: no tape can
+    // answer it, and reaching the server would be a replay reaching the network.
+    if (requestClass !== 'allowed' && replaysOutsideTapes()) {
+      const mcp = await readMcpRequest(request, url)
+      if (mcp) return { type: 'error', error: mcpOutsideTapeError(url.origin + url.pathname) }
+    }
     if (passesThrough(requestClass) || activeTapeCount() === 0) return { type: 'passthrough' }
     return { type: 'error', error: unattributed(request, activeTapeCount()) }
   }
