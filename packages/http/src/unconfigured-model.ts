@@ -23,8 +23,8 @@ export async function modelLookalike(request: Request, url: URL): Promise<ModelC
 }
 
 /** The base URL to add to `modelEndpoints` for a request to `url`. */
-function endpointOf(url: URL): string {
-  return `${url.origin}${url.pathname.replace(API_SUFFIX, '')}`
+function endpointOf(url: URL, codec: ModelCodec): string {
+  return `${url.origin}${codec.basePath?.(url.pathname) ?? url.pathname.replace(API_SUFFIX, '')}`
 }
 
 function where(url: URL): string {
@@ -38,7 +38,7 @@ export function unconfiguredWarning(url: URL, codec: ModelCodec, loopback: boole
     why: loopback
       ? 'loopback traffic that is not a model endpoint passes through untaped, so the call is not in the cassette and the replay will need that server running'
       : 'it was taped as plain HTTP: it does not advance the step, carries no token counts, and a replay miss is not answered in the provider’s error shape',
-    fix: `Add its base URL to the modelEndpoints option (modelEndpoints: ['${redactUrl(endpointOf(url))}']) and re-record`,
+    fix: `Add its base URL to the modelEndpoints option (modelEndpoints: ['${redactUrl(endpointOf(url, codec))}']) and re-record`,
   })
 }
 
@@ -49,7 +49,7 @@ export function unconfiguredFailure(url: URL, codec: ModelCodec, cause: unknown)
     {
       what: `The model call to ${where(url)} (${codec.name}) failed in replay: ${url.host} is not a model endpoint, so it was never recorded`,
       why: `loopback traffic that is not a model endpoint passes through untaped, and nothing answered there (${(cause as Error)?.message ?? String(cause)})`,
-      fix: `Add its base URL to the modelEndpoints option (modelEndpoints: ['${redactUrl(endpointOf(url))}']) and re-record the test`,
+      fix: `Add its base URL to the modelEndpoints option (modelEndpoints: ['${redactUrl(endpointOf(url, codec))}']) and re-record the test`,
     },
     { cause },
   )

@@ -29,6 +29,12 @@ export interface ModelCodec {
   readonly idPrefixes: readonly string[]
   /** Whether this codec owns a request to a model endpoint (by method and path). */
   matches(method: string, pathname: string): boolean
+  /**
+   * The base path to declare in `modelEndpoints` for a request to `pathname`, when it is not the
+   * path without the API's own suffix (`…/chat/completions`): an API whose paths name one
+   * deployment of a resource gives the resource's.
+   */
+  basePath?(pathname: string): string
   /** Canonical body for the key: volatile fields dropped, tools sorted by name, all else kept. */
   canonicalBody(body: unknown): unknown
   /** The JSON error body a miss is answered with. */

@@ -15,6 +15,9 @@ import {
  * providers that serve the same API (Mistral, Groq, xAI, DeepSeek, Together, Fireworks,
  * OpenRouter, Perplexity), as most OpenAI-compatible servers do.
  */
+/** An Azure deployment's path, and the resource's path before it. */
+const AZURE_DEPLOYMENT = /^(.*)\/openai\/deployments\/[^/]+\//
+
 export const openaiChatCodec: ModelCodec = {
   name: 'openai-chat',
   hosts: [
@@ -51,6 +54,9 @@ export const openaiChatCodec: ModelCodec = {
   // Completions, tool calls, requests.
   idPrefixes: ['chatcmpl-', 'call_', 'req_'],
   matches: (method, pathname) => method === 'POST' && /\/chat\/completions$/.test(pathname),
+  // Azure serves each deployment at `<resource>/openai/deployments/<name>/…`: declaring the
+  // resource (the client's `endpoint`) covers all its deployments and API paths.
+  basePath: (pathname) => AZURE_DEPLOYMENT.exec(pathname)?.[1] ?? pathname.replace(/\/chat\/completions$/, ''),
   canonicalBody: (body) =>
     sortTools(withoutVolatile(body), (tool) => {
       const fn = tool.function as { name?: unknown } | undefined
