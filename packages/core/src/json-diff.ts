@@ -54,7 +54,11 @@ function isPairList(value: unknown): value is PairList {
   return (
     Array.isArray(value) &&
     value.every(
-      (pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string',
+      (pair) =>
+        Array.isArray(pair) &&
+        pair.length === 2 &&
+        typeof pair[0] === 'string' &&
+        typeof pair[1] === 'string',
     )
   )
 }

@@ -3,6 +3,7 @@ import {
   type Cassette,
   compareHarness,
   type EnvSecret,
+  encodingAsRead,
   findCassetteSecrets,
   type HarnessIdentity,
   type HarnessProvider,
@@ -73,7 +74,9 @@ function scanSecrets(
   envSecrets: readonly EnvSecret[],
   allow: readonly string[],
 ): string[] {
-  return findCassetteSecrets(cassette, new SecretScanner(envSecrets, allow)).map(
+  // The patches as read, scanned once each: a long run's inputs are not all rebuilt.
+  const scanner = new SecretScanner(envSecrets, allow)
+  return findCassetteSecrets(cassette, scanner, encodingAsRead(cassette)).map(
     (f) => `secret in ${f.where} ${f.path}: ${f.label} (${f.preview})`,
   )
 }
