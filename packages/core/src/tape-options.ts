@@ -35,6 +35,12 @@ export interface TapeOptions {
   sdks?: Record<string, string>
   /** How long `finish()` waits for decisions still in flight (default 10 s). */
   pendingTimeoutMs?: number
+  /**
+   * How long the test may run (its timeout), counted from the tape's opening: a replay paced as
+   * recorded (`timing: 'recorded'` or a speed) that would wait past it fails at once, naming the
+   * decision, instead of the test timing out with nothing said (default 5 minutes).
+   */
+  testTimeoutMs?: number
 }
 
 /** The handle of a decision begun with {@link Tape.begin}. */

@@ -18,6 +18,7 @@ import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import { decodedResponse, performAndRecord } from './record-response.js'
 import { isRecordedResponse } from './recorded-response.js'
+import { replayRefusal } from './replay-checks.js'
 import { buildReplayResponse } from './replay-response.js'
 import {
   ABORT_FALLBACK_MS,
@@ -154,18 +155,24 @@ export async function handleRequest(
   if (begun.action === 'passthrough') return { type: 'passthrough' }
   if (begun.action === 'replay') {
     const record = begun.record
+    // Refused before any client sees it: every client then fails with the same report.
+    const refusal = replayRefusal(tape, record, config.timing)
+    if (refusal) {
+      tape.reportDivergence(refusal)
+      return { type: 'error', error: refusal }
+    }
+    const speed = replaySpeed(config.timing)
     if (record.err) {
       // A caller's abort fails when the caller aborts again, as it did live (an SDK's timeout
-      // then takes the path it took while recording), not at once.
-      const reason = isAbortError(record.err)
-        ? await abortOf(request.signal, record.ms + ABORT_FALLBACK_MS)
-        : undefined
+      // then takes the path it took while recording), not at once; an instant replay waits a
+      // moment for it, never the recorded time.
+      const wait = speed > 0 ? record.ms / speed + ABORT_FALLBACK_MS : ABORT_FALLBACK_MS
+      const reason = isAbortError(record.err) ? await abortOf(request.signal, wait) : undefined
       return { type: 'error', error: (reason as Error | undefined) ?? toReplayedError(record.err) }
     }
     if (!isRecordedResponse(record.out)) {
       return { type: 'error', error: damagedResponse(tape, record.seq) }
     }
-    const speed = replaySpeed(config.timing)
     if (speed > 0 && record.out.headersAt) await sleep(record.out.headersAt / speed)
     return { type: 'respond', response: buildReplayResponse(record.out, config.timing, request.signal) }
   }

@@ -3,6 +3,7 @@ import { isLoopbackHost } from './endpoints.js'
 import type { RequestOutcome } from './handle-request.js'
 import { decodedResponse, performAndRecord, teeForRecording } from './record-response.js'
 import { isRecordedResponse, type RecordedResponse } from './recorded-response.js'
+import { replayRefusal } from './replay-checks.js'
 import { buildReplayResponse, type ReplayTiming } from './replay-response.js'
 import type { StreamEvent } from './streams/format.js'
 
@@ -96,6 +97,11 @@ export async function handleMcpRequest(
       : { type: 'respond', response: recording.teed.response }
   }
   const record = begun.record
+  const refusal = tape.mode === 'live-tools' ? undefined : replayRefusal(tape, record, timing)
+  if (refusal) {
+    tape.reportDivergence(refusal)
+    return { type: 'error', error: refusal }
+  }
   // The request failed while recording (the server was unreachable): it fails the same way.
   if (record.err && tape.mode !== 'live-tools') return { type: 'error', error: toReplayedError(record.err) }
   if (!isRecordedResponse(record.out)) {

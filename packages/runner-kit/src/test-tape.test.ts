@@ -151,3 +151,14 @@ it('reports a tape that cannot open as an error entry under the mode it would ha
     },
   ])
 })
+
+it("gives the tape the test's timeout, which a replay paced as recorded must not outlast", async () => {
+  const { open } = setup()
+  const { tape } = await open({ testTimeoutMs: 2000 })
+  expect(tape.replayWaitLeftMs()).toBeLessThanOrEqual(2000)
+  expect(tape.replayWaitLeftMs()).toBeGreaterThan(1000)
+  // Without a runner's timeout, a paced replay may still wait minutes, not forever.
+  const { tape: unbounded } = await setup().open()
+  expect(unbounded.replayWaitLeftMs()).toBeGreaterThan(60_000)
+  expect(unbounded.replayWaitLeftMs()).toBeLessThanOrEqual(5 * 60_000)
+})

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises'
+import { framingHeader, implausibleTimes } from '@agent-tape/http'
 import {
   type Cassette,
   compareHarness,
+  decisionLabel,
   type EnvSecret,
   encodingAsRead,
   findCassetteSecrets,
@@ -58,6 +60,16 @@ export async function checkCassette(
     check.problems.push(
       'a decision is nested too deeply to scan for secrets (the JavaScript stack overflowed); re-record it, or restore the file from version control',
     )
+  }
+  // Headers that would break a replay fail it; times no recording gives are flagged.
+  for (const d of cassette.decisions) {
+    const framing = framingHeader(d.out)
+    if (framing) check.problems.push(`decision #${d.seq} (${decisionLabel(d)}, step ${d.step}): ${framing}`)
+    const times = implausibleTimes(d)
+    if (times.length > 0) {
+      const note = `implausible time in decision #${d.seq} (${decisionLabel(d)}, step ${d.step}): ${times.join('; ')}; re-record it, or restore the file from version control`
+      ;(context.strict ? check.problems : check.warnings).push(note)
+    }
   }
   const note = await checkHarness(file, cassette, context)
   if (note) (context.strict ? check.problems : check.warnings).push(note)
