@@ -238,7 +238,9 @@ it('flags a recorded time no recording gives (a warning, a problem with --strict
     expect(stdout).toContain(
       `FAIL  ${hostile}  decision #1 (model request (claude-sonnet-5), step 1): its recorded response has a content-length header ("10737418240", 10 GB), which agent-tape never records`,
     )
-    expect(stdout).toMatch(/implausible time in decision #1 \(.*\): streamed item \d+ came at 5 ms, before the item before it/)
+    expect(stdout).toMatch(
+      /implausible time in decision #1 \(.*\): streamed item \d+ came at 5 ms, before the item before it/,
+    )
   } finally {
     rmSync(join(root, 'test/__cassettes__/hostile.test.ts'), { recursive: true, force: true })
   }

@@ -82,7 +82,7 @@ describe("timing: 'recorded' waits no longer than the test can", () => {
     })
     expect(replay.error).toBeInstanceOf(OpenAI.APIConnectionError)
     expect(replay.failure?.message).toMatch(
-      /^\[agent-tape\] Cannot replay decision #1 \(model request \(gpt-4o\)\) of headers-10h\.jsonl as recorded: with timing: 'recorded' it would wait 36,000,000 ms \(10 h\) \(the recording took 36,000,000 ms \(10 h\) to answer\), and the test can wait 4,\d{3} ms \(\d\.?\d? s\) more before its timeout\. Replay it with timing: 'instant' \(the default\) or a higher speed, or give the test a longer timeout; if the recorded time is wrong, re-record the test: rerecord\.$/,
+      /^\[agent-tape\] Cannot replay decision #1 \(model request \(gpt-4o\)\) of headers-10h\.jsonl as recorded: with timing: 'recorded' it would wait 36,000,000 ms \(10 h\) \(the recording took 36,000,000 ms \(10 h\) to answer\), and the test has 4,\d{3} ms \(\d\.?\d? s\) left of its time limit\. Replay it with timing: 'instant' \(the default\) or a higher speed, or give the test a longer time limit; if the recorded time is wrong, re-record the test: rerecord\.$/,
     )
     expect((replay.failure as { code?: string }).code).toBe('ERR_TAPE_TIMING')
   })

@@ -1,9 +1,4 @@
-import {
-  AgentTapeError,
-  type DecisionRecord,
-  decisionLabel,
-  type Tape,
-} from '@agent-tape/core/internal'
+import { AgentTapeError, type DecisionRecord, decisionLabel, type Tape } from '@agent-tape/core/internal'
 import { isRecordedResponse, type RecordedResponse } from './recorded-response.js'
 import { type ReplayTiming, replaySpeed } from './replay-timing.js'
 import { recordedStream } from './streams/index.js'
@@ -21,7 +16,11 @@ const FRAMING_HEADERS = ['content-length', 'transfer-encoding', 'content-encodin
  * would break its framing, or, paced as recorded, a wait longer than the test can give. Every
  * client (fetch, node:http, undici, HTTP/2) then fails with the same report, naming the decision.
  */
-export function replayRefusal(tape: Tape, record: DecisionRecord, timing: ReplayTiming): AgentTapeError | undefined {
+export function replayRefusal(
+  tape: Tape,
+  record: DecisionRecord,
+  timing: ReplayTiming,
+): AgentTapeError | undefined {
   const where = `decision #${record.seq} (${decisionLabel(record)}) of ${tape.cassettePath}`
   const out = record.out
   const framing = framingHeader(out)
@@ -41,8 +40,8 @@ export function replayRefusal(tape: Tape, record: DecisionRecord, timing: Replay
   const pace = timing === 'recorded' ? "timing: 'recorded'" : `timing: { speed: ${speed} }`
   return new AgentTapeError('ERR_TAPE_TIMING', {
     what: `Cannot replay ${where} as recorded`,
-    why: `with ${pace} it would wait ${formatDuration(waits)} (the recording ${record.err ? `failed after ${formatDuration(record.ms)}` : `took ${formatDuration(recorded)} to answer`}), and the test can wait ${formatDuration(Math.max(0, left))} more before its timeout`,
-    fix: `Replay it with timing: 'instant' (the default) or a higher speed, or give the test a longer timeout; if the recorded time is wrong, re-record the test: ${tape.rerecordCommand}`,
+    why: `with ${pace} it would wait ${formatDuration(waits)} (the recording ${record.err ? `failed after ${formatDuration(record.ms)}` : `took ${formatDuration(recorded)} to answer`}), and the test has ${formatDuration(Math.max(0, left))} left of its time limit`,
+    fix: `Replay it with timing: 'instant' (the default) or a higher speed, or give the test a longer time limit; if the recorded time is wrong, re-record the test: ${tape.rerecordCommand}`,
   })
 }
 
@@ -84,9 +83,12 @@ export function implausibleTimes(record: DecisionRecord): string[] {
   if (!isRecordedResponse(out)) return problems
   const limit = finite(record.ms) ? record.ms + 1 : Number.POSITIVE_INFINITY
   if (out.headersAt !== undefined) {
-    if (!finite(out.headersAt)) problems.push(`its "headersAt" is ${JSON.stringify(out.headersAt)}, not a duration`)
+    if (!finite(out.headersAt))
+      problems.push(`its "headersAt" is ${JSON.stringify(out.headersAt)}, not a duration`)
     else if (out.headersAt > limit)
-      problems.push(`its headers came ${formatDuration(out.headersAt)} after the request, after the call ended (${formatDuration(record.ms)})`)
+      problems.push(
+        `its headers came ${formatDuration(out.headersAt)} after the request, after the call ended (${formatDuration(record.ms)})`,
+      )
   }
   let previous = 0
   for (const [i, item] of (recordedStream(out.body)?.items ?? []).entries()) {
@@ -95,11 +97,15 @@ export function implausibleTimes(record: DecisionRecord): string[] {
       break
     }
     if (item.t > limit) {
-      problems.push(`streamed item ${i + 1} came ${formatDuration(item.t)} after the request, after the call ended (${formatDuration(record.ms)})`)
+      problems.push(
+        `streamed item ${i + 1} came ${formatDuration(item.t)} after the request, after the call ended (${formatDuration(record.ms)})`,
+      )
       break
     }
     if (item.t < previous) {
-      problems.push(`streamed item ${i + 1} came at ${formatDuration(item.t)}, before the item before it (${formatDuration(previous)})`)
+      problems.push(
+        `streamed item ${i + 1} came at ${formatDuration(item.t)}, before the item before it (${formatDuration(previous)})`,
+      )
       break
     }
     previous = item.t

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises'
-import { framingHeader, implausibleTimes } from '@agent-tape/http'
 import {
   type Cassette,
   compareHarness,
@@ -13,6 +12,7 @@ import {
   parseCassette,
   SecretScanner,
 } from '@agent-tape/core/internal'
+import { framingHeader, implausibleTimes } from '@agent-tape/http'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 

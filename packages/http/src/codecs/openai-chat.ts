@@ -56,7 +56,8 @@ export const openaiChatCodec: ModelCodec = {
   matches: (method, pathname) => method === 'POST' && /\/chat\/completions$/.test(pathname),
   // Azure serves each deployment at `<resource>/openai/deployments/<name>/…`: declaring the
   // resource (the client's `endpoint`) covers all its deployments and API paths.
-  basePath: (pathname) => AZURE_DEPLOYMENT.exec(pathname)?.[1] ?? pathname.replace(/\/chat\/completions$/, ''),
+  basePath: (pathname) =>
+    AZURE_DEPLOYMENT.exec(pathname)?.[1] ?? pathname.replace(/\/chat\/completions$/, ''),
   canonicalBody: (body) =>
     sortTools(withoutVolatile(body), (tool) => {
       const fn = tool.function as { name?: unknown } | undefined
