@@ -205,7 +205,7 @@ it('skips the paths given with --ignore, such as deliberately damaged fixtures',
 it('flags a recorded time no recording gives (a warning, a problem with --strict), and fails a framing header replay would choke on', async () => {
   const lines = readFileSync(join(root, RESEARCH), 'utf8').trimEnd().split('\n')
   // The first decision edited, as someone editing the file would.
-  const edited = (change: (d: Record<string, any>) => Record<string, any>) =>
+  const edited = (change: (d: EditedLine) => EditedLine) =>
     `${lines.map((line, i) => (i === 1 ? JSON.stringify(change(JSON.parse(line))) : line)).join('\n')}\n`
   const hostile = 'test/__cassettes__/hostile.test.ts/times.jsonl'
   write(
@@ -245,3 +245,7 @@ it('flags a recorded time no recording gives (a warning, a problem with --strict
     rmSync(join(root, 'test/__cassettes__/hostile.test.ts'), { recursive: true, force: true })
   }
 })
+
+/** A decision line as JSON, edited as a person would: any field, at any depth. */
+// biome-ignore lint/suspicious/noExplicitAny: a hand edit reaches into any field of the line
+type EditedLine = Record<string, any>

@@ -26,8 +26,12 @@ afterEach(() => {
   installHttpBoundary({ timing: 'instant' })
 })
 
+/** A decision line as JSON, edited as a person would: any field, at any depth. */
+// biome-ignore lint/suspicious/noExplicitAny: a hand edit reaches into any field of the line
+type EditedLine = Record<string, any>
+
 /** Rewrites the recorded decisions of a cassette in the store, as someone editing the file would. */
-async function edit(file: string, change: (decision: Record<string, any>) => void): Promise<void> {
+async function edit(file: string, change: (decision: EditedLine) => void): Promise<void> {
   const lines = store.files[file]!.trimEnd().split('\n')
   const edited = lines.map((line, i) => {
     if (i === 0) return line

@@ -1,7 +1,7 @@
 import type { DecisionKey } from './canonical-key.js'
 import { CASSETTE_FORMAT_VERSION, type Cassette, type DecisionRecord } from './cassette-format.js'
 import { renumbered } from './cassette-inputs.js'
-import { decisionLabel, describeDecision, describePosition } from './describe-decision.js'
+import { decisionLabel, describePosition } from './describe-decision.js'
 import { createDivergence, explainMiss, ReplayMiss } from './divergence.js'
 import { compareHarness } from './harness.js'
 import { LIVE_KINDS } from './live-tools.js'
