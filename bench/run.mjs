@@ -7,8 +7,8 @@
  *   --quick              fewer rounds and requests (a smoke run; RESULTS.md and the README are not written)
  *   --baseline <dir>     also measure an older build (see baseline.mjs) as "agent-tape before this change"
  *   --only <a,b>         run only these scenarios: per-request, streaming, agent-run, load, suite,
- *                        growth (agent-run also measures the secret scan on its cassette; growth
- *                        also the diff a re-record makes)
+ *                        growth, patch-chain (agent-run also measures the secret scan on its
+ *                        cassette; growth also the diff a re-record makes)
  *   --profile            add the CPU profile of agent-tape's 200 KB replay path to a quick run
  *   --json <file>        also write the raw results there (to render them again with report.mjs)
  *   --steps <n>          the agent run's length (default 200)
@@ -24,6 +24,7 @@ import { renderResults } from './lib/report.mjs'
 import { agentRun, RUN_NAME } from './scenarios/agent-run.mjs'
 import { cassetteLoad } from './scenarios/cassette-load.mjs'
 import { growth } from './scenarios/growth.mjs'
+import { patchChain } from './scenarios/patch-chain.mjs'
 import { perRequest, profileLarge } from './scenarios/per-request.mjs'
 import { rerecordDiff } from './scenarios/rerecord.mjs'
 import { secretScan } from './scenarios/secret-scan.mjs'
@@ -110,6 +111,10 @@ try {
     results.growth = await growth({ contenders, names, provider, config })
     log('9. the diff of a re-record after a one-word prompt edit')
     results.rerecord = await rerecordDiff({ dir, config })
+  }
+  if (wants('patch-chain')) {
+    log('10. deep patch chains: 10,000 to 100,000 appended messages')
+    results.patchChain = await patchChain({ dir, config })
   }
 } finally {
   await provider.close()

@@ -23,6 +23,7 @@ export function renderResults(r) {
   if (r.secretScan) out.push(...secretScanSection(r), '')
   if (r.growth) out.push(...growthSection(r, names), '')
   if (r.rerecord) out.push(...rerecordSection(r), '')
+  if (r.patchChain) out.push(...patchChainSection(r), '')
   out.push(...machineSection(r))
   const markdown = `${out
     .join('\n')
@@ -87,6 +88,12 @@ export function summaryTable(r, names = TOOLS.filter((c) => r.names.includes(c))
     )
   }
   if (r.growth) notes.push(growthNote(r))
+  if (r.patchChain?.length) {
+    const p = r.patchChain.at(-1)
+    notes.push(
+      `A chain of ${p.messages.toLocaleString('en')} appended messages (${formatBytes(p.bytes)}) opens for replay in ${formatMs(p.operations.load.time.median)} and passes \`agent-tape verify\` in ${formatMs(p.operations.verify.time.median)}, peak memory +${formatBytes(p.operations.verify.peakRss)}.`,
+    )
+  }
   if (r.rerecord) notes.push(rerecordNote(r))
   return [
     ...out,
@@ -425,6 +432,48 @@ export function rerecordSection(r) {
     out.push(
       `| ${LABELS[c]} | ${t.added} | ${t.removed} | ${formatBytes(t.diffBytes)} | ${formatBytes(t.bytes)} |`,
     )
+  }
+  return out
+}
+
+const CHAIN_STEPS = {
+  load: 'open for replay (read, parse, check every patch, index)',
+  replay: 'open, then finish with every decision unused (the summary labels each)',
+  scan: 'parse, then the secret scan',
+  verify: '`agent-tape verify`',
+  last: 'parse, then read the last input (rebuilt from its chain)',
+}
+
+/** Scenario 10: a table per operation, the chain lengths as rows, and how each grows. */
+export function patchChainSection(r) {
+  const c = r.patchChain
+  const out = [
+    '## 10. Deep patch chains',
+    '',
+    `A run of model requests that each append one message to the history the one before sent: format 2 stores each input as a one-message patch over the one before, so the file grows linearly (${c.map((p) => `${p.messages.toLocaleString('en')} messages: ${formatBytes(p.bytes)}`).join(', ')}). Each operation in fresh processes (median of three)${r.machine ? `, on ${r.machine.date} with Node.js ${r.machine.node}` : ''}; memory is the heap still held when it ends and the peak RSS growth while it runs, next to the file's size.`,
+    '',
+  ]
+  for (const [operation, title] of Object.entries(CHAIN_STEPS)) {
+    out.push(
+      `### ${title}`,
+      '',
+      '| messages | file | time | retained heap | peak RSS growth |',
+      '| ---: | ---: | ---: | ---: | ---: |',
+    )
+    for (const p of c) {
+      const o = p.operations[operation]
+      out.push(
+        `| ${p.messages.toLocaleString('en')} | ${formatBytes(p.bytes)} | ${formatTime(o.time)} | ${formatBytes(o.retainedHeap)} (${(o.retainedHeap / p.bytes).toFixed(1)}×) | ${formatBytes(o.peakRss)} (${(o.peakRss / p.bytes).toFixed(1)}×) |`,
+      )
+    }
+    if (c.length > 1) {
+      const slope = (f) => Math.log(f(c.at(-1)) / f(c[0])) / Math.log(c.at(-1).messages / c[0].messages)
+      out.push(
+        '',
+        `Grows as the messages to the power ${formatSlope(slope((p) => p.operations[operation].time.median))} in time and ${formatSlope(slope((p) => Math.max(1, p.operations[operation].peakRss)))} in peak memory (1 is linear, 2 quadratic).`,
+      )
+    }
+    out.push('')
   }
   return out
 }

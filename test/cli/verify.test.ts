@@ -201,3 +201,51 @@ it('skips the paths given with --ignore, such as deliberately damaged fixtures',
     rmSync(join(root, 'test/fixtures'), { recursive: true, force: true })
   }
 })
+
+it('flags a recorded time no recording gives (a warning, a problem with --strict), and fails a framing header replay would choke on', async () => {
+  const lines = readFileSync(join(root, RESEARCH), 'utf8').trimEnd().split('\n')
+  // The first decision edited, as someone editing the file would.
+  const edited = (change: (d: EditedLine) => EditedLine) =>
+    `${lines.map((line, i) => (i === 1 ? JSON.stringify(change(JSON.parse(line))) : line)).join('\n')}\n`
+  const hostile = 'test/__cassettes__/hostile.test.ts/times.jsonl'
+  write(
+    hostile,
+    edited((d) => {
+      d.ms = 36_000_000
+      d.out.headersAt = 36_000_001
+      return d
+    }),
+  )
+  try {
+    const warn = await runCli(['verify', hostile], root)
+    expect(warn.code).toBe(0)
+    expect(warn.stdout).toBe(
+      `warn  ${hostile}  implausible time in decision #1 (model request (claude-sonnet-5), step 1): it took 36,000,000 ms (10 h), longer than any call a test records (1 h); re-record it, or restore the file from version control\n\n1 cassette checked: 0 ok, 1 with warnings, 0 with problems.\n`,
+    )
+    const strict = await runCli(['verify', '--strict', hostile], root)
+    expect(strict.code).toBe(1)
+    write(
+      hostile,
+      edited((d) => {
+        d.out.headers['content-length'] = '10737418240'
+        d.out.body.sse.at(-1).t = 5
+        d.out.body.sse[0].t = 9
+        return d
+      }),
+    )
+    const { code, stdout } = await runCli(['verify', hostile], root)
+    expect(code).toBe(1)
+    expect(stdout).toContain(
+      `FAIL  ${hostile}  decision #1 (model request (claude-sonnet-5), step 1): its recorded response has a content-length header ("10737418240", 10 GB), which agent-tape never records`,
+    )
+    expect(stdout).toMatch(
+      /implausible time in decision #1 \(.*\): streamed item \d+ came at 5 ms, before the item before it/,
+    )
+  } finally {
+    rmSync(join(root, 'test/__cassettes__/hostile.test.ts'), { recursive: true, force: true })
+  }
+})
+
+/** A decision line as JSON, edited as a person would: any field, at any depth. */
+// biome-ignore lint/suspicious/noExplicitAny: a hand edit reaches into any field of the line
+type EditedLine = Record<string, any>

@@ -154,9 +154,36 @@ it('keys the deployment and the api-version: changing either is a miss that name
   const version = await runTaped(store, 'deployment-JSON.jsonl', 'replay', () =>
     weather(azure({ apiVersion: '2025-04-01-preview' }), false),
   )
-  expect(version.failure?.message).toContain(
-    '    query[0][1]: "2024-10-21" → (absent)\n    query[0][1]: (absent) → "2025-04-01-preview"',
-  )
+  // The query is read by parameter name (its key and fingerprint keep the pairs as they were).
+  expect(
+    version.failure?.message.endsWith(
+      '  Input changed (recorded → now):\n    query.api-version: "2024-10-21" → "2025-04-01-preview"',
+    ),
+  ).toBe(true)
+})
+
+it('advises declaring the resource, not one of its deployments, for an Azure endpoint that is not declared', async () => {
+  const resource = await startFakeProvider({ reply: () => ({ text: 'Sunny.' }) })
+  try {
+    const client = new AzureOpenAI({
+      apiKey: API_KEY,
+      endpoint: resource.url,
+      deployment: 'gpt-4o-prod',
+      apiVersion: '2024-10-21',
+    })
+    const call = () =>
+      client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] })
+    const rec = await runTaped(store, 'undeclared-azure.jsonl', 'auto', call)
+    expect(rec.error).toBeUndefined()
+    expect(rec.state.warnings).toHaveLength(1)
+    expect(rec.state.warnings[0]).toContain(
+      `A request to ${resource.url}/openai/deployments/gpt-4o-prod/chat/completions looks like a model call (openai-chat)`,
+    )
+    // The client's `endpoint`: every deployment of the resource, on every API path.
+    expect(rec.state.warnings[0]).toContain(`(modelEndpoints: ['${resource.url}'])`)
+  } finally {
+    await resource.close()
+  }
 })
 
 it('a prompt edit misses at step 1 with the field diff, and the SDK does not retry', async () => {

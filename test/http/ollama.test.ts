@@ -94,6 +94,9 @@ it.each([
     expect(rec.error).toBeUndefined()
     expect(rec.result?.text).toBe('Magnetic tape recording was invented in 1928.')
     expect(rec.state).toMatchObject({ action: 'record', captured: 3, written: true })
+    // The client stops reading at `done: true`: each step is complete there, none overlaps the next.
+    expect(rec.state.warnings).toEqual([])
+    expect(parseCassette(store.files[file]!, file).header.overlapped).toBeUndefined()
     const connections = provider.connections
     const replay = await runTaped(store, file, 'replay', () => research(ollama, QUESTION, stream))
     expect(provider.connections).toBe(connections)

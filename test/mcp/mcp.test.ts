@@ -146,6 +146,7 @@ describe('MCP over stdio (the server is a child process)', () => {
     expect(moved.result).toBe('Done: {"city":"Paris","tempC":18}')
     expect(moved.state.drifted).toEqual(['step 1, mcp tools/call "get_weather"'])
     expect(moved.failure!.message).toContain('Tool drift at step 1, mcp tools/call "get_weather"')
+    expect(moved.failure!.message).toContain('\n  args      {"city":"Paris"}\n')
     expect(moved.failure!.message).toContain(
       'result.content[0].text: "{\\"city\\":\\"Paris\\",\\"tempC\\":18}" → "{\\"city\\":\\"Paris\\",\\"tempC\\":25}"',
     )
@@ -282,6 +283,7 @@ describe('MCP over streamable HTTP without the wrapper (understood as JSON-RPC)'
       expect(moved.result).toBe('{"city":"Nice","tempC":18}')
       expect(moved.state.drifted).toEqual(['step 0, mcp tools/call "get_weather"'])
       expect(moved.failure!.message).toContain('"tempC\\":18}" → "{\\"city\\":\\"Nice\\",\\"tempC\\":26}"')
+      expect(moved.failure!.message).toContain('\n  args      {"city":"Nice"}\n')
     } finally {
       await server.close()
     }

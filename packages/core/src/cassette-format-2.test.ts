@@ -1,13 +1,15 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { encodeInputs, MIN_PATCHED_INPUT } from './cassette-encoding.js'
+import { type EncodedInput, encodeInputs, MIN_PATCHED_INPUT } from './cassette-encoding.js'
 import {
   type Cassette,
   type DecisionRecord,
+  encodingAsRead,
   isSameRecording,
   parseCassette,
   serializeCassette,
 } from './cassette-format.js'
+import { decisionLabel } from './describe-decision.js'
 import { isCassetteCorruptError } from './errors.js'
 import { applyPatch } from './json-patch.js'
 
@@ -303,6 +305,100 @@ describe('format 2: inputs as patches over earlier inputs', () => {
     // Six times the steps; the history resent whole at each step would make it about 36 times.
     expect(ratio).toBeGreaterThan(5)
     expect(ratio).toBeLessThan(7)
+  })
+})
+
+describe('format 2: a loaded patched input is rebuilt when read', () => {
+  const permutation = fc.array(fc.nat(), { minLength: 1, maxLength: 40 })
+
+  it('reads each input in any order, as often as asked, and never changes an input read before', () => {
+    fc.assert(
+      fc.property(start, history, permutation, (first, steps, picks) => {
+        const cassette = cassetteOf(first, steps)
+        const read = parseCassette(serializeCassette(cassette), 'history.jsonl')
+        const seen: { i: number; value: unknown; text: string }[] = []
+        for (const pick of picks) {
+          const i = pick % read.decisions.length
+          // Frozen: a later read that wrote into it would throw.
+          const value = deepFreeze(read.decisions[i]!.in)
+          expect(JSON.stringify(value)).toBe(JSON.stringify(cassette.decisions[i]!.in))
+          seen.push({ i, value, text: JSON.stringify(value) })
+        }
+        for (const { value, text } of seen) expect(JSON.stringify(value)).toBe(text)
+      }),
+      { numRuns: 150 },
+    )
+  })
+
+  it('gives the encoding it read, which is what encodeInputs computes for a cassette this version wrote', () => {
+    fc.assert(
+      fc.property(start, history, (first, steps) => {
+        const cassette = cassetteOf(first, steps)
+        const read = parseCassette(serializeCassette(cassette), 'history.jsonl')
+        const text = (e: EncodedInput) =>
+          JSON.stringify('in' in e ? e : { base: e.base, patch: e.patch, at: e.ops.map((o) => o.at) })
+        expect(encodingAsRead(read)!.map(text)).toEqual(encodeInputs(cassette).map(text))
+      }),
+      { numRuns: 100 },
+    )
+  })
+
+  it('reads a patch over any earlier decision of its kind and lane, not only the latest', () => {
+    const line = (seq: number, input: string) =>
+      `{"seq":${seq},"key":"llm:${HEX}","kind":"llm","step":${seq},"ms":1,${input}}`
+    const text = [
+      JSON.stringify(HEADER),
+      line(1, '"in":{"messages":["a"]}'),
+      line(2, '"base":1,"patch":[{"op":"add","path":"/messages/-","value":"b"}]'),
+      line(3, '"base":1,"patch":[{"op":"add","path":"/messages/-","value":"c"}]'),
+      line(4, '"base":2,"patch":[{"op":"add","path":"/messages/-","value":"d"}]'),
+      '',
+    ].join('\n')
+    const read = parseCassette(text, 'hand.jsonl')
+    expect(read.decisions.map((d) => d.in)).toEqual([
+      { messages: ['a'] },
+      { messages: ['a', 'b'] },
+      { messages: ['a', 'c'] },
+      { messages: ['a', 'b', 'd'] },
+    ])
+    expect(serializeCassette(read)).not.toBe(text)
+    expect(isSameRecording(read, parseCassette(serializeCassette(read), 'again.jsonl'))).toBe(true)
+  })
+
+  it('tells a re-record of the same run the same, whatever encoding an older writer chose', () => {
+    const input = (extra: string) => ({ messages: ['You are a support agent. '.repeat(60), extra] })
+    const decisions = ['hi', 'again'].map((extra, i) => ({
+      seq: i + 1,
+      key: `llm:${HEX}` as const,
+      kind: 'llm',
+      step: i + 1,
+      ms: 1,
+      in: input(extra),
+    }))
+    const now = { header: HEADER, decisions }
+    // Written by a writer that kept every input whole: no patch where this version writes one.
+    const older = parseCassette(
+      [JSON.stringify(HEADER), ...decisions.map((d) => JSON.stringify(d)), ''].join('\n'),
+      'older.jsonl',
+    )
+    expect(encodingAsRead(older)![1]).toHaveProperty('in')
+    expect(encodeInputs(now)[1]).toMatchObject({ base: 1 })
+    expect(isSameRecording(older, now)).toBe(true)
+    const changed = { ...now, decisions: [decisions[0]!, { ...decisions[1]!, in: input('changed') }] }
+    expect(isSameRecording(older, changed)).toBe(false)
+  })
+
+  it('takes an input set on a loaded decision as that decision’s, and keeps the labels read at load', () => {
+    const cassette = cassetteOf({ model: 'gpt-4o', messages: ['x'.repeat(2000)] }, [
+      { kind: 'llm', lane: undefined, change: { what: 'same' }, out: null },
+      { kind: 'llm', lane: undefined, change: { what: 'append', pick: 0, value: 'y' }, out: null },
+    ])
+    const read = parseCassette(serializeCassette(cassette), 'set.jsonl')
+    expect(encodingAsRead(read)![1]).toMatchObject({ base: 1 })
+    expect(decisionLabel(read.decisions[1]!)).toBe('model request (gpt-4o)')
+    read.decisions[1]!.in = { replaced: true }
+    expect(read.decisions[1]!.in).toEqual({ replaced: true })
+    expect(Object.keys(read.decisions[1]!)).toEqual(['seq', 'key', 'kind', 'step', 'ms', 'in'])
   })
 })
 

@@ -1,8 +1,9 @@
 import { type DecisionKey, isDecisionKey, KEY_SCHEME_VERSION } from './canonical-key.js'
 import { type EncodedInput, encodeInputs, PATCHED_INPUTS_FROM } from './cassette-encoding.js'
+import { CassetteInputs } from './cassette-inputs.js'
 import { CassetteCorruptError } from './errors.js'
 import type { HarnessIdentity } from './harness.js'
-import { applyPatch, PatchError, validatePatch } from './json-patch.js'
+import { PatchError, validatePatch } from './json-patch.js'
 
 /**
  * Version of the cassette file format (the header's `agentTape` field). Format 2 may write a
@@ -171,13 +172,41 @@ export function isSameRecording(
   if (a.decisions.length !== b.decisions.length || header(a) !== header(b)) return false
   // Equal encodings mean equal inputs (the encoding is a function of the inputs, and a patch
   // rebuilds its input from an equal base), and the comparison reads each patch, not each input.
-  const inputsA = encoded.a ?? encodeInputs(a)
-  const inputsB = encoded.b ?? encodeInputs(b)
-  const rest = (d: DecisionRecord, input: EncodedInput) =>
+  // Everything but the input: the keys differ first when the inputs do.
+  const rest = (d: DecisionRecord) =>
     JSON.stringify(
-      orderDecision({ ...d, ms: 0, ...(d.out === undefined ? {} : { out: withoutTimings(d.out) }) }, input),
+      orderDecision(
+        {
+          seq: d.seq,
+          key: d.key,
+          kind: d.kind,
+          step: d.step,
+          ...(d.lane === undefined ? {} : { lane: d.lane }),
+          ms: 0,
+          ...(d.wire === undefined ? {} : { wire: d.wire }),
+          in: undefined,
+          ...(d.err === undefined ? {} : { err: d.err }),
+          ...(d.out === undefined ? {} : { out: withoutTimings(d.out) }),
+        },
+        { in: undefined },
+      ),
     )
-  return a.decisions.every((d, i) => rest(d, inputsA[i]!) === rest(b.decisions[i]!, inputsB[i]!))
+  if (!a.decisions.every((d, i) => rest(d) === rest(b.decisions[i]!))) return false
+  // Equal encodings mean equal inputs (a patch rebuilds its input from an equal base), and the
+  // comparison reads each patch, not each input. A loaded cassette gives the encoding it was
+  // read in; where that differs from the other's (an older writer's choice), the inputs decide.
+  const inputsA = encoded.a ?? encodingAsRead(a) ?? encodeInputs(a)
+  const inputsB = encoded.b ?? encodingAsRead(b) ?? encodeInputs(b)
+  return a.decisions.every((d, i) => {
+    const x = inputsA[i]!
+    const y = inputsB[i]!
+    if (encodedText(x) === encodedText(y)) return true
+    return JSON.stringify(d.in) === JSON.stringify(b.decisions[i]!.in)
+  })
+}
+
+function encodedText(input: EncodedInput): string {
+  return JSON.stringify('in' in input ? { in: input.in } : { base: input.base, patch: input.patch })
 }
 
 /** Numeric timing fields of recorded outputs: a stream event's `t`, a response's `headersAt`. */
@@ -237,6 +266,7 @@ export function parseCassette(source: string, file: string): Cassette {
   if (endsCleanly) rawLines.pop()
   let header: CassetteHeader | undefined
   const decisions: DecisionRecord[] = []
+  const inputs = new CassetteInputs()
   for (let i = 0; i < rawLines.length; i++) {
     const lineNo = i + 1
     const raw = rawLines[i]!
@@ -268,11 +298,27 @@ export function parseCassette(source: string, file: string): Cassette {
       throw notACassette(file, 'its first line is not a cassette header (it has no "agentTape" field)')
     const decision = validateDecision(value, file, lineNo, decisions.length + 1)
     decisions.push(
-      validateInput(decision, value, decisions, header.agentTape, (why) => corrupt(file, lineNo, why)),
+      validateInput(decision, value, decisions, header.agentTape, inputs, (why) =>
+        corrupt(file, lineNo, why),
+      ),
     )
   }
   if (!header) throw corrupt(file, 1, 'the file has no header line')
-  return { header, decisions }
+  const cassette = { header, decisions }
+  readEncodings.set(cassette, inputs.done())
+  return cassette
+}
+
+const readEncodings = new WeakMap<Cassette, EncodedInput[]>()
+
+/**
+ * How the inputs of a cassette returned by {@link parseCassette} were written in its file: what
+ * {@link encodeInputs} computes again, for a cassette written by this version, from every whole
+ * input. Reading it costs nothing: the secret scan and the comparison with a new recording read
+ * each patch once, instead of rebuilding a long run's every input.
+ */
+export function encodingAsRead(cassette: Cassette): EncodedInput[] | undefined {
+  return readEncodings.get(cassette)
 }
 
 function validateSource(source: unknown, file: string): void {
@@ -354,14 +400,15 @@ function validateDecision(
 }
 
 /**
- * The decision with its whole input: as written (`in`), or rebuilt from the input of its base and
- * its patch, sharing what the patch does not touch with the base.
+ * The decision with its input: as written (`in`), or rebuilt when read from the input of its base
+ * and its patch (see {@link CassetteInputs}), the patch checked now.
  */
 function validateInput(
   decision: DecisionRecord,
   value: Record<string, unknown>,
   earlier: readonly DecisionRecord[],
   version: number,
+  inputs: CassetteInputs,
   fail: (why: string) => CassetteCorruptError,
 ): DecisionRecord {
   const hasPatch = 'patch' in value
@@ -371,6 +418,7 @@ function validateInput(
       throw fail(
         `the decision has both "in" and ${hasPatch ? '"patch"' : '"base"'} (its input is one or the other)`,
       )
+    inputs.whole(decision)
     return decision
   }
   if (!hasPatch && !hasBase) throw fail('the decision has no "in" field (nor "base" and "patch")')
@@ -394,22 +442,23 @@ function validateInput(
   }
   try {
     validatePatch(value.patch)
-    return withInput(decision, applyPatch(base.in, value.patch))
+    const record = withInput(decision)
+    inputs.patched(record, base, value.patch)
+    if (decision.err !== undefined) record.err = decision.err
+    else if ('out' in decision) record.out = decision.out
+    return record
   } catch (error) {
     if (!(error instanceof PatchError)) throw error
     throw fail(`the patch over the input of decision #${baseSeq} does not apply: ${error.message}`)
   }
 }
 
-/** The decision with its whole input, its fields in the file's order (one allocation). */
-function withInput(d: DecisionRecord, input: unknown): DecisionRecord {
+/** The decision's fields before its input, in the file's order (its input and outcome follow). */
+function withInput(d: DecisionRecord): DecisionRecord {
   const record = { seq: d.seq, key: d.key, kind: d.kind, step: d.step } as DecisionRecord
   if (d.lane !== undefined) record.lane = d.lane
   record.ms = d.ms
   if (d.wire !== undefined) record.wire = d.wire
-  record.in = input
-  if (d.err !== undefined) record.err = d.err
-  else if ('out' in d) record.out = d.out
   return record
 }
 

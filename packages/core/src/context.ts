@@ -20,6 +20,7 @@ export {
   resolveMode,
   setModeFromFlag,
 } from './modes.js'
+export { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
 export { redactUrl } from './secrets/params.js'
 export type { Tape } from './tape.js'
 export type { DecisionLabeler } from './tape-context.js'
@@ -33,5 +34,7 @@ export {
   onTapeFinish,
   onTapeRun,
   runInsideDecision,
+  runMode,
   runWithTape,
+  setRunMode,
 } from './tape-context.js'

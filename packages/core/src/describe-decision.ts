@@ -28,6 +28,23 @@ export function describeDecision(kind: string, input: unknown): string {
   return kind
 }
 
+/** The label of a loaded decision, read while its input was at hand (see {@link rememberLabel}). */
+const LABEL = Symbol('agent-tape.label')
+
+/**
+ * Keeps the label of a decision whose input is rebuilt on demand (a patched input of a loaded
+ * cassette), so that reports naming every decision of a long run do not rebuild every input.
+ * Kept on the record itself, out of sight (a weak map of a long run's records slows the GC).
+ */
+export function rememberLabel(record: object, label: string): void {
+  Object.defineProperty(record, LABEL, { value: label, configurable: true })
+}
+
+/** The label of a recorded decision: {@link describeDecision} of its kind and input. */
+export function decisionLabel(record: { kind: string; in: unknown }): string {
+  return (record as { [LABEL]?: string })[LABEL] ?? describeDecision(record.kind, record.in)
+}
+
 /** `step 3` or `step 3 of lane "researcher"`. */
 export function describePosition(step: number, lane?: string): string {
   return lane === undefined ? `step ${step}` : `step ${step} of lane ${JSON.stringify(lane)}`

@@ -1,5 +1,5 @@
 import type { DecisionRecord } from './cassette-format.js'
-import { describeDecision, describePosition } from './describe-decision.js'
+import { decisionLabel, describePosition } from './describe-decision.js'
 import { AgentTapeError, type AgentTapeErrorCode, hasShape } from './errors.js'
 import { formatMessage, type MessageParts } from './format-message.js'
 import { diffJson, type FieldChange, formatChanges } from './json-diff.js'
@@ -69,7 +69,7 @@ export function explainMiss(
     nearest: {
       seq: nearest.seq,
       key: nearest.key,
-      label: describeDecision(nearest.kind, nearest.in),
+      label: decisionLabel(nearest),
       step: nearest.step,
       ...(nearest.lane === undefined ? {} : { lane: nearest.lane }),
     },

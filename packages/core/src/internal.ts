@@ -4,8 +4,8 @@
 
 export type { DecisionKey, DecisionPosition } from './canonical-key.js'
 export { computeKey, isDecisionKey, isValidKind, KEY_SCHEME_VERSION, stableJson } from './canonical-key.js'
-export { isSameRecording } from './cassette-format.js'
-export { describeDecision, describePosition } from './describe-decision.js'
+export { encodingAsRead, isSameRecording } from './cassette-format.js'
+export { decisionLabel, describeDecision, describePosition } from './describe-decision.js'
 export type { DivergenceContext } from './divergence.js'
 export { deepInputError, isStackOverflow } from './errors.js'
 export type { MessageParts } from './format-message.js'
@@ -36,6 +36,7 @@ export {
   resolveMode,
   setModeFromFlag,
 } from './modes.js'
+export { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
 export { toRecordedError, toReplayedError } from './recorded-error.js'
 export type { CassetteFinding } from './secret-scan.js'
 export { findCassetteSecrets, redactCassetteForReading } from './secret-scan.js'
@@ -63,6 +64,8 @@ export {
   onTapeFinish,
   onTapeRun,
   runInsideDecision,
+  runMode,
+  setRunMode,
 } from './tape-context.js'
 export type { BegunDecision, WireRequest } from './tape-options.js'
 export { WIRE_SCHEME_VERSION } from './wire-hasher.js'

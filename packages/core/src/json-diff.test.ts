@@ -35,6 +35,29 @@ describe('diffJson', () => {
     expect(lines).toHaveLength(4)
     expect(lines[3]).toBe('… and 17 more changed fields')
   })
+
+  it('reads a query (a list of name and value pairs) by parameter name', () => {
+    const query = (...pairs: [string, string][]) => ({ method: 'POST', query: pairs })
+    const lines = (a: object, b: object) => formatChanges(diffJson(a, b))
+    expect(lines(query(['api-version', '2024-10-21']), query(['api-version', '2025-04-01-preview']))).toEqual(
+      ['query.api-version: "2024-10-21" → "2025-04-01-preview"'],
+    )
+    // Added and removed parameters, wherever they sort among the others.
+    expect(lines(query(['a', '1'], ['limit', '10']), query(['limit', '20'], ['z', 'on']))).toEqual([
+      'query.a: "1" → (absent)',
+      'query.limit: "10" → "20"',
+      'query.z: (absent) → "on"',
+    ])
+    // A name given twice lists its values; a name that is no word is quoted.
+    expect(lines(query(['tag', 'a'], ['tag', 'b']), query(['tag', 'a'], ['tag', 'c']))).toEqual([
+      'query.tag[1]: "b" → (absent)',
+      'query.tag[1]: (absent) → "c"',
+    ])
+    expect(lines(query(['a b', '1']), query(['a b', '2']))).toEqual(['query["a b"]: "1" → "2"'])
+    // A query added or removed whole, and a `query` that is no list of pairs, read as they are.
+    expect(lines({ method: 'POST' }, query(['a', '1']))).toEqual(['query: (absent) → [["a","1"]]'])
+    expect(lines({ query: 'a=1' }, { query: 'a=2' })).toEqual(['query: "a=1" → "a=2"'])
+  })
 })
 
 describe('diffStrings', () => {

@@ -38,12 +38,56 @@ function walk(a: unknown, b: unknown, path: string, out: FieldChange[], limit: n
       const sub = joinPath(path, key)
       if (!(key in a)) out.push({ path: sub, type: 'added', after: b[key] })
       else if (!(key in b)) out.push({ path: sub, type: 'removed', before: a[key] })
+      else if (key === 'query' && isPairList(a[key]) && isPairList(b[key]))
+        walkQuery(a[key], b[key], sub, out, limit)
       else walk(a[key], b[key], sub, out, limit)
       if (out.length >= limit) return
     }
     return
   }
   out.push({ path: path || '(root)', type: 'changed', before: a, after: b })
+}
+
+/** `[["api-version", "2024-10-21"], …]`: a query as a list of name and value pairs. */
+type PairList = [string, string][]
+
+function isPairList(value: unknown): value is PairList {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (pair) =>
+        Array.isArray(pair) &&
+        pair.length === 2 &&
+        typeof pair[0] === 'string' &&
+        typeof pair[1] === 'string',
+    )
+  )
+}
+
+/**
+ * A query (a list of name and value pairs, as a request's canonical input keeps it) is compared
+ * by parameter name: `query.api-version: "2024-10-21" → "2025-04-01-preview"`, not as a pair that
+ * left one position of a list and another that arrived. A name given twice has its values listed.
+ */
+function walkQuery(a: PairList, b: PairList, path: string, out: FieldChange[], limit: number): void {
+  const byName = (pairs: PairList) => {
+    const params = new Map<string, string[]>()
+    for (const [name, value] of pairs) params.set(name, [...(params.get(name) ?? []), value])
+    return params
+  }
+  const x = byName(a)
+  const y = byName(b)
+  const names = [...new Set([...x.keys(), ...y.keys()])].sort()
+  const one = (values: string[] | undefined) => (values && values.length === 1 ? values[0] : values)
+  for (const name of names) {
+    if (out.length >= limit) return
+    const sub = /^[\w.-]+$/.test(name) ? `${path}.${name}` : `${path}[${JSON.stringify(name)}]`
+    const before = one(x.get(name))
+    const after = one(y.get(name))
+    if (before === undefined) out.push({ path: sub, type: 'added', after })
+    else if (after === undefined) out.push({ path: sub, type: 'removed', before })
+    else walk(before, after, sub, out, limit)
+  }
 }
 
 /** Arrays beyond this many items each are compared index by index (alignment is quadratic at worst). */

@@ -203,11 +203,25 @@ export function validatePatch(patch: unknown): asserts patch is PatchOp[] {
  * modified. Throws a {@link PatchError} when an operation does not fit.
  */
 export function applyPatch(base: unknown, patch: readonly PatchOp[]): unknown {
-  const copies = new Set<object>()
+  return applyPatchOwned(base, patch, new Set())
+}
+
+/**
+ * {@link applyPatch} over a value some of whose containers are `owned`: those are modified in
+ * place, any other container on a touched path is copied once and becomes owned. Applying a
+ * chain of patches with one set copies a growing history's array once, not once a step. Each
+ * operation's path in the result (an append's index resolved) is pushed to `at` when given.
+ */
+export function applyPatchOwned(
+  base: unknown,
+  patch: readonly PatchOp[],
+  owned: Set<object>,
+  at?: PathStep[][],
+): unknown {
   const own = (value: object): Record<string, unknown> | unknown[] => {
-    if (copies.has(value)) return value as Record<string, unknown>
+    if (owned.has(value)) return value as Record<string, unknown>
     const copy = Array.isArray(value) ? value.slice() : { ...(value as Record<string, unknown>) }
-    copies.add(copy)
+    owned.add(copy)
     return copy
   }
   let root = base
@@ -218,11 +232,13 @@ export function applyPatch(base: unknown, patch: readonly PatchOp[]): unknown {
     if (tokens.length === 0) {
       if (op.op === 'remove') throw fail('the whole input cannot be removed')
       root = op.value
+      at?.push([])
       return
     }
     if (!isContainer(root)) throw fail('the input is not an object or an array')
     root = own(root)
     let node = root as Record<string, unknown> | unknown[]
+    const path: PathStep[] = []
     for (let t = 0; t < tokens.length - 1; t++) {
       const token = tokens[t]!
       const index = memberOf(node, token)
@@ -230,8 +246,9 @@ export function applyPatch(base: unknown, patch: readonly PatchOp[]): unknown {
       if (index === undefined || !isContainer(child))
         throw fail(`${pointerOf(tokens, t + 1)} is ${describeMissing(node, token)}`)
       const copy = own(child)
-      setMember(node, index, copy)
+      if (copy !== child) setMember(node, index, copy)
       node = copy
+      path.push(index)
     }
     const last = tokens[tokens.length - 1]!
     if (Array.isArray(node)) {
@@ -240,15 +257,20 @@ export function applyPatch(base: unknown, patch: readonly PatchOp[]): unknown {
       const max = op.op === 'add' ? node.length : node.length - 1
       if (index === undefined || index > max)
         throw fail(`${JSON.stringify(last)} is not an index of the array (length ${node.length})`)
-      if (op.op === 'add') node.splice(index, 0, op.value)
+      if (append) node.push(op.value)
+      else if (op.op === 'add') node.splice(index, 0, op.value)
       else if (op.op === 'replace') node[index] = op.value
       else node.splice(index, 1)
+      path.push(index)
+      at?.push(path)
       return
     }
     if (op.op !== 'add' && !Object.hasOwn(node, last))
       throw fail(`the object has no member ${JSON.stringify(last)}`)
     if (op.op === 'remove') delete node[last]
     else setMember(node, last, op.value)
+    path.push(last)
+    at?.push(path)
   })
   return root
 }

@@ -57,7 +57,7 @@ export async function runToolLive(
   const label = `${describePosition(record.step, record.lane)}, ${describeDecision(record.kind, record.in)}`
   const next = nextModelRequest(record, context.decisions)
   const feeds = next !== undefined && feedsInto(recorded, next)
-  const args = (record.in as { args?: unknown } | undefined)?.args
+  const args = calledWith(record)
   const details = [
     `  cassette  ${context.cassettePath}`,
     ...(args === undefined ? [] : [`  args      ${preview(args, 200)}`]),
@@ -80,6 +80,13 @@ export async function runToolLive(
     details,
   })
   return { error, label }
+}
+
+/** What a tool was called with: a `tape.tools` call's arguments, an MCP tool call's `arguments`. */
+function calledWith(record: DecisionRecord): unknown {
+  const input = record.in as { args?: unknown; params?: { arguments?: unknown } } | undefined
+  if (record.kind !== 'mcp') return input?.args
+  return typeof input?.params === 'object' && input.params !== null ? input.params.arguments : undefined
 }
 
 /** What a decision's outcome looks like in the drift diff: `result` or `error`. */

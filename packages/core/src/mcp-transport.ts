@@ -1,5 +1,6 @@
 import type { RecordedError } from './cassette-format.js'
 import { AgentTapeError } from './errors.js'
+import { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
 import type { Tape } from './tape.js'
 import { currentTape, runInsideDecision } from './tape-context.js'
 import type { BegunDecision } from './tape-options.js'
@@ -53,7 +54,9 @@ interface Pending {
  * recording, messages go to the real transport and the responses are recorded. In replay the
  * real transport is never started (no child process, no connection) and each response comes from
  * the cassette. In `live-tools` mode the server runs, and each `tools/call` result is compared
- * with the recording (a difference fails the test with a drift report).
+ * with the recording (a difference fails the test with a drift report). Connect the client
+ * inside the tape that uses it: in a test run whose tapes replay, connecting outside every tape
+ * (in `beforeAll`) is refused, as it would start the server for a replay.
  *
  * @example
  * const transport = tapeMcpTransport(new StdioClientTransport({ command: 'node', args: ['server.js'] }))
@@ -67,6 +70,9 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
   const outer: McpTransport = {
     async start() {
       const tape = currentTape()
+      // Outside every tape, nothing says which tape the handshake belongs to: in a run whose
+      // tapes replay, starting the server would start it for a replay.
+      if (!tape && replaysOutsideTapes()) throw mcpOutsideTapeError(JSON.stringify(server))
       // Replay answers from the cassette: the server is never started.
       virtual = tape !== undefined && tape.action === 'replay' && tape.mode !== 'live-tools'
       if (virtual) return

@@ -1,4 +1,4 @@
-import { describeDecision, describePosition } from './describe-decision.js'
+import { decisionLabel, describePosition } from './describe-decision.js'
 import { createDivergence, type DivergenceContext, type DivergenceError } from './divergence.js'
 import type { ReplayIndex } from './replay-index.js'
 
@@ -17,9 +17,7 @@ export function checkRun(
   if (unused.length === 0 || !failOnUnused) return []
   const lines = [`  cassette  ${context.cassettePath}`, '', '  Unused recorded decisions:']
   for (const d of unused.slice(0, LISTED)) {
-    lines.push(
-      `    #${d.seq} ${d.key}, ${describeDecision(d.kind, d.in)} at ${describePosition(d.step, d.lane)}`,
-    )
+    lines.push(`    #${d.seq} ${d.key}, ${decisionLabel(d)} at ${describePosition(d.step, d.lane)}`)
   }
   if (unused.length > LISTED) lines.push(`    … and ${unused.length - LISTED} more`)
   return [

@@ -15,7 +15,6 @@ it('is running until the part ended the run, and lists what the run left unused 
       key: 'llm:0000000000000001',
       label: 'model request',
       position,
-      normalized: {},
       decisionIndex: 1,
     },
     1,

@@ -1,4 +1,4 @@
-import { describeDecision } from './describe-decision.js'
+import { decisionLabel } from './describe-decision.js'
 import type { DivergenceError, ReplayMiss } from './divergence.js'
 import { deepInputError, isStackOverflow } from './errors.js'
 import type { ToolDrift } from './live-tools.js'
@@ -26,7 +26,7 @@ export class RunLog {
    * every replayed request.
    */
   note(
-    decision: Omit<KeyedDecision, 'label'> & { label: string | (() => string) },
+    decision: Omit<KeyedDecision, 'label' | 'normalized'> & { label: string | (() => string) },
     seq: number,
     status: DecisionStatus,
   ): void {
@@ -86,7 +86,7 @@ export class RunLog {
     this.unlabelled.clear()
     const decisions: DecisionState[] = [...this.decisions]
     for (const d of tally.unused) {
-      const label = describeDecision(d.kind, d.in)
+      const label = decisionLabel(d)
       decisions.push({
         seq: d.seq,
         key: d.key,

@@ -1,6 +1,6 @@
 import { type EncodedInput, encodeInputs } from './cassette-encoding.js'
-import type { Cassette, DecisionRecord } from './cassette-format.js'
-import { describeDecision } from './describe-decision.js'
+import { type Cassette, type DecisionRecord, encodingAsRead } from './cassette-format.js'
+import { decisionLabel } from './describe-decision.js'
 import { SecretLeakError } from './errors.js'
 import type { PathStep } from './json-patch.js'
 import { joinPath } from './json-path.js'
@@ -37,7 +37,7 @@ const COMPUTED_HEADER = new Set([
 export function findCassetteSecrets(
   cassette: Cassette,
   scanner: SecretScanner,
-  encoded: readonly EncodedInput[] = encodeInputs(cassette),
+  encoded: readonly EncodedInput[] = encodingAsRead(cassette) ?? encodeInputs(cassette),
 ): CassetteFinding[] {
   const findings: CassetteFinding[] = []
   const header = Object.entries(cassette.header)
@@ -49,7 +49,7 @@ export function findCassetteSecrets(
   ])
     findings.push({ ...f, where: 'the header' })
   cassette.decisions.forEach((d, i) => {
-    const where = `decision #${d.seq} (${describeDecision(d.kind, d.in)}, step ${d.step})`
+    const where = `decision #${d.seq} (${decisionLabel(d)}, step ${d.step})`
     const found = (list: SecretFinding[]) => {
       for (const f of list) findings.push({ ...f, where })
     }

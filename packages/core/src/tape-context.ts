@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import type { TapeMode } from './modes.js'
 import type { Tape } from './tape.js'
 
 interface TapeContext {
@@ -14,6 +15,8 @@ interface TapeContext {
   openHooks?: Set<() => Promise<unknown>>
   /** Called as each tape finishes (see {@link onTapeFinish}). */
   finishHooks?: Set<(tape: Tape) => void>
+  /** The mode a test runner resolved for every tape of the run (see {@link setRunMode}). */
+  runMode?: TapeMode
 }
 
 /** A boundary's label for a decision it made (`model request (gpt-4o)`), or `undefined` for others. */
@@ -47,6 +50,19 @@ export function runWithTape<T>(tape: Tape, fn: () => T): T {
   if (result instanceof Promise) return result.finally(() => context.active.delete(tape)) as T
   context.active.delete(tape)
   return result
+}
+
+/**
+ * Says which mode the tapes of this run take, as a test runner resolves it once for the run:
+ * boundaries read it for work done outside every tape (a client connected in `beforeAll`).
+ */
+export function setRunMode(mode: TapeMode | undefined): void {
+  context.runMode = mode
+}
+
+/** The mode the runner resolved for this run's tapes; `undefined` without a runner (tapes opened by hand). */
+export function runMode(): TapeMode | undefined {
+  return context.runMode
 }
 
 /** The tape of the code that is running now, if any. */

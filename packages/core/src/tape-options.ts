@@ -48,6 +48,12 @@ export interface TapeOptions {
    * runner fails the test if it still can, and names it in the run summary otherwise.
    */
   onLateUse?: (error: AgentTapeError) => void
+  /**
+   * How long the test may run (its timeout), counted from the tape's opening: a replay paced as
+   * recorded (`timing: 'recorded'` or a speed) that would wait past it fails at once, naming the
+   * decision, instead of the test timing out with nothing said (default 5 minutes).
+   */
+  testTimeoutMs?: number
 }
 
 /** The handle of a decision begun with {@link Tape.begin}. */

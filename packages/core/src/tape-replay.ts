@@ -1,6 +1,7 @@
 import type { DecisionKey } from './canonical-key.js'
 import { CASSETTE_FORMAT_VERSION, type Cassette, type DecisionRecord } from './cassette-format.js'
-import { describeDecision, describePosition } from './describe-decision.js'
+import { renumbered } from './cassette-inputs.js'
+import { decisionLabel, describePosition } from './describe-decision.js'
 import { createDivergence, explainMiss, ReplayMiss } from './divergence.js'
 import { compareHarness } from './harness.js'
 import { LIVE_KINDS } from './live-tools.js'
@@ -72,9 +73,9 @@ export class ReplayPart extends TapePart {
     const record = this.index.takeWire(wired.wire)
     if (!record) return undefined
     this.wireReplays++
-    // Read from the recorded input when the run is reported, not on the way of the request.
-    const label = () => describeDecision(wired.kind, record.in)
-    this.context.log.note({ ...wired, key: record.key, label, normalized: record.in }, record.seq, 'replayed')
+    // Read when the run is reported, not on the way of the request.
+    const label = () => decisionLabel(record)
+    this.context.log.note({ ...wired, key: record.key, label }, record.seq, 'replayed')
     return { action: 'replay', key: record.key, record }
   }
 
@@ -106,7 +107,7 @@ export class ReplayPart extends TapePart {
     for (const state of this.context.log.decisions) {
       const seq = decisions.length + 1
       const record = state.status === 'replayed' ? recorded.get(state.seq) : undefined
-      if (record) decisions.push({ ...record, seq })
+      if (record) decisions.push(renumbered(record, seq))
       else if (state.status === 'missed') {
         const { key, kind, step, lane } = state
         const input = this.missedInputs.get(state.seq)

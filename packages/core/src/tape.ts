@@ -52,6 +52,8 @@ export class Tape {
   private readonly wiresOn: boolean
   /** How many decisions the run has asked for: the next one's `decisionIndex` is one more. */
   private asked = 0
+  /** When the tape opened: what a paced replay may still wait is counted from here. */
+  private readonly openedAt = performance.now()
   private finished: TapeState | undefined
   /** Set as `finish()` begins: a decision asked for from then on comes from code the test did not await. */
   private finishing = false
@@ -206,6 +208,17 @@ export class Tape {
     return this.lanes.run(name, fn)
   }
 
+  /**
+   * How many milliseconds a replay paced as recorded may still wait before the test's timeout
+   * (see `testTimeoutMs`).
+   *
+   * @internal
+   */
+  replayWaitLeftMs(): number {
+    const budget = this.options.testTimeoutMs ?? DEFAULT_TEST_TIMEOUT_MS
+    return budget - (performance.now() - this.openedAt)
+  }
+
   /** The first divergence of the run (the one to fail the test with), once there is one. */
   failure(): ReplayMiss | DivergenceError | undefined {
     return this.log.divergences[0]
@@ -322,6 +335,9 @@ export class Tape {
     return result.input
   }
 }
+
+/** What a paced replay may wait when no runner says how long the test may run. */
+const DEFAULT_TEST_TIMEOUT_MS = 5 * 60_000
 
 function assertKind(kind: string): void {
   if (!isValidKind(kind)) {

@@ -175,6 +175,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     await writeStream(res, headers, events, endpoint.wire ?? SSE_WIRE, {
       delayMs: turn.chunkDelayMs ?? options.chunkDelayMs ?? 0,
       cutAfter: turn.cutAfterEvents,
+      holdOpenMs: turn.holdOpenMs,
       error: fault && {
         after: fault.afterEvents ?? Math.floor(events.length / 2),
         event: endpoint.streamError(fault, fault.afterEvents ?? Math.floor(events.length / 2)),

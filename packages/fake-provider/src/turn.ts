@@ -63,6 +63,11 @@ export interface Turn {
   streamError?: StreamErrorFault
   /** Streams only: destroy the socket after this many events (a connection cut mid-stream). */
   cutAfterEvents?: number
+  /**
+   * Streams only: after the last event, keep the response open this long before ending it (a
+   * server or proxy slow to close), or until the client goes away.
+   */
+  holdOpenMs?: number
   /** Streams only: wait this long before each event; overrides the server option. */
   chunkDelayMs?: number
   /** Wait this long before sending the response headers (a slow model, a client timeout). */

@@ -54,6 +54,8 @@ export interface StreamPlan {
   error?: { after: number; event: unknown }
   /** Destroy the socket after this many events, leaving the chunked body unterminated. */
   cutAfter?: number
+  /** Keep the response open this long after the last event, or until the client goes away. */
+  holdOpenMs?: number | undefined
 }
 
 /** Streams `events` framed by `wire`, one write per event, stopping if the client goes away. */
@@ -93,5 +95,16 @@ export async function writeStream(
     if (isGone(res)) return
     await write(wire.encode(event))
   }
-  res.end()
+  if (plan.holdOpenMs) await untilGone(res, plan.holdOpenMs)
+  if (!isGone(res)) res.end()
+}
+
+/** Waits `ms`, or less when the client goes away first. */
+async function untilGone(res: ResponseSink, ms: number): Promise<void> {
+  const own = res as { once?: (event: 'close', listener: () => void) => unknown }
+  if (isGone(res) || !own.once) return sleep(ms)
+  const closed = new Promise<void>((resolve) => own.once!('close', resolve))
+  const controller = new AbortController()
+  await Promise.race([closed, sleep(ms, undefined, { signal: controller.signal }).catch(() => {})])
+  controller.abort()
 }

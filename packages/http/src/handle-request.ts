@@ -6,16 +6,20 @@ import {
   isInsideDecision,
   isReplayMiss,
   isStackOverflow,
+  mcpOutsideTapeError,
   redactUrl,
+  replaysOutsideTapes,
   type Tape,
   toReplayedError,
 } from '@agent-tape/core/internal'
+import { findCodec } from './codecs/index.js'
 import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js'
 import { errorAnswer } from './error-answer.js'
 import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import { performAndRecord } from './record-response.js'
 import { isRecordedResponse } from './recorded-response.js'
+import { replayRefusal } from './replay-checks.js'
 import { buildReplayResponse } from './replay-response.js'
 import {
   ABORT_FALLBACK_MS,
@@ -33,6 +37,7 @@ import {
   readRequestParts,
   wireHead,
 } from './request-input.js'
+import type { StreamEvent } from './streams/format.js'
 import { modelLookalike, undeclaredModelError } from './unconfigured-model.js'
 
 export interface BoundaryConfig {
@@ -71,15 +76,22 @@ export async function handleRequest(
   const requestClass = classifyUrl(url, config.modelEndpoints, config.allowHosts, config.tapeHosts)
   const tape = currentTape()
   if (!tape) {
+    // An MCP client connecting before any tape began, in a run whose tapes replay: no tape can
+    // answer it, and reaching the server would be a replay reaching the network.
+    if (requestClass !== 'allowed' && replaysOutsideTapes()) {
+      const mcp = await readMcpRequest(request, url)
+      if (mcp) return { type: 'error', error: mcpOutsideTapeError(url.origin + url.pathname) }
+    }
     if (passesThrough(requestClass) || activeTapeCount() === 0) return { type: 'passthrough' }
     return { type: 'error', error: unattributed(request, activeTapeCount()) }
   }
-  // MCP over streamable HTTP, wherever the server is (a loopback test server included), unless
-  // a wrapped MCP transport already tapes it (its traffic runs inside that decision).
+  // MCP over streamable HTTP, wherever the server is (a loopback test server, a host that also
+  // serves models), unless a wrapped MCP transport already tapes it (its traffic runs inside that
+  // decision). A path a model API owns is a model request, and its body is not read twice.
   if (
     tape.action !== 'passthrough' &&
     requestClass !== 'allowed' &&
-    requestClass !== 'model' &&
+    (requestClass !== 'model' || !findCodec(request.method.toUpperCase(), url.pathname)) &&
     !isInsideDecision()
   ) {
     const mcp = await readMcpRequest(request, url)
@@ -137,22 +149,30 @@ export async function handleRequest(
   if (begun.action === 'passthrough') return { type: 'passthrough' }
   if (begun.action === 'replay') {
     const record = begun.record
+    // Refused before any client sees it: every client then fails with the same report.
+    const refusal = replayRefusal(tape, record, config.timing)
+    if (refusal) {
+      tape.reportDivergence(refusal)
+      return { type: 'error', error: refusal }
+    }
+    const speed = replaySpeed(config.timing)
     if (record.err) {
       // A caller's abort fails when the caller aborts again, as it did live (an SDK's timeout
-      // then takes the path it took while recording), not at once.
-      const reason = isAbortError(record.err)
-        ? await abortOf(request.signal, record.ms + ABORT_FALLBACK_MS)
-        : undefined
+      // then takes the path it took while recording), not at once; an instant replay waits a
+      // moment for it, never the recorded time.
+      const wait = speed > 0 ? record.ms / speed + ABORT_FALLBACK_MS : ABORT_FALLBACK_MS
+      const reason = isAbortError(record.err) ? await abortOf(request.signal, wait) : undefined
       return { type: 'error', error: (reason as Error | undefined) ?? toReplayedError(record.err) }
     }
     if (!isRecordedResponse(record.out)) {
       return { type: 'error', error: damagedResponse(tape, record.seq) }
     }
-    const speed = replaySpeed(config.timing)
     if (speed > 0 && record.out.headersAt) await sleep(record.out.headersAt / speed)
     return { type: 'respond', response: buildReplayResponse(record.out, config.timing, request.signal) }
   }
-  const recording = await performAndRecord(begun, request, perform)
+  const codec = parts.codec
+  const isLastEvent = codec?.isLastEvent ? (event: StreamEvent) => codec.isLastEvent!(event) : undefined
+  const recording = await performAndRecord(begun, request, perform, isLastEvent)
   if ('error' in recording) return { type: 'error', error: recording.error }
   const { teed } = recording
   if (config.streamWhileRecording !== false) return { type: 'respond', response: teed.response }

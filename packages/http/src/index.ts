@@ -32,6 +32,7 @@ export {
 } from './read-exchange.js'
 export type { NdjsonLine, RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
 export { isRecordedResponse } from './recorded-response.js'
+export { framingHeader, implausibleTimes, MAX_PLAUSIBLE_MS } from './replay-checks.js'
 export { provideReplayKeys, REPLAY_PLACEHOLDER_KEY } from './replay-keys.js'
 export type { ReplayTiming } from './replay-response.js'
 export { buildReplayResponse } from './replay-response.js'

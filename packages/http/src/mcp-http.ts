@@ -3,7 +3,9 @@ import { isLoopbackHost } from './endpoints.js'
 import type { RequestOutcome } from './handle-request.js'
 import { decodedResponse, performAndRecord, teeForRecording } from './record-response.js'
 import { isRecordedResponse, type RecordedResponse } from './recorded-response.js'
+import { replayRefusal } from './replay-checks.js'
 import { buildReplayResponse, type ReplayTiming } from './replay-response.js'
+import type { StreamEvent } from './streams/format.js'
 
 /** An MCP streamable-HTTP request, told by its header or its `initialize` body. */
 export type McpHttpRequest =
@@ -89,12 +91,17 @@ export async function handleMcpRequest(
   }
   if (begun.action === 'passthrough') return { type: 'passthrough' }
   if (begun.action === 'record') {
-    const recording = await performAndRecord(begun, request, perform)
+    const recording = await performAndRecord(begun, request, perform, answers(mcp.id))
     return 'error' in recording
       ? { type: 'error', error: recording.error }
       : { type: 'respond', response: recording.teed.response }
   }
   const record = begun.record
+  const refusal = tape.mode === 'live-tools' ? undefined : replayRefusal(tape, record, timing)
+  if (refusal) {
+    tape.reportDivergence(refusal)
+    return { type: 'error', error: refusal }
+  }
   // The request failed while recording (the server was unreachable): it fails the same way.
   if (record.err && tape.mode !== 'live-tools') return { type: 'error', error: toReplayedError(record.err) }
   if (!isRecordedResponse(record.out)) {
@@ -106,7 +113,7 @@ export async function handleMcpRequest(
   if (mcp.input.method !== 'tools/call') return { type: 'respond', response }
   // live-tools: the tool's live result against the recorded one; the client goes on with the
   // recorded answer, as the model decisions after it were recorded with it.
-  const outcome = jsonRpcOutcome(await responseAsRecorded(response))
+  const outcome = jsonRpcOutcome(await responseAsRecorded(response, mcp.id))
   // Compared as results, not as HTTP responses (whose session ids and framing differ).
   const was = jsonRpcOutcome(record.out)
   const asResult = was.error
@@ -116,8 +123,21 @@ export async function handleMcpRequest(
     if (outcome.error) throw Object.assign(new Error(outcome.error.message ?? ''), { name: 'McpError' })
     return outcome.result
   })
-  return { type: 'respond', response: buildReplayResponse(recorded, 'instant') }
+  return { type: 'respond', response: buildReplayResponse(inLiveSession(recorded, response), 'instant') }
 }
+
+/**
+ * The recorded answer in the live response's session. The client adopts the session id of every
+ * response: the recording's belongs to a server process that may be gone, and would make the
+ * client's next request fail on a stateful server (`No valid session ID provided`).
+ */
+function inLiveSession(recorded: RecordedResponse, live: Response): RecordedResponse {
+  const { [SESSION_HEADER]: _, ...headers } = recorded.headers
+  const session = live.headers.get(SESSION_HEADER)
+  return { ...recorded, headers: session === null ? headers : { ...headers, [SESSION_HEADER]: session } }
+}
+
+const SESSION_HEADER = 'mcp-session-id'
 
 /** The JSON-RPC result or error a recorded MCP response carries (a JSON body or a stream event). */
 export function jsonRpcOutcome(recorded: RecordedResponse): {
@@ -161,10 +181,27 @@ function withJsonRpcId(recorded: RecordedResponse, id: string | number): Recorde
   return recorded
 }
 
-async function responseAsRecorded(response: Response): Promise<RecordedResponse> {
-  const teed = teeForRecording(response, performance.now())
+async function responseAsRecorded(response: Response, id: string | number): Promise<RecordedResponse> {
+  const teed = teeForRecording(response, performance.now(), { isLastEvent: answers(id) })
   void teed.response.body?.cancel()
   return teed.recorded
+}
+
+/**
+ * Whether a streamed event is the response to request `id`: an MCP request's stream carries its
+ * notifications first and ends with its response, and a client may close the moment it has it.
+ */
+function answers(id: string | number): (event: StreamEvent) => boolean {
+  return ({ data }) => {
+    const m = data as JsonRpcMessage | undefined
+    return (
+      typeof m === 'object' &&
+      m !== null &&
+      m.method === undefined &&
+      m.id === id &&
+      ('result' in m || 'error' in m)
+    )
+  }
 }
 
 function withoutMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {

@@ -1,9 +1,9 @@
 import { type BegunDecision, toRecordedError } from '@agent-tape/core/internal'
+import { type BodyCopy, copyLiveBody } from './body-copy.js'
 import { storableResponseHeaders } from './headers.js'
 import type { RecordedBody, RecordedResponse } from './recorded-response.js'
 import { isTextual } from './request-body.js'
-import { captureStream } from './streams/capture.js'
-import type { StreamFormat } from './streams/format.js'
+import type { StreamEvent, StreamFormat } from './streams/format.js'
 import { streamFormatOf } from './streams/index.js'
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
@@ -11,16 +11,25 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
 export interface TeedResponse {
   /** What the caller reads: the live body, streaming as it arrives. */
   response: Response
-  /** Settles once the tape's copy has been read to the end (or the stream failed). */
+  /** Settles once the tape's copy is complete (see {@link copyLiveBody}). */
   recorded: Promise<RecordedResponse>
 }
 
+export interface TeeOptions {
+  /** Whether a streamed item is the answer's last: the recording ends there (see {@link copyLiveBody}). */
+  isLastEvent?: ((event: StreamEvent) => boolean) | undefined
+  /** The caller's signal: an abort ends the recording with it. */
+  signal?: AbortSignal | undefined
+  /** Called with the recorded response (or the error the body failed with) as soon as it is complete. */
+  onRecorded?: (outcome: { out: RecordedResponse } | { error: unknown }) => void
+}
+
 /**
- * Splits a live response in two: the caller streams one branch while the tape reads the other
- * to the end, so recording never makes the caller wait for the whole body. Bodies are stored
- * decoded, so `content-encoding` and `content-length` are not passed on.
+ * Splits a live response in two: the caller streams one branch while the tape keeps a copy until
+ * the answer is complete, so recording never makes the caller wait for the whole body. Bodies are
+ * stored decoded, so `content-encoding` and `content-length` are not passed on.
  */
-export function teeForRecording(real: Response, started: number): TeedResponse {
+export function teeForRecording(real: Response, started: number, options: TeeOptions = {}): TeedResponse {
   const base = {
     status: real.status,
     statusText: real.statusText,
@@ -28,15 +37,34 @@ export function teeForRecording(real: Response, started: number): TeedResponse {
     headersAt: Math.round(performance.now() - started),
   }
   if (real.body === null || NULL_BODY_STATUSES.has(real.status)) {
+    options.onRecorded?.({ out: base })
     return { response: decodedResponse(real, null), recorded: Promise.resolve(base) }
   }
-  const [forCaller, forTape] = real.body.tee()
   const contentType = real.headers.get('content-type') ?? ''
-  const clock = () => performance.now() - started
   const format = streamFormatOf(contentType)
-  const recorded = format
-    ? captureStreamBody(format, forTape, clock, contentType).then((body) => ({ ...base, body }))
-    : captureBytes(forTape, contentType).then((body) => ({ ...base, ...(body ? { body } : {}) }))
+  const isLastEvent = options.isLastEvent
+  let settle!: (outcome: { out: RecordedResponse } | { error: unknown }) => void
+  const recorded = new Promise<RecordedResponse>((resolve, reject) => {
+    settle = (outcome) => {
+      options.onRecorded?.(outcome)
+      if ('out' in outcome) resolve(outcome.out)
+      else reject(outcome.error)
+    }
+  })
+  // Read by whoever awaits it; a failure the caller never asks about is not unhandled.
+  recorded.catch(() => {})
+  const forCaller = copyLiveBody(real.body, {
+    format,
+    clock: () => performance.now() - started,
+    isLast: format && isLastEvent ? (item) => isLastEvent(format.event(item)) : undefined,
+    signal: options.signal,
+    onCopied(copy) {
+      if (format) return settle({ out: { ...base, body: streamBody(format, copy, contentType) } })
+      if (copy.failure !== undefined) return settle({ error: copy.failure })
+      const body = bytesBody(Buffer.concat(copy.chunks), contentType)
+      settle({ out: { ...base, ...(body ? { body } : {}) } })
+    },
+  })
   return { response: decodedResponse(real, forCaller), recorded }
 }
 
@@ -56,11 +84,7 @@ export function decodedResponse(
   return new Response(NULL_BODY_STATUSES.has(real.status) ? null : body, init)
 }
 
-async function captureBytes(
-  stream: ReadableStream<Uint8Array>,
-  contentType: string,
-): Promise<RecordedBody | undefined> {
-  const bytes = Buffer.from(await new Response(stream).arrayBuffer())
+function bytesBody(bytes: Buffer, contentType: string): RecordedBody | undefined {
   if (bytes.byteLength === 0) return undefined
   if (!isTextual(contentType) || !isUtf8(bytes)) return { base64: bytes.toString('base64') }
   const text = bytes.toString('utf8')
@@ -76,18 +100,22 @@ async function captureBytes(
   return { text }
 }
 
-/** A stream's items; its bytes as they came when a text stream is not UTF-8 (parsed items would change them). */
-async function captureStreamBody(
-  format: StreamFormat,
-  stream: ReadableStream<Uint8Array>,
-  clock: () => number,
-  contentType: string,
-): Promise<RecordedBody> {
-  const { items, end, chunks } = await captureStream(format, stream, clock)
-  if (format.text && !end && !isUtf8(Buffer.concat(chunks))) {
-    return (await captureBytes(new Blob(chunks).stream(), contentType)) ?? { base64: '' }
+/**
+ * A stream's items, and how it ended when it failed mid-way; its bytes as they came when a text
+ * stream is not UTF-8 (parsed items would change them).
+ */
+function streamBody(format: StreamFormat, copy: BodyCopy, contentType: string): RecordedBody {
+  const end = copy.failure === undefined ? undefined : { error: endError(copy.failure) }
+  if (format.text && !end) {
+    const bytes = Buffer.concat(copy.chunks)
+    if (!isUtf8(bytes)) return bytesBody(bytes, contentType) ?? { base64: '' }
   }
-  return { [format.key]: items, ...(end ? { end } : {}) } as RecordedBody
+  return { [format.key]: copy.items, ...(end ? { end } : {}) } as RecordedBody
+}
+
+function endError(failure: unknown): { name: string; message: string } {
+  const { name, message } = toRecordedError(failure)
+  return { name, message }
 }
 
 function isUtf8(bytes: Buffer): boolean {
@@ -101,12 +129,15 @@ function isUtf8(bytes: Buffer): boolean {
 
 /**
  * Performs a request for the tape and records its response into the decision begun for it
- * (or the error, when the request fails). The caller reads the live branch of the response.
+ * (or the error, when the request fails). The caller reads the live branch of the response; the
+ * decision is complete when the answer is (`isLastEvent`, for a stream whose API has a last
+ * event), not when the socket is drained.
  */
 export async function performAndRecord(
   begun: Extract<BegunDecision, { action: 'record' }>,
   request: Request,
   perform: (request: Request) => Promise<Response>,
+  isLastEvent?: (event: StreamEvent) => boolean,
 ): Promise<{ teed: TeedResponse } | { error: Error }> {
   const started = performance.now()
   let real: Response
@@ -116,10 +147,14 @@ export async function performAndRecord(
     begun.complete({ err: toRecordedError(error) }, performance.now() - started)
     return { error: error as Error }
   }
-  const teed = teeForRecording(real, started)
-  teed.recorded.then(
-    (out) => begun.complete({ out }, performance.now() - started),
-    (error: unknown) => begun.complete({ err: toRecordedError(error) }, performance.now() - started),
-  )
+  const teed = teeForRecording(real, started, {
+    isLastEvent,
+    signal: request.signal,
+    onRecorded(outcome) {
+      const ms = performance.now() - started
+      if ('out' in outcome) begun.complete({ out: outcome.out }, ms)
+      else begun.complete({ err: toRecordedError(outcome.error) }, ms)
+    },
+  })
   return { teed }
 }

@@ -21,9 +21,14 @@ export async function modelLookalike(request: Request, url: URL): Promise<ModelC
   }
 }
 
-/** The base URL to add to `modelEndpoints` for a request to `url`: what comes before the codec's API path. */
+/**
+ * The base URL to add to `modelEndpoints` for a request to `url`: what comes before the codec's
+ * API path, or the base the codec gives (an Azure resource, not one of its deployments).
+ */
 export function endpointOf(url: URL, codec: ModelCodec): string {
-  return redactUrl(`${url.origin}${url.pathname.replace(codec.apiPath, '')}`)
+  return redactUrl(
+    `${url.origin}${codec.basePath?.(url.pathname) ?? url.pathname.replace(codec.apiPath, '')}`,
+  )
 }
 
 /**

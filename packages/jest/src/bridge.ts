@@ -15,6 +15,8 @@ export interface TapeBridge {
   env: Record<string, string | undefined>
   /** `npx`, `pnpm`, … for the re-record command. */
   exec: string
+  /** Jest's default test timeout (`testTimeout`), in milliseconds. */
+  testTimeout: number
   /** Names from the outermost `describe` to the test defined last. */
   lastDefined: string[] | undefined
   /** Every tape name the file defines, skipped or filtered out ones included. */

@@ -53,6 +53,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
       testFile: toPosix(relative(projectConfig.rootDir, context.testPath)),
       env,
       exec: detectExec(process.env.npm_config_user_agent),
+      testTimeout: globalConfig.testTimeout ?? 5000,
       lastDefined: undefined,
       tapeNames: [],
       entries: [],

@@ -14,6 +14,8 @@ export interface TapeTestInput {
   /** Names from the outermost `describe` to the test. */
   names: readonly string[]
   body: (context: TapeContext) => unknown
+  /** The timeout given to this test, when one was. */
+  timeout?: number | undefined
 }
 
 /**
@@ -21,7 +23,7 @@ export interface TapeTestInput {
  * HTTP boundary finds it), finishes the tape, and fails the test with the divergence report
  * exactly once (not again when the body already failed with it).
  */
-export async function runTapeTest({ bridge, name, names, body }: TapeTestInput): Promise<void> {
+export async function runTapeTest({ bridge, name, names, body, timeout }: TapeTestInput): Promise<void> {
   // Loaded by the first tape of the file, not by the setup file that every test file runs.
   const { openTestTape, toRunnerTapeConfig } = await import('@agent-tape/runner-kit')
   const { tape, finish } = await openTestTape({
@@ -34,6 +36,8 @@ export async function runTapeTest({ bridge, name, names, body }: TapeTestInput):
     config: toRunnerTapeConfig(bridge.config),
     runtime: runtimeOptions(),
     env: bridge.env,
+    // What a replay paced as recorded may wait: the test's own timeout, `jest.setTimeout`'s, or the config's.
+    testTimeoutMs: timeout ?? jestTimeout() ?? bridge.testTimeout,
     report: (entry) => bridge.entries.push(entry),
   })
   let failed = false
@@ -53,4 +57,10 @@ export async function runTapeTest({ bridge, name, names, body }: TapeTestInput):
   // an assertion tripped on its answer): the divergence is the cause worth reading first.
   if (failed) Object.defineProperty(failure, 'cause', { value: bodyError, configurable: true })
   throw failure
+}
+
+/** The default timeout `jest.setTimeout` set in this test file, if it did. */
+function jestTimeout(): number | undefined {
+  const value = (globalThis as Record<symbol, unknown>)[Symbol.for('TEST_TIMEOUT_SYMBOL')]
+  return typeof value === 'number' && value > 0 ? value : undefined
 }

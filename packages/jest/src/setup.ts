@@ -2,7 +2,7 @@
 // test file: SDK clients capture `fetch` when they are constructed, so the HTTP boundary must
 // be installed first. It imports the light entries of the packages only: what a tape needs beyond
 // the interception loads with the first tape (run-tape-test.ts).
-import { ConfigError } from '@agent-tape/core/context'
+import { ConfigError, resolveMode, setRunMode } from '@agent-tape/core/context'
 import { installHttpBoundary, useMswInterception } from '@agent-tape/http/install'
 import { toHttpOptions } from '@agent-tape/runner-kit/setup'
 import { BRIDGE_KEY, type TapeBridge } from './bridge.js'
@@ -22,6 +22,19 @@ if (!bridge) {
     why: '@agent-tape/jest/setup runs without the agent-tape test environment',
     fix: "Use the preset (preset: '@agent-tape/jest'), or set testEnvironment: '@agent-tape/jest/environment' beside the setup file",
   })
+}
+// What the boundaries do outside every tape (a client connected in beforeAll) follows the mode of
+// the file's tapes; the environment has refused a mode that does not resolve.
+try {
+  setRunMode(
+    resolveMode({
+      mode: bridge.config.mode,
+      env: bridge.env,
+      allowRecordingInCI: bridge.config.allowRecordingInCI,
+    }).mode,
+  )
+} catch {
+  setRunMode(undefined)
 }
 const http = toHttpOptions(bridge.config)
 // With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.

@@ -81,7 +81,7 @@ export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
       }
       let names: readonly string[] = [name]
       bridge.lastDefined = undefined
-      base(name, () => runTapeTest({ bridge, name, names, body: fn }), timeout)
+      base(name, () => runTapeTest({ bridge, name, names, body: fn, timeout }), timeout)
       names = bridge.lastDefined ?? [name]
       claim(name, names)
     }

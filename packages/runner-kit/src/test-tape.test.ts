@@ -186,3 +186,14 @@ it('fails the test with what reaches the tape while it is still finishing', asyn
   expect(failure).toMatchObject({ code: 'ERR_TAPE_USAGE' })
   expect(failure?.message).toContain('A decision of kind "llm" reached tape')
 })
+
+it("gives the tape the test's timeout, which a replay paced as recorded must not outlast", async () => {
+  const { open } = setup()
+  const { tape } = await open({ testTimeoutMs: 2000 })
+  expect(tape.replayWaitLeftMs()).toBeLessThanOrEqual(2000)
+  expect(tape.replayWaitLeftMs()).toBeGreaterThan(1000)
+  // Without a runner's timeout, a paced replay may still wait minutes, not forever.
+  const { tape: unbounded } = await setup().open()
+  expect(unbounded.replayWaitLeftMs()).toBeGreaterThan(60_000)
+  expect(unbounded.replayWaitLeftMs()).toBeLessThanOrEqual(5 * 60_000)
+})

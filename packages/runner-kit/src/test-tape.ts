@@ -55,6 +55,8 @@ export interface TestTapeInput {
   usage?: UsageReader
   /** Environment for mode resolution and the secret scan (default `process.env`). */
   env?: Record<string, string | undefined>
+  /** The test's timeout, which a replay paced as recorded must not outlast (see `TapeOptions`). */
+  testTimeoutMs?: number
   /** Receives the tape's summary entry: when it cannot open, and when it finishes. */
   report(entry: TapeSummaryEntry): void
   /**
@@ -121,6 +123,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       viewCommand: buildViewCommand({ exec: input.exec, cassettePath, runPath }),
       ...(runtime.sdks ? { sdks: runtime.sdks } : {}),
       onLateUse,
+      ...(input.testTimeoutMs ? { testTimeoutMs: input.testTimeoutMs } : {}),
     })
   } catch (error) {
     input.report(summarizeOpenFailure(id, cassettePath, error, openFailureMode(config, input.env)))

@@ -25,6 +25,8 @@ export async function tapeFixture(
     name,
     config: toRunnerTapeConfig(config),
     runtime: runtimeOptions(),
+    // What a replay paced as recorded may wait: Vitest's own timeout of this test.
+    ...(test.timeout > 0 ? { testTimeoutMs: test.timeout } : {}),
     report: (entry) => {
       test.meta.agentTape = { name, entry }
     },

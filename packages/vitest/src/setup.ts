@@ -4,7 +4,7 @@
 // tape needs beyond the interception loads with the first tape (fixture.ts), so a test file
 // without tapes pays for little more than the interception.
 import type { Tape } from '@agent-tape/core'
-import { replaysModels, resolveMode, runWithTape } from '@agent-tape/core/context'
+import { replaysModels, resolveMode, runWithTape, setRunMode, type TapeMode } from '@agent-tape/core/context'
 import { installHttpBoundary, provideReplayKeys, useMswInterception } from '@agent-tape/http/install'
 import { toHttpOptions } from '@agent-tape/runner-kit/setup'
 import { aroundEach, expect, inject } from 'vitest'
@@ -16,9 +16,12 @@ if (config) {
   // With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
   if (config.interception === 'msw') useMswInterception(http)
   else installHttpBoundary(http)
+  // What the boundaries do outside every tape (a client connected in beforeAll) follows the mode
+  // of the run's tapes. A mode that cannot be resolved is reported by each tape, with its test.
+  const mode = runModeOf(config)
+  setRunMode(mode)
   // A run that only replays needs no API key: SDK clients built at import time get a placeholder.
-  // (A mode that cannot be resolved is reported by each tape, with its test.)
-  if (replaysOnly(config)) provideReplayKeys()
+  if (mode && replaysModels(mode)) provideReplayKeys()
 }
 expect.extend(tapeMatchers)
 
@@ -29,13 +32,14 @@ aroundEach(async (runTest, { tape }: { tape?: Tape }) => {
   else await runTest()
 })
 
-function replaysOnly(options: { mode?: string; allowRecordingInCI: boolean }): boolean {
+function runModeOf(options: { mode?: string; allowRecordingInCI: boolean }): TapeMode | undefined {
   try {
-    return replaysModels(
-      resolveMode({ mode: options.mode, env: process.env, allowRecordingInCI: options.allowRecordingInCI })
-        .mode,
-    )
+    return resolveMode({
+      mode: options.mode,
+      env: process.env,
+      allowRecordingInCI: options.allowRecordingInCI,
+    }).mode
   } catch {
-    return false
+    return undefined
   }
 }

@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises'
 import {
   type Cassette,
   compareHarness,
+  decisionLabel,
   type EnvSecret,
+  encodingAsRead,
   findCassetteSecrets,
   type HarnessIdentity,
   type HarnessProvider,
@@ -10,6 +12,7 @@ import {
   parseCassette,
   SecretScanner,
 } from '@agent-tape/core/internal'
+import { framingHeader, implausibleTimes } from '@agent-tape/http'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 
@@ -58,6 +61,16 @@ export async function checkCassette(
       'a decision is nested too deeply to scan for secrets (the JavaScript stack overflowed); re-record it, or restore the file from version control',
     )
   }
+  // Headers that would break a replay fail it; times no recording gives are flagged.
+  for (const d of cassette.decisions) {
+    const framing = framingHeader(d.out)
+    if (framing) check.problems.push(`decision #${d.seq} (${decisionLabel(d)}, step ${d.step}): ${framing}`)
+    const times = implausibleTimes(d)
+    if (times.length > 0) {
+      const note = `implausible time in decision #${d.seq} (${decisionLabel(d)}, step ${d.step}): ${times.join('; ')}; re-record it, or restore the file from version control`
+      ;(context.strict ? check.problems : check.warnings).push(note)
+    }
+  }
   const note = await checkHarness(file, cassette, context)
   if (note) (context.strict ? check.problems : check.warnings).push(note)
   return finish(check)
@@ -73,7 +86,9 @@ function scanSecrets(
   envSecrets: readonly EnvSecret[],
   allow: readonly string[],
 ): string[] {
-  return findCassetteSecrets(cassette, new SecretScanner(envSecrets, allow)).map(
+  // The patches as read, scanned once each: a long run's inputs are not all rebuilt.
+  const scanner = new SecretScanner(envSecrets, allow)
+  return findCassetteSecrets(cassette, scanner, encodingAsRead(cassette)).map(
     (f) => `secret in ${f.where} ${f.path}: ${f.label} (${f.preview})`,
   )
 }

@@ -30,6 +30,10 @@ export const anthropicMessagesCodec: ModelCodec = {
       typeof tool.name === 'string' ? tool.name : (tool.type as string),
     ),
   errorBody: (message) => ({ type: 'error', error: { type: 'agent_tape_replay_miss', message } }),
+  isLastEvent: ({ data }) => {
+    const type = asRecord(data).type
+    return type === 'message_stop' || type === 'error'
+  },
   usage(body, events) {
     const direct = {
       input: numberAt(body, 'usage', 'input_tokens'),

@@ -64,6 +64,8 @@ export const bedrockConverseCodec: ModelCodec = {
     if (typeof json !== 'object' || json === null || typeof json.toolConfig !== 'object') return json
     return { ...json, toolConfig: sortTools(json.toolConfig, toolName) }
   },
+  // `metadata` (the usage) follows `messageStop`; an exception ends a stream where it is.
+  isLastEvent: ({ event }) => event === 'metadata' || event?.endsWith('Exception') === true,
   usage(body, events) {
     // The body's usage, or the stream's `metadata` event.
     for (const source of [body, ...events]) {

@@ -29,6 +29,10 @@ export const bedrockInvokeCodec: ModelCodec = {
   matches: postsTo(API_PATH),
   // Volatile fields dropped and tools sorted by name, as for Anthropic's own API.
   canonicalBody: (body) => anthropicMessagesCodec.canonicalBody(body),
+  // Bedrock adds its own count to every model's last chunk; an exception ends a stream where it is.
+  isLastEvent: ({ event, data }) =>
+    event?.endsWith('Exception') === true ||
+    (event === 'chunk' && asRecord(chunkOf(data))['amazon-bedrock-invocationMetrics'] !== undefined),
   usage(body, events) {
     const direct = anthropicMessagesCodec.usage(body, events.map(chunkOf))
     if (direct) return direct

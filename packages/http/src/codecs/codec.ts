@@ -41,6 +41,12 @@ export interface ModelCodec {
    * body that names a `model`, as generic paths (`…/messages`, `…/responses`) are used by other APIs.
    */
   readonly modelInPath: boolean
+  /**
+   * The base path to declare in `modelEndpoints` for a request to `pathname`, when it is not the
+   * path without the API's own suffix (`…/chat/completions`): an API whose paths name one
+   * deployment of a resource gives the resource's.
+   */
+  basePath?(pathname: string): string
   /** Canonical body for the key: volatile fields dropped, tools sorted by name, all else kept. */
   canonicalBody(body: unknown): unknown
   /** The JSON error body a miss is answered with. */
@@ -55,6 +61,12 @@ export interface ModelCodec {
   readBody(body: unknown): AnswerParts
   /** The answer assembled from a stream's events, in-band errors included. */
   readStream(events: readonly StreamEvent[]): AnswerParts
+  /**
+   * Whether a streamed event is the last of an answer (`[DONE]`, `message_stop`, a terminal
+   * error): the recording of the request ends there, as some clients stop reading at it without
+   * draining the body. Without it (or when no event says so), the recording ends with the body.
+   */
+  isLastEvent?(event: StreamEvent): boolean
 }
 
 export interface TokenUsage {

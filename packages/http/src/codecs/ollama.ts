@@ -39,6 +39,8 @@ export const ollamaCodec: ModelCodec = {
       return typeof fn?.name === 'string' ? fn.name : (tool.type as string | undefined)
     }),
   errorBody: (message) => ({ error: message }),
+  // The `ollama` client stops reading at `done: true`; an error line ends a stream too.
+  isLastEvent: ({ data }) => asRecord(data).done === true || typeof asRecord(data).error === 'string',
   usage(body, events) {
     // Counts come with the last object, `done: true`; Go leaves out a count of zero.
     for (const source of [body, ...events]) {

@@ -17,6 +17,9 @@ const API_PATH = /\/chat\/completions$/
  * providers that serve the same API (Mistral, Groq, xAI, DeepSeek, Together, Fireworks,
  * OpenRouter, Perplexity), as most OpenAI-compatible servers do.
  */
+/** An Azure deployment's path, and the resource's path before it. */
+const AZURE_DEPLOYMENT = /^(.*)\/openai\/deployments\/[^/]+\//
+
 export const openaiChatCodec: ModelCodec = {
   name: 'openai-chat',
   hosts: [
@@ -55,6 +58,9 @@ export const openaiChatCodec: ModelCodec = {
   apiPath: API_PATH,
   modelInPath: false,
   matches: postsTo(API_PATH),
+  // Azure serves each deployment at `<resource>/openai/deployments/<name>/…`: declaring the
+  // resource (the client's `endpoint`) covers all its deployments and API paths.
+  basePath: (pathname) => AZURE_DEPLOYMENT.exec(pathname)?.[1] ?? pathname.replace(API_PATH, ''),
   canonicalBody: (body) =>
     sortTools(withoutVolatile(body), (tool) => {
       const fn = tool.function as { name?: unknown } | undefined
@@ -63,6 +69,8 @@ export const openaiChatCodec: ModelCodec = {
   errorBody: (message) => ({
     error: { message, type: 'agent_tape_replay_miss', param: null, code: 'ERR_TAPE_MISS' },
   }),
+  // `[DONE]` ends a stream, and so does an in-band error (the server closes after it).
+  isLastEvent: ({ data }) => data === '[DONE]' || asRecord(data).error !== undefined,
   usage(body, events) {
     for (const source of [body, ...events]) {
       const input = numberAt(source, 'usage', 'prompt_tokens')

@@ -14,6 +14,9 @@ import {
 const API_PATH = /\/responses$/
 
 /** OpenAI Responses (`POST …/responses`), on OpenAI and Azure OpenAI. */
+/** The events a Responses stream ends with. */
+const RESPONSES_FINAL = new Set(['response.completed', 'response.failed', 'response.incomplete', 'error'])
+
 export const openaiResponsesCodec: ModelCodec = {
   name: 'openai-responses',
   hosts: [
@@ -38,6 +41,8 @@ export const openaiResponsesCodec: ModelCodec = {
   errorBody: (message) => ({
     error: { message, type: 'agent_tape_replay_miss', param: null, code: 'ERR_TAPE_MISS' },
   }),
+  // No `[DONE]`: the stream ends with the response's final state, or an error.
+  isLastEvent: ({ data }) => RESPONSES_FINAL.has(str(asRecord(data).type) ?? ''),
   usage(body, events) {
     for (const source of [body, ...events.map((e) => (e as { response?: unknown }).response)]) {
       const input = numberAt(source, 'usage', 'input_tokens')
