@@ -173,14 +173,17 @@ it('advises declaring the resource, not one of its deployments, for an Azure end
     })
     const call = () =>
       client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] })
+    const requests = resource.requests.length
     const rec = await runTaped(store, 'undeclared-azure.jsonl', 'auto', call)
-    expect(rec.error).toBeUndefined()
-    expect(rec.state.warnings).toHaveLength(1)
-    expect(rec.state.warnings[0]).toContain(
-      `A request to ${resource.url}/openai/deployments/gpt-4o-prod/chat/completions looks like a model call (openai-chat)`,
+    // Refused while recording too, with nothing sent (see docs/network.md).
+    expect(rec.error).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(resource.requests.length).toBe(requests)
+    const message = rec.failure?.message ?? ''
+    expect(message).toContain(
+      `Refused a model call to ${resource.url}/openai/deployments/gpt-4o-prod/chat/completions (openai-chat)`,
     )
     // The client's `endpoint`: every deployment of the resource, on every API path.
-    expect(rec.state.warnings[0]).toContain(`(modelEndpoints: ['${resource.url}'])`)
+    expect(message).toContain(`(modelEndpoints: ['${resource.url}'])`)
   } finally {
     await resource.close()
   }
