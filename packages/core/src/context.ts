@@ -33,4 +33,5 @@ export {
   onTapeRun,
   runInsideDecision,
   runWithTape,
+  setProcessTape,
 } from './tape-context.js'

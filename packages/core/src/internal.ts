@@ -61,6 +61,7 @@ export {
   isInsideDecision,
   onTapeRun,
   runInsideDecision,
+  setProcessTape,
 } from './tape-context.js'
 export type { BegunDecision, WireRequest } from './tape-options.js'
 export { WIRE_SCHEME_VERSION } from './wire-hasher.js'
