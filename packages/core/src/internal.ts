@@ -37,7 +37,7 @@ export {
 } from './modes.js'
 export { toRecordedError, toReplayedError } from './recorded-error.js'
 export type { CassetteFinding } from './secret-scan.js'
-export { findCassetteSecrets } from './secret-scan.js'
+export { findCassetteSecrets, scanCassette } from './secret-scan.js'
 export type { EnvSecret, SecretFinding, SecretMatch, SecretRule } from './secrets/index.js'
 export {
   findSecrets,
