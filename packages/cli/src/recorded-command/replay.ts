@@ -142,8 +142,14 @@ export async function replayCommand(
     for (const r of results.reports)
       for (const d of r.replay?.decisions ?? []) if (d.status === 'replayed') used.add(d.seq)
     const unused = cassette.decisions.filter((d) => !used.has(d.seq))
-    if (unused.length > 0)
+    // After a miss, the decisions it left unused are its consequence: said in one line.
+    if (unused.length > 0 && problems.length > 0) {
+      problems.push(
+        `Besides, ${unused.length} of ${cassette.decisions.length} recorded decisions were left unused.`,
+      )
+    } else if (unused.length > 0) {
       problems.push(unusedMessage(unused, cassette.decisions.length, shown, rerecordCommand))
+    }
     if (results.unreported.length > 0) problems.push(unreportedMessage(results.unreported.length, shown))
     const notes = harnessNote(cassette, await createGitHarness(root).identify(harnessPaths(cassette)))
     const warnings = [...new Set(results.reports.flatMap((r) => r.replay?.warnings ?? []))]
@@ -159,7 +165,7 @@ export async function replayCommand(
     const processes = results.reports.filter((r) => r.lane !== undefined).length
     const summary = clean
       ? `Replayed ${shown} cleanly: ${cassette.decisions.length} of ${cassette.decisions.length} decisions from ${processes} ${processes === 1 ? 'process' : 'processes'}, no network; the command ${ended}.`
-      : `Replay of ${shown} diverged (${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}, ${used.size} of ${cassette.decisions.length} recorded decisions replayed); the command ${ended}.`
+      : `Replay of ${shown} diverged (${used.size} of ${cassette.decisions.length} recorded decisions replayed); the command ${ended}.`
     return {
       exitCode: end.exitCode,
       signal: end.signal,
