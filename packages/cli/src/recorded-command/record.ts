@@ -84,7 +84,7 @@ export async function recordCommand(
   }
   const file = resolve(cwd, cassettePath)
   const shown = displayPath(file, cwd)
-  await assertDestination(file, shown, options.force === true)
+  await assertDestination(file, shown, options.force === true, cwd)
   assertMayRecord(env, options.allowCi === true)
   const modelEndpoints = modelEndpointsFrom(options.modelEndpoints ?? [], env)
   assertEndpoints(modelEndpoints, command)
@@ -198,14 +198,14 @@ function assertMayRecord(env: Record<string, string | undefined>, allowCi: boole
 }
 
 /** Refuses, before the command runs, a cassette path that cannot or must not be written. */
-async function assertDestination(file: string, shown: string, force: boolean): Promise<void> {
+async function assertDestination(file: string, shown: string, force: boolean, cwd: string): Promise<void> {
   const folder = dirname(file)
   const stat = statOf(folder)
   if (!stat?.isDirectory()) {
     throw new AgentTapeError('ERR_TAPE_USAGE', {
       what: `Cannot record to ${shown}`,
-      why: `the folder ${displayPath(folder, process.cwd())} ${stat ? 'is not a folder' : 'does not exist'}`,
-      fix: `Create it first (mkdir -p ${quoteShell(folder)}), or choose another path; the command was not run`,
+      why: `the folder ${displayPath(folder, cwd)} ${stat ? 'is not a folder' : 'does not exist'}`,
+      fix: `Create it first (mkdir -p ${quoteShell(displayPath(folder, cwd))}), or choose another path; the command was not run`,
     })
   }
   const existing = statOf(file)
