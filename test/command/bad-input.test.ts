@@ -156,3 +156,23 @@ it.each([
     expect(replay.stderr).toContain('[agent-tape] Replay miss at step 4')
   },
 )
+
+it('reports the requests of a program agent-tape does not reach: noted while recording, refused and failing the replay', async () => {
+  const script = `curl -s -o /dev/null -w '%{http_code}\\n' https://api.example.invalid/v1/data; node agent.mjs --task "${TASK}"`
+  const recorded = await cli(['record', 'curl.jsonl', '--', 'sh', '-c', script], dir, agentEnv(provider))
+  expect(recorded.code).toBe(0)
+  expect(recorded.stderr).toContain(
+    'Not recorded: a process agent-tape does not reach (a program that is not Node, or a Node process started without NODE_OPTIONS) sent requests through the proxy variables: CONNECT api.example.invalid:443.',
+  )
+  // The Node agent under the same shell is not sent to the proxy: its requests are taped.
+  expect(readCassette(join(dir, 'curl.jsonl')).decisions).toHaveLength(12)
+  const before = provider.connections
+  const replayed = await cli(['replay', 'curl.jsonl'], dir, agentEnv(provider))
+  expect(replayed.code).toBe(1)
+  // curl's CONNECT was refused: no answer (000).
+  expect(replayed.output).toBe('000\nanswer: Refund charge 7 (49 EUR), the duplicate.\n')
+  expect(replayed.stderr).toContain(
+    '[agent-tape] Cannot replay a request of the command: CONNECT api.example.invalid:443: a process agent-tape does not reach',
+  )
+  expect(provider.connections).toBe(before)
+})

@@ -26,6 +26,7 @@ import { displayPath } from '../cassette-files.js'
 import { displayCommand, redactArgv } from './command-line.js'
 import { assertEndpoints, type CommandRunOptions, shellStatus } from './options.js'
 import { projectRootOf } from './project-root.js'
+import { describeWatched, startRequestWatch } from './request-watch.js'
 import { modelEndpointsFrom, openCommandSession } from './session.js'
 import { type CommandEnd, spawnCommand } from './spawn-command.js'
 
@@ -113,16 +114,18 @@ export async function recordCommand(
       allowSecrets,
     })
     if (options.envKeys?.length) envTape.env(options.envKeys)
+    const watch = await startRequestWatch('record', env)
     const end = await spawnCommand({
       argv,
       cwd,
-      env: session.env(env),
+      env: session.env({ ...env, ...watch.variables }),
       stdio: options.stdio ?? 'inherit',
       output: {
         stdout: (text) => options.onOutput?.('stdout', text),
         stderr: (text) => options.onOutput?.('stderr', text),
       },
     })
+    await watch.close()
     const results = await session.results()
     const source: CommandSource = {
       kind: 'command',
@@ -146,6 +149,11 @@ export async function recordCommand(
       status: status === 0 ? 1 : status,
     })
     addNotes(lines, results.reports, results.unreported, line.redacted)
+    if (watch.seen.length > 0) {
+      lines.push(
+        `Not recorded: a process agent-tape does not reach (a program that is not Node, or a Node process started without NODE_OPTIONS) sent requests through the proxy variables: ${describeWatched(watch.seen).join(', ')}. Their answers are not in the cassette, and a replay refuses them.`,
+      )
+    }
     if (refused.length > 0) return notWritten(refused[0]!.recording!.refused!)
     const processDecisions = recorded.reduce(
       (n, r) => n + results.recordings.get(r.path)!.decisions.length,

@@ -22,6 +22,7 @@ import { displayCommand } from './command-line.js'
 import { assertEndpoints, type CommandRunOptions, shellStatus } from './options.js'
 import { projectRootOf } from './project-root.js'
 import { withoutMode } from './record.js'
+import { describeWatched, startRequestWatch } from './request-watch.js'
 import { modelEndpointsFrom, openCommandSession } from './session.js'
 import { spawnCommand } from './spawn-command.js'
 
@@ -122,16 +123,18 @@ export async function replayCommand(
     const envRead = cassette.decisions.find((d) => d.kind === 'env' && d.lane === undefined)
     const keys = (envRead?.in as { keys?: string[] } | undefined)?.keys
     if (keys) envTape.env(keys)
+    const watch = await startRequestWatch('replay', env)
     const end = await spawnCommand({
       argv,
       cwd: runCwd,
-      env: session.env(env),
+      env: session.env({ ...env, ...watch.variables }),
       stdio: options.stdio ?? 'inherit',
       output: {
         stdout: (text) => options.onOutput?.('stdout', text),
         stderr: (text) => options.onOutput?.('stderr', text),
       },
     })
+    await watch.close()
     const results = await session.results()
     const envState = envTape.state
     const problems: string[] = [
@@ -150,6 +153,7 @@ export async function replayCommand(
     } else if (unused.length > 0) {
       problems.push(unusedMessage(unused, cassette.decisions.length, shown, rerecordCommand))
     }
+    if (watch.seen.length > 0) problems.push(unattributedMessage(describeWatched(watch.seen)))
     if (results.unreported.length > 0) problems.push(unreportedMessage(results.unreported.length, shown))
     const notes = harnessNote(cassette, await createGitHarness(root).identify(harnessPaths(cassette)))
     const warnings = [...new Set(results.reports.flatMap((r) => r.replay?.warnings ?? []))]
@@ -213,6 +217,14 @@ function unusedMessage(
     why: 'its processes never asked for them: the run took a shorter path than the recording (an earlier exit, a skipped step, a process that did not start)',
     fix: `If the change is intended, record the command again: ${rerecord}`,
     details: [`  cassette  ${shown}`, '', ...lines],
+  })
+}
+
+function unattributedMessage(targets: readonly string[]): string {
+  return formatMessage({
+    what: `Cannot replay ${targets.length === 1 ? 'a request' : `${targets.length} requests`} of the command: ${targets.join(', ')}`,
+    why: 'a process agent-tape does not reach (a program that is not Node, or a Node process started without NODE_OPTIONS) sent it through the proxy variables; it was refused, since a replay makes no connection, and its answer was never recorded',
+    fix: "Make the request from the agent's Node processes, or leave it out of the command",
   })
 }
 

@@ -11,11 +11,13 @@ import { boundaryVariables } from './child-env.js'
 import { ProcessPlace } from './process-place.js'
 import { writeProcessReport } from './process-report.js'
 import {
+  PROXY_VARIABLES,
   type ProcessSessionConfig,
   type ProcessSlot,
   SESSION_ENV,
   SLOT_ENV,
   sessionFiles,
+  WATCH_PROXY_ENV,
 } from './session.js'
 import { hookChildProcesses } from './spawn-hook.js'
 
@@ -37,6 +39,7 @@ export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env)
   const slot = readSlot(env[SLOT_ENV])
   // Only this process was given this slot: its children get their own (or, through a shell, this one's).
   delete env[SLOT_ENV]
+  const watched = takeWatchProxy(env)
   const place = new ProcessPlace(dir, slot)
   installHttpBoundary({ modelEndpoints: config.modelEndpoints, allowHosts: config.allowHosts })
   const tape = await openTape({
@@ -55,8 +58,28 @@ export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env)
     ...(config.viewCommand ? { viewCommand: config.viewCommand } : {}),
   })
   setProcessTape(tape)
-  hookChildProcesses((read) => boundaryVariables(dir, place.nextChild(), read('NODE_OPTIONS')))
+  hookChildProcesses((read) => ({
+    ...boundaryVariables(dir, place.nextChild(), read('NODE_OPTIONS')),
+    ...watched,
+  }))
   reportOnExit(tape, place, dir, config, env)
+}
+
+/**
+ * Removes from this process's environment the proxy variables that name the session's watch
+ * proxy (a Node client that honours them, such as axios, would send its requests there instead
+ * of through the boundary), and returns them for its children.
+ */
+function takeWatchProxy(env: NodeJS.ProcessEnv): Record<string, string> {
+  const proxy = env[WATCH_PROXY_ENV]
+  const taken: Record<string, string> = {}
+  if (!proxy) return taken
+  for (const name of PROXY_VARIABLES) {
+    if (env[name] !== proxy) continue
+    taken[name] = proxy
+    delete env[name]
+  }
+  return taken
 }
 
 function readConfig(dir: string): ProcessSessionConfig | undefined {
