@@ -49,6 +49,8 @@ it('records the 12-step streaming tool loop of a CLI agent run with node, and re
   expect(cassette.decisions.map((d) => [d.kind, d.step, d.lane])).toEqual(
     Array.from({ length: 12 }, (_, i) => ['llm', i + 1, undefined]),
   )
+  const shown = await cli(['show', 'issue-412.jsonl'], dir, {})
+  expect(shown.output).toContain(`  command    node agent.mjs --task '${TASK}'  (in ., exit code 0)\n`)
 
   const replayed = await replayWithoutNetwork(['issue-412.jsonl'])
   expect(replayed.stderr).toBe(

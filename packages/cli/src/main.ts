@@ -18,14 +18,14 @@ import { verifyCommand } from './commands/verify.js'
 import { viewCommand } from './commands/view.js'
 
 export const COMMANDS: readonly Command[] = [
+  recordCliCommand,
+  replayCliCommand,
   showCommand,
   diffCommand,
   viewCommand,
   verifyCommand,
   pruneCommand,
   migrateCommand,
-  recordCliCommand,
-  replayCliCommand,
 ]
 
 /** Exit codes: 0 success, 1 a finding (problems, differences), 2 a usage error or an unreadable input. */
