@@ -231,3 +231,40 @@ it('keeps credentials on the command line out of the cassette', async () => {
     ],
   })
 })
+
+it('records the variables named with --env as hashes, fails a replay where one changed, and replays with --mode live-tools', async () => {
+  const recorded = await cli(
+    ['record', '--env', 'AGENT_REGION', 'env.jsonl', '--', 'node', 'agent.mjs', '--task', TASK],
+    dir,
+    agentEnv(provider, { AGENT_REGION: 'eu-west' }),
+  )
+  expect(recorded.code).toBe(0)
+  const cassette = readCassette(join(dir, 'env.jsonl'))
+  expect(Object.keys(cassette.header.env ?? {})).toEqual(['AGENT_REGION'])
+  expect(readFileSync(join(dir, 'env.jsonl'), 'utf8')).not.toContain('eu-west')
+  expect(cassette.decisions[0]).toMatchObject({ kind: 'env', step: 0, in: { keys: ['AGENT_REGION'] } })
+  const drifted = await replayWithoutNetwork(['env.jsonl'], replayEnv({ AGENT_REGION: 'us-east' }))
+  expect(drifted.code).toBe(1)
+  expect(drifted.stderr).toContain('[agent-tape] Environment drift at step 0')
+  expect(drifted.stderr).toMatch(/AGENT_REGION +changed \(recorded sha256:/)
+  const live = await replayWithoutNetwork(
+    ['--mode', 'live-tools', 'env.jsonl'],
+    replayEnv({ AGENT_REGION: 'eu-west' }),
+  )
+  expect(live).toMatchObject({ code: 0, connections: 0 })
+})
+
+it('says that a worker thread is not reached, recording and replaying', async () => {
+  const recorded = await cli(
+    ['record', 'thread.jsonl', '--', 'node', 'worker-thread.mjs', '--task', TASK],
+    dir,
+    agentEnv(provider),
+  )
+  expect(recorded.code).toBe(0)
+  expect(recorded.stderr).toContain(
+    "[agent-tape] A worker thread (code given as a string) was started by worker-thread.mjs: agent-tape reaches each Node process's main thread, not its worker threads",
+  )
+  const replayed = await replayWithoutNetwork(['thread.jsonl'])
+  expect(replayed).toMatchObject({ code: 0, connections: 0 })
+  expect(replayed.stderr).toContain('[agent-tape] A worker thread (code given as a string) was started by')
+})

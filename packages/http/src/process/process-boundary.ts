@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
+import { relative } from 'node:path'
+import workerThreads, { isMainThread, type Worker } from 'node:worker_threads'
 import {
   type CassetteStore,
   formatMessage,
@@ -33,7 +36,8 @@ const UNPLACED: ProcessSlot = { path: 'unplaced', lane: 'unplaced' }
  */
 export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const dir = env[SESSION_ENV]
-  if (!dir) return
+  // A worker thread shares its process's place; it is not reached (see `warnOfWorkers`).
+  if (!dir || !isMainThread) return
   const config = readConfig(dir)
   if (!config) return
   const slot = readSlot(env[SLOT_ENV])
@@ -58,11 +62,37 @@ export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env)
     ...(config.viewCommand ? { viewCommand: config.viewCommand } : {}),
   })
   setProcessTape(tape)
+  warnOfWorkers(tape)
   hookChildProcesses((read) => ({
     ...boundaryVariables(dir, place.nextChild(), read('NODE_OPTIONS')),
     ...watched,
   }))
   reportOnExit(tape, place, dir, config, env)
+}
+
+/**
+ * Notes each worker thread the process starts: the interception is this thread's, so what a
+ * worker sends is neither recorded nor replayed. Said in the report, not refused: most workers
+ * (a logger's transport, a bundler) send nothing.
+ */
+function warnOfWorkers(tape: Tape): void {
+  const module = workerThreads as { Worker: typeof Worker }
+  const Original = module.Worker
+  module.Worker = class extends Original {
+    constructor(...args: ConstructorParameters<typeof Worker>) {
+      super(...args)
+      const script =
+        typeof args[0] === 'string' ? args[0] : args[0] instanceof URL ? args[0].href : 'a script'
+      tape.warn(
+        formatMessage({
+          what: `A worker thread (${args[1]?.eval ? 'code given as a string' : script}) was started by ${process.argv[1] ? relative(process.cwd(), process.argv[1]) : 'a Node process'}`,
+          why: "agent-tape reaches each Node process's main thread, not its worker threads: a request a worker sends is neither recorded nor replayed",
+          fix: "Make the worker's model and HTTP requests from the main thread, or run the worker as a child process",
+        }),
+      )
+    }
+  }
+  syncBuiltinESMExports()
 }
 
 /**
