@@ -268,3 +268,32 @@ it('says that a worker thread is not reached, recording and replaying', async ()
   expect(replayed).toMatchObject({ code: 0, connections: 0 })
   expect(replayed.stderr).toContain('[agent-tape] A worker thread (code given as a string) was started by')
 })
+
+it('records the MCP calls of a command over streamable HTTP, replays them without the server, and runs them live with --mode live-tools', async () => {
+  const { startHttpWeatherServer } = await import('../support/mcp/weather-server.mjs')
+  const server = await startHttpWeatherServer({ tempC: 18 })
+  try {
+    const env = agentEnv(provider, { MCP_URL: server.url.href })
+    const recorded = await cli(['record', 'mcp.jsonl', '--', 'node', 'mcp-agent.mjs'], dir, env)
+    expect(recorded.code).toBe(0)
+    const kinds = readCassette(join(dir, 'mcp.jsonl')).decisions.map((d) => d.kind)
+    expect(kinds.filter((k) => k === 'llm')).toHaveLength(1)
+    expect(kinds.length).toBeGreaterThan(2)
+    const before = server.connections
+    const replayed = await replayWithoutNetwork(['mcp.jsonl'], replayEnv({ MCP_URL: server.url.href }))
+    expect(replayed).toMatchObject({ code: 0, connections: 0, output: recorded.output })
+    expect(server.connections).toBe(before)
+    // The tool's world moved: live-tools runs the MCP call and reports the drift.
+    server.options.tempC = 25
+    const live = await replayWithoutNetwork(
+      ['--mode', 'live-tools', 'mcp.jsonl'],
+      replayEnv({ MCP_URL: server.url.href }),
+    )
+    expect(live.code).toBe(1)
+    expect(live.connections).toBe(0)
+    expect(server.connections).toBeGreaterThan(before)
+    expect(live.stderr).toContain('tempC')
+  } finally {
+    await server.close()
+  }
+})

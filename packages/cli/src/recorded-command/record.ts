@@ -174,8 +174,14 @@ export async function recordCommand(
     }
     await writeFileAtomic(file, serializeCassette(cassette))
     const inFlight = results.reports.reduce((n, r) => n + (r.recording?.inFlight ?? 0), 0)
+    const interrupted = end.forwarded.length > 0 || end.signal !== null
+    if (inFlight > 0 && !interrupted) {
+      lines.push(
+        `Note: ${plural(inFlight, 'decision was', 'decisions were')} still in flight when ${inFlight === 1 ? 'its process' : 'their processes'} exited (a response never read to its end, or cut off by closing its client) and ${inFlight === 1 ? 'is' : 'are'} left out: a replay misses there.`,
+      )
+    }
     const summary = [
-      `Recorded ${plural(cassette.decisions.length, 'decision')} of ${displayCommand(line.argv)} (${ended}) in ${shown}${end.forwarded.length > 0 || end.signal ? `: the decisions complete when it was interrupted${inFlight > 0 ? `; ${plural(inFlight, 'decision')} still in flight left out` : ''}` : ''}.`,
+      `Recorded ${plural(cassette.decisions.length, 'decision')} of ${displayCommand(line.argv)} (${ended}) in ${shown}${interrupted ? `: the decisions complete when it was interrupted${inFlight > 0 ? `; ${plural(inFlight, 'decision')} still in flight left out` : ''}` : ''}.`,
       ...recorded.map(
         (r) =>
           `  ${laneLabel(r.lane)}  ${r.script || 'node'}  ${plural(results.recordings.get(r.path)!.decisions.length, 'decision')}`,
