@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -87,6 +87,13 @@ it('refuses to replace an existing cassette without --force, and re-records it w
   const forced = await cli(['record', '--force', 'existing.jsonl', '--', ...AGENT], dir, agentEnv(provider))
   expect(forced.code).toBe(0)
   expect(readCassette(file).header.recordedAt).not.toBe(JSON.parse(text.split('\n')[0]!).recordedAt)
+  // A cassette whose recorded folder is not in this project is refused before anything runs.
+  writeFileSync(join(dir, 'moved.jsonl'), text.replace('"cwd":"."', '"cwd":"packages/gone"'))
+  const moved = await cli(['replay', 'moved.jsonl'], dir, agentEnv(provider))
+  expect(moved.code).toBe(2)
+  expect(moved.stderr).toContain(
+    `[agent-tape] Cannot replay moved.jsonl: the command ran in packages/gone under the project root, and ${join(dir, 'packages/gone')} is not a folder here.`,
+  )
 })
 
 it('refuses to record when CI is set, unless allowed', async () => {

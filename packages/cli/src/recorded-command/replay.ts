@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import {
@@ -84,6 +85,13 @@ export async function replayCommand(
   }
   const root = await projectRootOf(cwd)
   const runCwd = options.argv?.length || !source ? cwd : resolve(root, source.cwd)
+  if (!isFolder(runCwd)) {
+    throw new AgentTapeError('ERR_TAPE_USAGE', {
+      what: `Cannot replay ${shown}`,
+      why: `the command ran in ${source?.cwd ?? '.'} under the project root, and ${runCwd} is not a folder here`,
+      fix: 'Run the replay from the project the command was recorded in, or give the command after -- to run it in the current folder',
+    })
+  }
   const modelEndpoints = modelEndpointsFrom(options.modelEndpoints ?? [], baseEnv, source?.modelEndpoints)
   assertEndpoints(modelEndpoints, 'agent-tape replay')
   const mode = options.mode ?? 'replay'
@@ -196,6 +204,14 @@ async function loadForReplay(file: string, shown: string): Promise<Cassette> {
     })
   }
   return parseCassette(text, shown)
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
 }
 
 function readOnlyStore(file: string): CassetteStore {
