@@ -1,13 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import {
-  boundaryVariables,
-  type ProcessSessionConfig,
-  readSessionResults,
-  type SessionResults,
-  sessionFiles,
-} from '@agent-tape/http/process'
+import { openProcessSession, type ProcessSessionConfig, type SessionResults } from '@agent-tape/http/process'
 
 /** The variable that names model endpoints for `record` and `replay`, comma-separated, beside `--model-endpoint`. */
 export const MODEL_ENDPOINTS_ENV = 'AGENT_TAPE_MODEL_ENDPOINTS'
@@ -21,20 +12,19 @@ export interface CommandSession {
   remove(): Promise<void>
 }
 
-/** Creates the folder of one recorded or replayed command, in the system's temp folder. */
+/** Creates the session of one recorded or replayed command, in the system's temp folder. */
 export async function openCommandSession(config: ProcessSessionConfig): Promise<CommandSession> {
-  const dir = await mkdtemp(join(tmpdir(), 'agent-tape-command-'))
-  await writeFile(sessionFiles.config(dir), JSON.stringify(config))
+  const session = await openProcessSession(config)
   return {
-    dir,
+    dir: session.dir,
     env: (env) => ({
       ...env,
-      ...boundaryVariables(dir, { path: '', lane: '' }, env.NODE_OPTIONS),
+      ...session.variables(env.NODE_OPTIONS),
       // npm checks for a newer npm over the network now and then: not part of the agent's run.
       npm_config_update_notifier: 'false',
     }),
-    results: () => readSessionResults(dir),
-    remove: () => rm(dir, { recursive: true, force: true }),
+    results: () => session.results(),
+    remove: () => session.remove(),
   }
 }
 
