@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { FakeProvider } from '@agent-tape/fake-provider'
+import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { BIN } from '../cli/support/bin.js'
 import { agentEnv, agentProject, cli, readCassette, startAgentProvider, TASK } from './support.js'
@@ -182,4 +182,24 @@ it('reports the requests of a program agent-tape does not reach: noted while rec
     '[agent-tape] Cannot replay a request of the command: CONNECT api.example.invalid:443: a process agent-tape does not reach',
   )
   expect(provider.connections).toBe(before)
+})
+
+it('writes nothing when an answer holds a secret, and names where', async () => {
+  const leaky = await startFakeProvider({
+    reply: () => ({
+      text: 'Use the key sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6lMn9o to refund.',
+    }),
+  })
+  try {
+    const run = await cli(['record', 'leak.jsonl', '--', ...AGENT], dir, agentEnv(leaky))
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(
+      /^\[agent-tape\] Refusing to write cassette leak\.jsonl: decision #1 \(model request \(gpt-4o-mini\), step 1\) out\S* contains /,
+    )
+    expect(run.stderr).toContain('Nothing was written')
+    expect(existsSync(join(dir, 'leak.jsonl'))).toBe(false)
+    expect(tempFiles()).toEqual([])
+  } finally {
+    await leaky.close()
+  }
 })
