@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
@@ -36,6 +36,14 @@ it('reports a command that is not found with the status a shell gives it, and wr
     `[agent-tape] Cannot run "no-such-agent-command": no such command in ${dir} or on the PATH. Check the command after --, e.g. agent-tape record run.jsonl -- node dist/agent.js; nothing was recorded.\n`,
   )
   expect(existsSync(join(dir, 'nf.jsonl'))).toBe(false)
+  // The built bin ends too (nothing it started is left listening).
+  const bin = spawnSync(process.execPath, [BIN, 'record', 'nf.jsonl', '--', 'no-such-agent-command'], {
+    cwd: dir,
+    env: agentEnv(provider),
+    encoding: 'utf8',
+    timeout: 20_000,
+  })
+  expect([bin.status, bin.signal]).toEqual([127, null])
   const replay = await cli(['replay', 'nf.jsonl'], dir, agentEnv(provider))
   expect(replay.code).toBe(2)
   expect(replay.stderr).toContain('[agent-tape] Cannot replay nf.jsonl: the file does not exist.')

@@ -124,8 +124,7 @@ export async function recordCommand(
         stdout: (text) => options.onOutput?.('stdout', text),
         stderr: (text) => options.onOutput?.('stderr', text),
       },
-    })
-    await watch.close()
+    }).finally(() => watch.close())
     const results = await session.results()
     const source: CommandSource = {
       kind: 'command',
@@ -159,7 +158,7 @@ export async function recordCommand(
       (n, r) => n + results.recordings.get(r.path)!.decisions.length,
       0,
     )
-    if (processDecisions === 0) return notWritten(nothingRecorded(argv, ended, results.reports.length))
+    if (processDecisions === 0) return notWritten(nothingRecorded(line.argv, ended, results.reports.length))
     const envPart = envTape.completedRecording()!
     const harness = await createGitHarness(root).identify(options.harness ?? [])
     const cassette: Cassette = mergeRecordings({ ...envPart.header, test: id, harness, source }, [

@@ -141,8 +141,7 @@ export async function replayCommand(
         stdout: (text) => options.onOutput?.('stdout', text),
         stderr: (text) => options.onOutput?.('stderr', text),
       },
-    })
-    await watch.close()
+    }).finally(() => watch.close())
     const results = await session.results()
     const envState = envTape.state
     const problems: string[] = [
