@@ -3,6 +3,8 @@ import { join } from 'node:path'
 import type { FakeProvider } from '@agent-tape/fake-provider'
 import { replayCommand } from 'agent-tape'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+// @ts-expect-error a plain ES module of the test support, without types
+import { startHttpWeatherServer } from '../support/mcp/weather-server.mjs'
 import { agentEnv, agentProject, cli, laneRuns, readCassette, startAgentProvider, TASK } from './support.js'
 
 let provider: FakeProvider
@@ -270,7 +272,6 @@ it('says that a worker thread is not reached, recording and replaying', async ()
 })
 
 it('records the MCP calls of a command over streamable HTTP, replays them without the server, and runs them live with --mode live-tools', async () => {
-  const { startHttpWeatherServer } = await import('../support/mcp/weather-server.mjs')
   const server = await startHttpWeatherServer({ tempC: 18 })
   try {
     const env = agentEnv(provider, { MCP_URL: server.url.href })
