@@ -17,21 +17,24 @@ it('prints the list of commands with --help, and exits 2 without a command', asy
   expect(help.code).toBe(0)
   expect(help.stdout).toBe(`Usage: agent-tape <command> [options]
 
-Inspect and maintain the cassettes of recorded LLM agent runs.
+Record and replay commands, and inspect and maintain the cassettes of recorded LLM agent runs.
 
 Commands:
-  show <cassette>            Print the timeline of a recorded run: every decision in order, with what was asked and answered.
-  diff <a> <b>               Show what changed between two recordings of the same test (before and after a re-record).
-  view <cassette> [<after>]  Write a self-contained HTML page of a recorded run, of two recordings side by side, or of a run that diverged from its recording.
-  verify [paths…]            Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.
-  prune [paths…]             Delete cassettes whose tests no longer exist (--dry-run only lists them).
-  migrate [paths…]           Rewrite cassettes of older formats in format 2 (--check only says which). For CI.
+  record <cassette> -- <command> [args…]    Run a command with every Node process it starts recorded into one cassette, to replay it offline.
+  replay <cassette> [-- <command> [args…]]  Run a recorded command again with every decision answered from its cassette: no network, no API key.
+  show <cassette>                           Print the timeline of a recorded run: every decision in order, with what was asked and answered.
+  diff <a> <b>                              Show what changed between two recordings of the same test (before and after a re-record).
+  view <cassette> [<after>]                 Write a self-contained HTML page of a recorded run, of two recordings side by side, or of a run that diverged from its recording.
+  verify [paths…]                           Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.
+  prune [paths…]                            Delete cassettes whose tests no longer exist (--dry-run only lists them).
+  migrate [paths…]                          Rewrite cassettes of older formats in format 2 (--check only says which). For CI.
 
 Options:
   -h, --help     Show help (also: agent-tape <command> --help)
   -v, --version  Print the version
 
-Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an unreadable file.
+Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an unreadable file;
+record and replay exit with the command's own code.
 `)
   // No command is a usage error: the usage goes to stderr, and stdout stays empty. The built bin
   // is run, for the exit code and the stream it writes to.
@@ -39,7 +42,7 @@ Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an un
 })
 
 it('has --help for every command, also as `help <command>`', async () => {
-  for (const command of ['show', 'diff', 'view', 'verify', 'prune']) {
+  for (const command of ['record', 'replay', 'show', 'diff', 'view', 'verify', 'prune']) {
     const help = await runCli([command, '--help'], cwd)
     expect(help.code).toBe(0)
     expect(help.stdout).toMatch(new RegExp(`^Usage: agent-tape ${command} \\[options\\]`))
@@ -50,11 +53,11 @@ it('has --help for every command, also as `help <command>`', async () => {
 })
 
 it('rejects an unknown command with the list of commands', async () => {
-  expect(await runCli(['replay'], cwd)).toEqual({
+  expect(await runCli(['rewind'], cwd)).toEqual({
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] unknown command "replay": the commands are show, diff, view, verify, prune, migrate. Run agent-tape --help for usage.\n',
+      '[agent-tape] unknown command "rewind": the commands are record, replay, show, diff, view, verify, prune, migrate. Run agent-tape --help for usage.\n',
   })
 })
 

@@ -21,6 +21,8 @@ export interface CommandSpec {
   description: readonly string[]
   options: Readonly<Record<string, OptionSpec>>
   positionals: { min: number; max: number }
+  /** What follows `--` is a command to run, kept whole in {@link ParsedArgs.command} (usage shows it). */
+  command?: string
   examples: readonly string[]
 }
 
@@ -38,14 +40,20 @@ export function usageError(command: string, why: string, fix?: string): AgentTap
 export interface ParsedArgs {
   values: Record<string, string | boolean | (string | boolean)[] | undefined>
   positionals: string[]
+  /** With a spec that takes a command: the arguments after the first `--` (none: no `--`). */
+  command?: string[]
 }
 
 /**
  * Parses `argv` against a command spec. Unlike `parseArgs` in strict mode, an unknown option is
  * reported with the list of valid ones, and a missing or unexpected value names the option.
  */
-export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
+export function parseCommandArgs(spec: CommandSpec, all: readonly string[]): ParsedArgs {
   const command = `agent-tape ${spec.name}`
+  // A command after `--` is the command's own: none of its options are ours.
+  const cut = spec.command ? all.indexOf('--') : -1
+  const argv = cut === -1 ? all : all.slice(0, cut)
+  const after = cut === -1 ? undefined : all.slice(cut + 1)
   const options = Object.fromEntries(
     Object.entries(spec.options).map(([name, o]) => [
       name,
@@ -76,6 +84,14 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
     }
   }
   if (values.help) return { values, positionals }
+  if (spec.command && positionals.length > spec.positionals.max) {
+    const extra = positionals.slice(spec.positionals.max).map((p) => JSON.stringify(p))
+    throw usageError(
+      command,
+      `unexpected argument${extra.length > 1 ? 's' : ''} ${extra.join(', ')} before -- (expected ${spec.args})`,
+      `Put the command to run after --: agent-tape ${spec.name} ${spec.args.replace(/ ?\[?--.*$/, '')} -- node dist/agent.js`,
+    )
+  }
   const { min, max } = spec.positionals
   if (positionals.length < min) {
     throw usageError(command, `expected ${spec.args}, got ${describeCount(positionals.length)}`)
@@ -87,7 +103,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
       `unexpected argument${extra.length > 1 ? 's' : ''} ${extra.join(', ')} (expected ${spec.args})`,
     )
   }
-  return { values, positionals }
+  return after === undefined ? { values, positionals } : { values, positionals, command: after }
 }
 
 function describeCount(n: number): string {

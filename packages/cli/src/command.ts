@@ -11,6 +11,12 @@ export interface CliIo {
   style: Style
   /** The terminal's width when stdout is one; long lines are wrapped to it. None in a pipe. */
   columns?: number
+  /**
+   * Where a command run by `record` and `replay` writes: this process's own streams (`inherit`,
+   * the default, as the bin runs), or `commandOutput` (`pipe`, as tests collect it).
+   */
+  commandStdio?: 'inherit' | 'pipe' | 'ignore'
+  commandOutput?(stream: 'stdout' | 'stderr', text: string): void
 }
 
 export interface Command {

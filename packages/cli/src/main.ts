@@ -11,11 +11,15 @@ import type { CliIo, Command } from './command.js'
 import { diffCommand } from './commands/diff.js'
 import { migrateCommand } from './commands/migrate.js'
 import { pruneCommand } from './commands/prune.js'
+import { recordCliCommand } from './commands/record.js'
+import { replayCliCommand } from './commands/replay.js'
 import { showCommand } from './commands/show.js'
 import { verifyCommand } from './commands/verify.js'
 import { viewCommand } from './commands/view.js'
 
 export const COMMANDS: readonly Command[] = [
+  recordCliCommand,
+  replayCliCommand,
   showCommand,
   diffCommand,
   viewCommand,
@@ -33,7 +37,7 @@ export function renderHelp(): string {
   return [
     'Usage: agent-tape <command> [options]',
     '',
-    'Inspect and maintain the cassettes of recorded LLM agent runs.',
+    'Record and replay commands, and inspect and maintain the cassettes of recorded LLM agent runs.',
     '',
     'Commands:',
     ...rows,
@@ -42,7 +46,8 @@ export function renderHelp(): string {
     '  -h, --help     Show help (also: agent-tape <command> --help)',
     '  -v, --version  Print the version',
     '',
-    'Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an unreadable file.',
+    'Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an unreadable file;',
+    "record and replay exit with the command's own code.",
     '',
   ].join('\n')
 }

@@ -51,6 +51,11 @@ export interface CommandSource {
   exitCode?: number | null
   /** The signal that ended the command, when one did. */
   signal?: string
+  /**
+   * The model endpoints the recording was told of beyond the known provider hosts (base URLs):
+   * a replay must class the same requests as model requests to find their decisions.
+   */
+  modelEndpoints?: string[]
 }
 
 /** One agent run captured in a long-running process by the capture library. */

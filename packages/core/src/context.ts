@@ -36,5 +36,6 @@ export {
   runInsideDecision,
   runMode,
   runWithTape,
+  setProcessTape,
   setRunMode,
 } from './tape-context.js'

@@ -39,7 +39,7 @@ export {
 export { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
 export { toRecordedError, toReplayedError } from './recorded-error.js'
 export type { CassetteFinding } from './secret-scan.js'
-export { findCassetteSecrets, redactCassetteForReading } from './secret-scan.js'
+export { findCassetteSecrets, redactCassetteForReading, scanCassette } from './secret-scan.js'
 export type { EnvSecret, SecretFinding, SecretMatch, SecretRule } from './secrets/index.js'
 export {
   findSecrets,
@@ -65,6 +65,7 @@ export {
   onTapeRun,
   runInsideDecision,
   runMode,
+  setProcessTape,
   setRunMode,
 } from './tape-context.js'
 export type { BegunDecision, WireRequest } from './tape-options.js'

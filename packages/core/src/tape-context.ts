@@ -17,6 +17,8 @@ interface TapeContext {
   finishHooks?: Set<(tape: Tape) => void>
   /** The mode a test runner resolved for every tape of the run (see {@link setRunMode}). */
   runMode?: TapeMode
+  /** The tape of the whole process, current where no `runWithTape` says otherwise (see {@link setProcessTape}). */
+  processTape?: Tape
 }
 
 /** A boundary's label for a decision it made (`model request (gpt-4o)`), or `undefined` for others. */
@@ -67,7 +69,25 @@ export function runMode(): TapeMode | undefined {
 
 /** The tape of the code that is running now, if any. */
 export function currentTape(): Tape | undefined {
-  return context.storage.getStore()
+  return context.storage.getStore() ?? context.processTape
+}
+
+/**
+ * Makes `tape` the tape of the whole process: current wherever no {@link runWithTape} call
+ * says otherwise, including code that starts before the tape opened (a module's top level, a
+ * timer set at import). For a process that is one run, such as each Node process of a command
+ * recorded by `agent-tape record`: there is no async context to start it in. Returns a function
+ * that ends it.
+ */
+export function setProcessTape(tape: Tape): () => void {
+  if (context.processTape) context.active.delete(context.processTape)
+  context.processTape = tape
+  context.active.add(tape)
+  return () => {
+    if (context.processTape !== tape) return
+    context.processTape = undefined
+    context.active.delete(tape)
+  }
 }
 
 /** How many tapes are running right now, in this process. */

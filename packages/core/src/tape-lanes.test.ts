@@ -79,3 +79,25 @@ it("keeps each run's lanes apart when the runs nest their lanes in one another",
   ])
   expect([a.place('llm'), b.place('llm')]).toEqual([{ step: 1 }, { step: 1 }])
 })
+
+it("places the decisions of code in no lane in the tape's own lane, read once at the first decision", () => {
+  let reads = 0
+  const lanes = new Lanes(() => {
+    reads++
+    return '1/2'
+  })
+  expect(reads).toBe(0)
+  expect(lanes.place('llm')).toEqual({ step: 1, lane: '1/2' })
+  expect(lanes.run('reader', () => lanes.place('llm'))).toEqual({ step: 1, lane: '1/2/reader' })
+  expect(lanes.place('tool')).toEqual({ step: 1, lane: '1/2' })
+  expect(reads).toBe(1)
+  expect(new Lanes('worker').place('llm')).toEqual({ step: 1, lane: 'worker' })
+  expect(new Lanes('').place('llm')).toEqual({ step: 1 })
+})
+
+it("refuses a tape's own lane that is not a lane path", () => {
+  expect(() => new Lanes('a//b').place('llm')).toThrow('[agent-tape] Invalid lane name ""')
+  expect(() => new Lanes(() => 'two words').place('llm')).toThrow(
+    '[agent-tape] Invalid lane name "two words"',
+  )
+})

@@ -18,6 +18,16 @@ const LANES = new AsyncLocalStorage<ReadonlyMap<Lanes, string>>()
 export class Lanes {
   private readonly running = new Set<string>()
   private readonly steps = new Map<string, number>()
+  /** The lane of code that runs in no lane of its own, once read (see {@link root}). */
+  private rootPath: string | undefined
+
+  /**
+   * @param rootOf the lane path of code that runs in no `tape.lane` (default the main lane,
+   * `''`): a tape that is one of several recording into one cassette (a process of a recorded
+   * command) makes its decisions in a lane of its own. A function is called once, at the first
+   * decision, so that the lane can depend on what the process did before it.
+   */
+  constructor(private readonly rootOf: string | (() => string) = '') {}
 
   /** The current step of the calling lane. */
   get step(): number {
@@ -46,13 +56,7 @@ export class Lanes {
 
   /** Runs `fn` in lane `name`, nested in the calling lane (see {@link Tape.lane}). */
   run<T>(name: string, fn: () => T): T {
-    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
-      throw new ConfigError({
-        what: `Invalid lane name ${JSON.stringify(name)}`,
-        why: 'a lane name is 1 to 64 letters, digits, ".", "-" or "_"',
-        fix: 'Name the lane after the sub-agent, e.g. tape.lane("researcher", () => research(topic))',
-      })
-    }
+    assertLaneName(name)
     const parent = this.current()
     const path = parent === '' ? name : `${parent}/${name}`
     if (this.running.has(path)) {
@@ -79,6 +83,32 @@ export class Lanes {
 
   /** The lane path of the calling code, `''` on the main lane. */
   private current(): string {
-    return LANES.getStore()?.get(this) ?? ''
+    return LANES.getStore()?.get(this) ?? this.root()
   }
+
+  private root(): string {
+    if (this.rootPath === undefined) {
+      const path = typeof this.rootOf === 'function' ? this.rootOf() : this.rootOf
+      assertLanePath(path)
+      this.rootPath = path
+    }
+    return this.rootPath
+  }
+}
+
+const LANE_NAME = /^[A-Za-z0-9_.-]{1,64}$/
+
+function assertLaneName(name: string): void {
+  if (LANE_NAME.test(name)) return
+  throw new ConfigError({
+    what: `Invalid lane name ${JSON.stringify(name)}`,
+    why: 'a lane name is 1 to 64 letters, digits, ".", "-" or "_"',
+    fix: 'Name the lane after the sub-agent, e.g. tape.lane("researcher", () => research(topic))',
+  })
+}
+
+/** A lane path: `''` (the main lane), or lane names joined by `/`. */
+function assertLanePath(path: string): void {
+  if (typeof path !== 'string') assertLaneName(String(path))
+  if (path !== '') for (const name of path.split('/')) assertLaneName(name)
 }

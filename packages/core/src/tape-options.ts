@@ -39,6 +39,12 @@ export interface TapeOptions {
    * when the cassette is written, once the run's outcome is known.
    */
   source?: RecordingSource | (() => RecordingSource | undefined)
+  /**
+   * The lane path of code that runs in no `tape.lane` of its own (default the main lane, `''`):
+   * for a tape that is one of several recording into one cassette, such as each Node process
+   * of a recorded command. Keys include it. A function is called once, at the first decision.
+   */
+  lane?: string | (() => string)
   /** How long `finish()` waits for decisions still in flight (default 10 s). */
   pendingTimeoutMs?: number
   /**

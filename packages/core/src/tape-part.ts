@@ -104,6 +104,11 @@ export abstract class TapePart {
     return undefined
   }
 
+  /** The complete decisions of a recording so far (see {@link Tape.completedRecording}). */
+  recording(): Cassette | undefined {
+    return undefined
+  }
+
   tally(): PartTally {
     return { inCassette: 0, replayed: 0, captured: 0, missed: 0, unused: [] }
   }

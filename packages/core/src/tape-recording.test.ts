@@ -195,4 +195,22 @@ describe('the recording part', () => {
       )
     }
   })
+  it('gives the complete decisions so far as a cassette, in flight ones left out and the rest renumbered', () => {
+    let exitCode: number | null | undefined
+    const part = new RecordingPart(
+      undefined,
+      contextFor(createMemoryStore(), {
+        source: () => ({ kind: 'command', argv: ['node'], cwd: '.', exitCode }),
+      }),
+    )
+    part.begin(decision('llm', { prompt: 'a' }, { step: 1 }, 1))
+    part.begin(decision('llm', { prompt: 'b' }, { step: 2 }, 2)).complete({ out: 'B' }, 3)
+    exitCode = 0
+    const so = part.recording()
+    expect(so.decisions.map(({ seq, step, out }) => ({ seq, step, out }))).toEqual([
+      { seq: 1, step: 2, out: 'B' },
+    ])
+    expect(so.header).toMatchObject({ test: 'c', source: { kind: 'command', exitCode: 0 } })
+    expect(parseCassette(serializeCassette(so), PATH).decisions).toHaveLength(1)
+  })
 })

@@ -108,6 +108,12 @@ export class RecordingPart extends TapePart {
     return { status: 'recorded', written, writeSkipped: written ? undefined : 'unchanged' }
   }
 
+  override recording(): Cassette {
+    const inFlight = new Set([...this.pending].map((p) => p.record))
+    const decisions = this.records.filter((r) => !inFlight.has(r)).map((r, i) => ({ ...r, seq: i + 1 }))
+    return { header: this.header(), decisions }
+  }
+
   override tally(): PartTally {
     return { inCassette: 0, replayed: 0, captured: this.records.length, missed: 0, unused: [] }
   }

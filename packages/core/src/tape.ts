@@ -42,7 +42,7 @@ export class Tape {
   private readonly part: TapePart
   private readonly log = new RunLog()
   private readonly keys = new KeyHasher()
-  private readonly lanes = new Lanes()
+  private readonly lanes: Lanes
   private readonly envReads: EnvReads
   private readonly wires = new WireHasher()
   /**
@@ -70,6 +70,7 @@ export class Tape {
     },
   ) {
     this.options = options
+    this.lanes = new Lanes(options.lane)
     this.id = options.id
     this.cassettePath = options.cassettePath
     this.mode = init.mode
@@ -259,6 +260,17 @@ export class Tape {
    */
   divergedRun(): Cassette | undefined {
     return this.log.divergences.length > 0 ? this.part.run() : undefined
+  }
+
+  /**
+   * The decisions this run has recorded so far whose outcome is complete, under the header a
+   * write would give them, as a cassette; `undefined` unless the tape records. For a process
+   * that must keep its recording as it exits (`process.on('exit')` runs no asynchronous work,
+   * so `finish()` cannot): the decisions still in flight are left out, numbered as if they had
+   * never been made. Nothing is scanned or written.
+   */
+  completedRecording(): Cassette | undefined {
+    return this.part.recording()
   }
 
   /** The decisions of the cassette this tape replays (none when it records or passes through). */

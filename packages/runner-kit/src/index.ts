@@ -20,9 +20,10 @@ export { countKind, describeHarness, previewJson, tokens } from './reading/previ
 export type { CassetteSummary, DecisionSummary } from './reading/summarize.js'
 export { summarizeCassette, summarizeDecision } from './reading/summarize.js'
 export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'
-export { buildRerecordCommand, detectExec, UPDATE_FLAG } from './rerecord-command.js'
+export { buildRerecordCommand, detectExec, quoteShell, UPDATE_FLAG } from './rerecord-command.js'
 export { CACHE_DIR_ENV, cacheDirFor } from './runs/cache-dir.js'
-export { buildViewCommand, runPathFor } from './runs/diverged-run.js'
+export type { KeptRun } from './runs/diverged-run.js'
+export { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
 export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runtime-options.js'
 export { createRuntimeOptionsSlot } from './runtime-options.js'
 export type {

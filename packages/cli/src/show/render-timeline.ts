@@ -15,6 +15,7 @@ import {
   tokens,
 } from '@agent-tape/runner-kit'
 import type { Style } from '../output/style.js'
+import { displayCommand } from '../recorded-command/command-line.js'
 
 export interface TimelineOptions {
   style: Style
@@ -32,6 +33,11 @@ export function renderTimeline(summary: CassetteSummary, options: TimelineOption
     lines.push(`  ${style.dim(label.padEnd(LABEL_WIDTH + 1))} ${value}`)
   const h = summary.header
   field('test', style.redactions(h.test))
+  if (h.source?.kind === 'command') {
+    const { argv, cwd, exitCode, signal } = h.source
+    const ended = signal ? `ended by ${signal}` : exitCode === undefined ? '' : `, exit code ${exitCode}`
+    field('command', style.redactions(`${displayCommand(argv)}  (in ${cwd}${signal ? `, ${ended}` : ended})`))
+  }
   field('recorded', [h.recordedAt, ...runtime(h)].join(' · '))
   field('harness', describeHarness(h.harness))
   if (h.sdks && Object.keys(h.sdks).length > 0)

@@ -1,0 +1,179 @@
+import { readFileSync } from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
+import { relative } from 'node:path'
+import workerThreads, { isMainThread, type Worker } from 'node:worker_threads'
+import {
+  type CassetteStore,
+  formatMessage,
+  openTape,
+  setProcessTape,
+  type Tape,
+} from '@agent-tape/core/internal'
+import { installHttpBoundary } from '../install.js'
+import { boundaryVariables } from './child-env.js'
+import { ProcessPlace } from './process-place.js'
+import { writeProcessReport } from './process-report.js'
+import {
+  PROXY_VARIABLES,
+  type ProcessSessionConfig,
+  type ProcessSlot,
+  SESSION_ENV,
+  SLOT_ENV,
+  sessionFiles,
+  WATCH_PROXY_ENV,
+} from './session.js'
+import { hookChildProcesses } from './spawn-hook.js'
+
+/** A Node process that the spawn hooks did not place (started in a way they do not see). */
+const UNPLACED: ProcessSlot = { path: 'unplaced', lane: 'unplaced' }
+
+/**
+ * Gives this Node process the boundary of the session named in its environment, if any: the
+ * interception, one tape for the whole process (recording its decisions, or replaying them from
+ * the session's cassette) in the lane its place in the process tree gives it, its place handed
+ * on to every child it starts, and its report written as it exits, however it exits. Does
+ * nothing without a session.
+ */
+export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const dir = env[SESSION_ENV]
+  // A worker thread shares its process's place; it is not reached (see `warnOfWorkers`).
+  if (!dir || !isMainThread) return
+  const config = readConfig(dir)
+  if (!config) return
+  const slot = readSlot(env[SLOT_ENV])
+  // Only this process was given this slot: its children get their own (or, through a shell, this one's).
+  delete env[SLOT_ENV]
+  const watched = takeWatchProxy(env)
+  const place = new ProcessPlace(dir, slot)
+  installHttpBoundary({ modelEndpoints: config.modelEndpoints, allowHosts: config.allowHosts })
+  const tape = await openTape({
+    id: config.id,
+    cassettePath: config.cassettePath,
+    store: storeFor(config),
+    mode: config.mode === 'record' ? 'update' : config.mode,
+    // The session's mode, whatever AGENT_TAPE_MODE the command inherited.
+    env: { ...env, AGENT_TAPE_MODE: undefined },
+    allowRecordingInCI: true,
+    // The command's unused decisions are counted over all its processes, by whoever started it.
+    failOnUnused: false,
+    lane: () => place.laneOfDecisions(),
+    allowSecrets: config.allowSecrets,
+    rerecordCommand: config.rerecordCommand,
+    ...(config.viewCommand ? { viewCommand: config.viewCommand } : {}),
+  })
+  setProcessTape(tape)
+  warnOfWorkers(tape)
+  hookChildProcesses((read) => ({
+    ...boundaryVariables(dir, place.nextChild(), read('NODE_OPTIONS')),
+    ...watched,
+  }))
+  reportOnExit(tape, place, dir, config, env)
+}
+
+/**
+ * Notes each worker thread the process starts: the interception is this thread's, so what a
+ * worker sends is neither recorded nor replayed. Said in the report, not refused: most workers
+ * (a logger's transport, a bundler) send nothing.
+ */
+function warnOfWorkers(tape: Tape): void {
+  const module = workerThreads as { Worker: typeof Worker }
+  const Original = module.Worker
+  module.Worker = class extends Original {
+    constructor(...args: ConstructorParameters<typeof Worker>) {
+      super(...args)
+      const script =
+        typeof args[0] === 'string' ? args[0] : args[0] instanceof URL ? args[0].href : 'a script'
+      tape.warn(
+        formatMessage({
+          what: `A worker thread (${args[1]?.eval ? 'code given as a string' : script}) was started by ${process.argv[1] ? relative(process.cwd(), process.argv[1]) : 'a Node process'}`,
+          why: "agent-tape reaches each Node process's main thread, not its worker threads: a request a worker sends is neither recorded nor replayed",
+          fix: "Make the worker's model and HTTP requests from the main thread, or run the worker as a child process",
+        }),
+      )
+    }
+  }
+  syncBuiltinESMExports()
+}
+
+/**
+ * Removes from this process's environment the proxy variables that name the session's watch
+ * proxy (a Node client that honours them, such as axios, would send its requests there instead
+ * of through the boundary), and returns them for its children.
+ */
+function takeWatchProxy(env: NodeJS.ProcessEnv): Record<string, string> {
+  const proxy = env[WATCH_PROXY_ENV]
+  const taken: Record<string, string> = {}
+  if (!proxy) return taken
+  for (const name of PROXY_VARIABLES) {
+    if (env[name] !== proxy) continue
+    taken[name] = proxy
+    delete env[name]
+  }
+  return taken
+}
+
+function readConfig(dir: string): ProcessSessionConfig | undefined {
+  try {
+    return JSON.parse(readFileSync(sessionFiles.config(dir), 'utf8')) as ProcessSessionConfig
+  } catch {
+    process.stderr.write(
+      `${formatMessage({
+        what: `This process (${process.argv.slice(1).join(' ')}) is not taped`,
+        why: `its environment names the agent-tape session ${dir}, which is gone (${SESSION_ENV} outlived the command that set it)`,
+        fix: `Unset ${SESSION_ENV}, and NODE_OPTIONS's --import of @agent-tape/http/preload`,
+      })}\n`,
+    )
+    return undefined
+  }
+}
+
+function readSlot(text: string | undefined): ProcessSlot {
+  if (!text) return UNPLACED
+  try {
+    const slot = JSON.parse(text) as ProcessSlot
+    return typeof slot.path === 'string' && typeof slot.lane === 'string' ? slot : UNPLACED
+  } catch {
+    return UNPLACED
+  }
+}
+
+/** Replay reads the session's cassette; a recording keeps its decisions until the process exits. */
+function storeFor(config: ProcessSessionConfig): CassetteStore {
+  return {
+    read: async () => (config.cassetteFile ? readFileSync(config.cassetteFile, 'utf8') : null),
+    write: async () => {},
+  }
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
+/**
+ * Writes the report as the process exits: `exit` runs on a normal end, `process.exit()` and an
+ * uncaught error, and only synchronous work. A signal ends a process without `exit` unless
+ * something listens to it: when nothing else does, the report is written and the signal raised
+ * again, so the process ends as it would have.
+ */
+function reportOnExit(
+  tape: Tape,
+  place: ProcessPlace,
+  dir: string,
+  config: ProcessSessionConfig,
+  env: NodeJS.ProcessEnv,
+): void {
+  let written = false
+  const write = (signal?: string) => {
+    if (written) return
+    written = true
+    writeProcessReport({ tape, place, dir, config, env, ...(signal ? { signal } : {}) })
+  }
+  process.on('exit', () => write())
+  for (const signal of SIGNALS) {
+    const onSignal = () => {
+      if (process.listenerCount(signal) > 1) return
+      write(signal)
+      process.removeListener(signal, onSignal)
+      process.kill(process.pid, signal)
+    }
+    process.on(signal, onSignal)
+  }
+}
