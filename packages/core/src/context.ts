@@ -28,6 +28,7 @@ export {
   activeTapes,
   addDecisionLabels,
   beforeTapeOpens,
+  claimingTapeCount,
   currentTape,
   isInsideDecision,
   onTapeRun,

@@ -35,6 +35,7 @@ export {
   resolveMode,
   setModeFromFlag,
 } from './modes.js'
+export { openRecordingTape } from './open-tape.js'
 export { toRecordedError, toReplayedError } from './recorded-error.js'
 export type { CassetteFinding } from './secret-scan.js'
 export { findCassetteSecrets } from './secret-scan.js'
@@ -58,8 +59,10 @@ export {
   activeTapes,
   addDecisionLabels,
   beforeTapeOpens,
+  claimingTapeCount,
   isInsideDecision,
   onTapeRun,
+  prepareTapeOpen,
   runInsideDecision,
 } from './tape-context.js'
 export type { BegunDecision, WireRequest } from './tape-options.js'

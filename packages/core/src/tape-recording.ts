@@ -8,6 +8,7 @@ import {
   isSameRecording,
   serializeCassette,
 } from './cassette-format.js'
+import { DivergenceError } from './divergence.js'
 import { createEnvSalt, envSummary } from './env-hash.js'
 import { AgentTapeError } from './errors.js'
 import { formatMessage } from './format-message.js'
@@ -92,14 +93,26 @@ export class RecordingPart extends TapePart {
   async call<T>(decision: KeyedDecision, fn: () => T | Promise<T>): Promise<Awaited<T>> {
     const begun = this.begin(decision)
     const started = performance.now()
+    let value: Awaited<T>
     try {
-      const value = await runInsideDecision(fn)
-      begun.complete({ out: toJsonData(value) }, performance.now() - started)
-      return value
+      value = await runInsideDecision(fn)
     } catch (error) {
       begun.complete({ err: toRecordedError(error) }, performance.now() - started)
       throw error
     }
+    let out: unknown
+    try {
+      out = toJsonData(value)
+    } catch (error) {
+      // A result JSON cannot hold (a cycle, a BigInt): a test learns it at once; a run serving
+      // real traffic gets its result, and its recording fails instead.
+      begun.complete({ err: toRecordedError(error) }, performance.now() - started)
+      if (!this.context.options.failOpen) throw error
+      this.context.log.diverge(unrecordable(decision, error))
+      return value
+    }
+    begun.complete({ out }, performance.now() - started)
+    return value
   }
 
   async finish(): Promise<PartEnding> {
@@ -140,7 +153,15 @@ export class RecordingPart extends TapePart {
     const expired = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeout)
     })
-    const result = await Promise.race([Promise.all([...this.pending].map((p) => p.done)), expired])
+    let result: 'timeout' | undefined
+    // Until none is left: a decision may begin while others settle (a stream the run hands on
+    // makes its next request as it ends), and it must be whole in the cassette too.
+    while (this.pending.size > 0 && result !== 'timeout') {
+      result = await Promise.race([
+        Promise.all([...this.pending].map((p) => p.done)).then(() => undefined),
+        expired,
+      ])
+    }
     clearTimeout(timer)
     if (result === 'timeout') {
       const seqs = [...this.pending].map((p) => `#${p.record.seq} ${p.record.key}`).join(', ')
@@ -182,4 +203,12 @@ export class RecordingPart extends TapePart {
       ...(source ? { source } : {}),
     }
   }
+}
+
+function unrecordable(decision: KeyedDecision, error: unknown): DivergenceError {
+  return new DivergenceError('ERR_TAPE_USAGE', {
+    what: `Cannot record the result of ${decision.label}`,
+    why: `it cannot be stored as JSON (${error instanceof Error ? error.message : String(error)})`,
+    fix: 'Return plain data from the tool (or a summary of it)',
+  })
 }

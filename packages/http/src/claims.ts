@@ -1,4 +1,4 @@
-import { activeTapeCount, currentTape } from '@agent-tape/core/context'
+import { claimingTapeCount, currentTape } from '@agent-tape/core/context'
 import { classifyUrl, passesThrough } from './endpoints.js'
 import type { BoundaryConfig } from './handle-request.js'
 
@@ -15,7 +15,7 @@ export function claimsUrl(
   if (passesThrough(classifyUrl(url, config.modelEndpoints, config.allowHosts, config.tapeHosts)))
     return false
   const tape = currentTape()
-  return tape ? tape.action !== 'passthrough' : activeTapeCount() > 0
+  return tape ? tape.action !== 'passthrough' : claimingTapeCount() > 0
 }
 
 /**

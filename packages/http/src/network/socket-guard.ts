@@ -94,7 +94,10 @@ function toPort(port: number | string | undefined): number | undefined {
 function judge(target: Target, configs: ReadonlySet<SocketGuardConfig>): AgentTapeError | undefined {
   if (target.path !== undefined || isPerformingForTape()) return undefined
   const current = currentTape()
-  const owners = (current ? [current] : activeTapes()).filter((t) => t.action !== 'passthrough')
+  // A run captured in a server fails open: its connections, and those beside it, pass.
+  const owners = (current ? [current] : activeTapes()).filter(
+    (t) => t.action !== 'passthrough' && !t.failOpen,
+  )
   if (owners.length === 0) return undefined
   const endpoints = [...configs].flatMap((c) => c.modelEndpoints)
   const allowed = [...configs].flatMap((c) => c.allowHosts)
