@@ -88,7 +88,10 @@ export function nodeMiddleware<Req extends IncomingMessage, Res extends ServerRe
 ): (req: Req, res: Res, next: NextFunction) => void {
   return function captureMiddleware(req: Req, res: Res, next: NextFunction): void {
     const run = internals.open(name)
-    if (!run) return next()
+    if (!run) {
+      next()
+      return
+    }
     const tracker = trackResponse(run, req, res, options)
     tracker.handlerDone()
     run.enter(() => next())
