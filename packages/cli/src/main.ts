@@ -10,6 +10,7 @@ import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'
 import { diffCommand } from './commands/diff.js'
 import { migrateCommand } from './commands/migrate.js'
+import { promoteCommand } from './commands/promote.js'
 import { pruneCommand } from './commands/prune.js'
 import { showCommand } from './commands/show.js'
 import { verifyCommand } from './commands/verify.js'
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   pruneCommand,
   migrateCommand,
+  promoteCommand,
 ]
 
 /** Exit codes: 0 success, 1 a finding (problems, differences), 2 a usage error or an unreadable input. */

@@ -11,6 +11,7 @@ import {
   countKind,
   type DecisionSummary,
   describeHarness,
+  describeSource,
   previewJson,
   tokens,
 } from '@agent-tape/runner-kit'
@@ -32,6 +33,9 @@ export function renderTimeline(summary: CassetteSummary, options: TimelineOption
     lines.push(`  ${style.dim(label.padEnd(LABEL_WIDTH + 1))} ${value}`)
   const h = summary.header
   field('test', style.redactions(h.test))
+  if (h.source) field('source', style.redactions(describeSource(h.source)))
+  if (h.source?.kind === 'capture' && h.source.input !== undefined)
+    field('input', style.redactions(previewJson(h.source.input, options.maxPreview)))
   field('recorded', [h.recordedAt, ...runtime(h)].join(' · '))
   field('harness', describeHarness(h.harness))
   if (h.sdks && Object.keys(h.sdks).length > 0)
