@@ -129,6 +129,14 @@ it('a request made outside every captured run passes while runs are open, where 
     tools: [],
   })
   expect(outside.choices[0]!.message.tool_calls?.[0]?.function.name).toBe('get_weather')
+  // The same through the global fetch, which the boundary intercepts (the client above took
+  // fetch before the capture installed it, and reaches undici's dispatcher).
+  const viaFetch = await fetch(`${provider.openaiBaseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Time in Outside?' }] }),
+  })
+  expect(viaFetch.status).toBe(200)
   // A raw connection to the model's host, inside and outside the run: neither is refused.
   const port = Number(new URL(provider.url).port)
   await expect(connectOnce(port)).resolves.toBe('connected')
