@@ -82,11 +82,13 @@ export const promoteCommand: Command = {
     )
     const secrets = findCassetteSecrets(cassette, new SecretScanner(secretEnvValues(io.env), allow))
     if (secrets.length > 0) {
-      const lines = secrets.slice(0, 10).map((f) => `  ${f.where} ${f.path}: ${f.label} (${f.preview})`)
+      const at = (f: (typeof secrets)[number]) =>
+        f.where === 'the header' ? `the header's ${f.path.replace(/^header\./, '')}` : `${f.where} ${f.path}`
+      const lines = secrets.slice(0, 10).map((f) => `  ${at(f)}: ${f.label} (${f.preview})`)
       io.stderr(
         `${formatMessage({
           what: `Refusing to promote ${displayPath(file, io.cwd)}`,
-          why: `${secrets[0]!.where} ${secrets[0]!.path} holds ${secrets[0]!.label} (${secrets[0]!.preview}), and a promoted cassette is committed with the test`,
+          why: `${at(secrets[0]!)} holds ${secrets[0]!.label} (${secrets[0]!.preview}), and a promoted cassette is committed with the test`,
           fix: 'Capture the run again with the secret kept out or redacted (redactors), or, if the value is not a secret, pass it with --allow-secret. Nothing was written',
           details: lines,
         })}\n`,
