@@ -30,7 +30,8 @@ export async function captureOverhead({ config }) {
     const provider = await start(children, PROVIDER, [], 'url')
     const servers = {}
     for (const variant of CAPTURE_VARIANTS) {
-      const { child, value } = await start(children, SERVER, [variant, provider.value, join(dir, variant)], 'port')
+      const args = [variant, provider.value, join(dir, variant)]
+      const { child, value } = await start(children, SERVER, args, 'port', config.captureNode)
       servers[variant] = { url: `http://127.0.0.1:${value}/triage`, child }
     }
     const seconds = config.captureSeconds ?? (config.quick ? 5 : 10)
@@ -50,7 +51,8 @@ export async function captureOverhead({ config }) {
     for (const variant of CAPTURE_VARIANTS) runs[variant] = runs[variant].slice(plan.warmup)
     const stats = await ask(servers['sample-1'].child, 'stats')
     const files = readdirSync(join(dir, 'sample-1')).filter((f) => f.endsWith('.jsonl')).length
-    return summarize(times, { seconds, connections: CONNECTIONS, rounds: plan.repeat, stats, files })
+    const node = await nodeVersion(config.captureNode ?? process.execPath)
+    return summarize(times, { seconds, connections: CONNECTIONS, rounds: plan.repeat, stats, files, node })
   } finally {
     for (const child of children) child.kill()
     rmSync(dir, { recursive: true, force: true })
@@ -101,10 +103,19 @@ function summarize(times, info) {
   return { ...info, variants: Object.fromEntries(CAPTURE_VARIANTS.map((v) => [v, row(v)])) }
 }
 
+function nodeVersion(node) {
+  return new Promise((resolve) => {
+    const child = spawn(node, ['-p', 'process.version'])
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.on('exit', () => resolve(out.trim()))
+  })
+}
+
 /** Starts `script` with `args` and waits for its `<label> <value>` line. */
-function start(children, script, args, label) {
+function start(children, script, args, label, node = process.execPath) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
+    const child = spawn(node, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
     children.push(child)
     let out = ''
     const onData = (data) => {
