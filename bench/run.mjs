@@ -20,10 +20,10 @@ import { cpus, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startFakeProvider } from '@agent-tape/fake-provider'
+import { updateCaptureTables } from './lib/capture-report.mjs'
 import { CONTENDERS, createContenders } from './lib/contenders.mjs'
 import { updateReadme } from './lib/readme.mjs'
 import { renderResults } from './lib/report.mjs'
-import { updateCaptureTables } from './lib/capture-report.mjs'
 import { agentRun, RUN_NAME } from './scenarios/agent-run.mjs'
 import { captureOverhead } from './scenarios/capture.mjs'
 import { cassetteLoad } from './scenarios/cassette-load.mjs'
@@ -120,7 +120,9 @@ try {
     log('10. what capturing costs a server')
     results.capture = [await captureOverhead({ config })]
     if (args['capture-node']) {
-      results.capture.push(await captureOverhead({ config: { ...config, captureNode: args['capture-node'] } }))
+      results.capture.push(
+        await captureOverhead({ config: { ...config, captureNode: args['capture-node'] } }),
+      )
     }
   }
 } finally {

@@ -20,5 +20,6 @@ const provider = await startFakeProvider({
 process.stdout.write(`url ${provider.url}\n`)
 process.stdin.setEncoding('utf8')
 process.stdin.on('data', (line) => {
-  if (line.trim() === 'connections') process.stdout.write(`connections ${provider.connections} ${provider.requests.length}\n`)
+  if (line.trim() === 'connections')
+    process.stdout.write(`connections ${provider.connections} ${provider.requests.length}\n`)
 })

@@ -24,16 +24,21 @@ const capture =
       })
 const client = new OpenAI({ apiKey: 'sk-bench-dummy-key', baseURL: `${providerUrl}/v1`, maxRetries: 0 })
 
-const TOOLS = ['lookup_invoice', 'list_payments', 'lookup_customer', 'check_policy', 'draft_reply'].map((name) => ({
-  type: 'function',
-  function: { name, parameters: { type: 'object', properties: { id: { type: 'string' } } } },
-}))
+const TOOLS = ['lookup_invoice', 'list_payments', 'lookup_customer', 'check_policy', 'draft_reply'].map(
+  (name) => ({
+    type: 'function',
+    function: { name, parameters: { type: 'object', properties: { id: { type: 'string' } } } },
+  }),
+)
 const tool = (name, args) => `${name}(${args.id}): ok, 42.00 EUR, 2 payments, policy allows one refund`
 
 /** Five tool turns, then a streamed answer: six model requests. */
 async function runAgent(input) {
   const messages = [
-    { role: 'system', content: 'You are the billing support agent of Acme. Investigate, then answer in one sentence.' },
+    {
+      role: 'system',
+      content: 'You are the billing support agent of Acme. Investigate, then answer in one sentence.',
+    },
     { role: 'user', content: input.ticket },
   ]
   for (let step = 1; step <= 5; step++) {
@@ -41,7 +46,11 @@ async function runAgent(input) {
     const message = response.choices[0].message
     messages.push(message)
     for (const call of message.tool_calls ?? []) {
-      messages.push({ role: 'tool', tool_call_id: call.id, content: tool(call.function.name, JSON.parse(call.function.arguments)) })
+      messages.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        content: tool(call.function.name, JSON.parse(call.function.arguments)),
+      })
     }
   }
   const stream = await client.chat.completions.create({ model: 'gpt-4o', messages, stream: true })

@@ -44,7 +44,8 @@ export async function captureOverhead({ config }) {
       const after = await ask(child, 'cpu')
       // The server's own CPU time per run it served: steadier than latency on a shared machine.
       result.cpuPerRun = (after.ms - before.ms) / Math.max(1, after.runs - before.runs)
-      ;(runs[variant] ??= []).push(result)
+      runs[variant] ??= []
+      runs[variant].push(result)
       return result
     })
     // The warm-up round is dropped from `times` by `rounds`, and from `runs` here.

@@ -77,13 +77,14 @@ it('keeps only the runs that failed, each with its input, its outcome and its ow
   ])
   await capture.flush()
   const files = written()
-  expect(files.map((f) => f.source.input).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([
-    { city: 'Lyon' },
-    { city: 'Oslo' },
-  ])
+  expect(
+    files.map((f) => f.source.input).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+  ).toEqual([{ city: 'Lyon' }, { city: 'Oslo' }])
   for (const { file, text, source } of files) {
     const city = (source.input as { city: string }).city
-    expect(file).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d\\.\\d{3}Z_weather_${source.runId}\\.jsonl$`))
+    expect(file).toMatch(
+      new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d\\.\\d{3}Z_weather_${source.runId}\\.jsonl$`),
+    )
     expect(source).toMatchObject({
       kind: 'capture',
       name: 'weather',
@@ -148,7 +149,12 @@ it('a request made outside every captured run passes while runs are open, where 
   for (const { text } of written()) expect(text).not.toContain('Outside')
 
   // A test's tape, by contrast, refuses a request it cannot attribute.
-  const tape = await openTape({ id: 't', cassettePath: 't.jsonl', store: createMemoryStore(), mode: 'update' })
+  const tape = await openTape({
+    id: 't',
+    cassettePath: 't.jsonl',
+    store: createMemoryStore(),
+    mode: 'update',
+  })
   let releaseTape!: () => void
   const tapeGate = new Promise<void>((resolve) => (releaseTape = resolve))
   const tapeRun = runWithTape(tape, () => tapeGate)
@@ -209,7 +215,11 @@ it('capture.fail keeps a run that returned, with why and what it returned', asyn
   expect(capture.fail('outside any run')).toBe(false)
   await capture.flush()
   expect(written().map((f) => f.source.outcome)).toEqual([
-    { ok: false, reason: 'the user reported a wrong temperature', value: { text: 'It is 14:05 in Lille, 18°C.' } },
+    {
+      ok: false,
+      reason: 'the user reported a wrong temperature',
+      value: { text: 'It is 14:05 in Lille, 18°C.' },
+    },
   ])
 })
 
@@ -255,7 +265,9 @@ it('a tool runs for real inside a captured run, its stub never', async () => {
   expect(calls).toEqual(['refund pay_2'])
   await capture.flush()
   const [{ text, file }] = written() as [{ text: string; file: string }]
-  expect(parseCassette(text, file).decisions.map((d) => [d.kind, d.out])).toEqual([['tool', { refunded: 'pay_2' }]])
+  expect(parseCassette(text, file).decisions.map((d) => [d.kind, d.out])).toEqual([
+    ['tool', { refunded: 'pay_2' }],
+  ])
 })
 
 it('a run inside another run, or inside a test tape, is part of it', async () => {
@@ -268,7 +280,12 @@ it('a run inside another run, or inside a test tape, is part of it', async () =>
       await askCity(client, 'Metz')
     })
   })
-  const tape = await openTape({ id: 't', cassettePath: 't.jsonl', store: createMemoryStore(), mode: 'update' })
+  const tape = await openTape({
+    id: 't',
+    cassettePath: 't.jsonl',
+    store: createMemoryStore(),
+    mode: 'update',
+  })
   await runWithTape(tape, () => capture.run('in-test', {}, async () => expect(currentTape()).toBe(tape)))
   await capture.flush()
   expect(written().map((f) => f.source.name)).toEqual(['outer'])
@@ -288,7 +305,9 @@ it('refuses unknown and invalid options, naming the closest one', () => {
   expect(attempt({ dir: 'x', sampel: 0.5 })).toBe(
     '[agent-tape] Unknown option "sampel" (did you mean "sample"?) in the createCapture() options: agent-tape would ignore it, and the run would not do what the option asks. Use one of: dir, sink, sample, keep, maxBytes, maxFiles, maxAgeMs, redactors, normalizers, modelEndpoints, allowSecrets, log.',
   )
-  expect(attempt({ dir: 'x', sample: 2 })).toContain('Invalid "sample" in the createCapture() options: it is 2')
+  expect(attempt({ dir: 'x', sample: 2 })).toContain(
+    'Invalid "sample" in the createCapture() options: it is 2',
+  )
   expect(attempt({ dir: 'x', keep: 'passed' })).toContain('"failed" or "all"')
   expect(attempt({})).toContain('No "dir" and "sink"')
   expect(attempt({ dir: 'x', sink: () => {} })).toContain('Both "dir" and "sink"')
@@ -311,10 +330,14 @@ it('keeps at most maxFiles runs, the oldest removed first, and no file of anyone
 it('hands each kept run to a sink, named as in a directory', async () => {
   const files: CapturedFile[] = []
   const capture = captureInto({ sink: (file) => void files.push(file) })
-  await expect(capture.run('weather', { city: 'Arles' }, () => Promise.reject(new Error('x')))).rejects.toThrow('x')
+  await expect(
+    capture.run('weather', { city: 'Arles' }, () => Promise.reject(new Error('x'))),
+  ).rejects.toThrow('x')
   await capture.flush()
   expect(files).toHaveLength(1)
   expect(files[0]).toMatchObject({ runName: 'weather', failed: true })
   expect(files[0]!.name).toMatch(new RegExp(`_weather_${files[0]!.runId}\\.jsonl$`))
-  expect(parseCassette(files[0]!.text, files[0]!.name).header.source).toMatchObject({ input: { city: 'Arles' } })
+  expect(parseCassette(files[0]!.text, files[0]!.name).header.source).toMatchObject({
+    input: { city: 'Arles' },
+  })
 })

@@ -45,7 +45,9 @@ function captureInto(options: Partial<Parameters<typeof createCapture>[0]> = {})
 
 function listen(app: express.Express): Promise<string> {
   return new Promise((resolve) => {
-    server = app.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server!.address() as AddressInfo).port}`))
+    server = app.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server!.address() as AddressInfo).port}`),
+    )
   })
 }
 
@@ -99,7 +101,10 @@ it('200 concurrent requests to an Express server: only the failed runs are kept,
   )
   for (const { text, file, source } of files) {
     const { city } = source.input as { city: string }
-    expect(source.outcome).toEqual({ ok: false, error: { name: 'Error', message: `no forecast for ${city}` } })
+    expect(source.outcome).toEqual({
+      ok: false,
+      error: { name: 'Error', message: `no forecast for ${city}` },
+    })
     const cassette = parseCassette(text, file)
     expect(cassette.decisions.map((d) => `${d.kind} ${d.step}`)).toEqual(['llm 1', 'llm 2', 'llm 3'])
     // Every other city's question is in no other cassette (City-1 is a prefix of City-10: quoted).
@@ -121,7 +126,11 @@ it('middleware: a run per request until the response ends, failed by a failed st
   })
   const url = await listen(app)
   const post = (city: string) =>
-    fetch(`${url}/weather`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ city }) })
+    fetch(`${url}/weather`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ city }),
+    })
   expect((await post('Paris')).status).toBe(200)
   expect((await post('Oslo')).status).toBe(503)
   await capture.flush()
@@ -146,7 +155,8 @@ it('a fetch handler: the run lasts until the streamed body ends, and the client 
     const encoder = new TextEncoder()
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
-        for await (const chunk of stream) controller.enqueue(encoder.encode(chunk.choices[0]?.delta?.content ?? ''))
+        for await (const chunk of stream)
+          controller.enqueue(encoder.encode(chunk.choices[0]?.delta?.content ?? ''))
         // Made while the body streams, after the handler returned: still this run's.
         await askCity(client, `${city}-after`)
         controller.close()
@@ -190,8 +200,12 @@ it('a run whose input or outcome holds a secret is dropped, counted and logged o
   expect(written()).toEqual([])
   expect(capture.stats().dropped.secret).toBe(3)
   expect(logs).toHaveLength(1)
-  expect(logs[0]).toMatch(/^\[agent-tape\] Dropped captured run weather \([0-9a-z]{12}\): Refusing to write cassette .*the header/)
-  expect(logs[0]).toContain('Later runs dropped for this reason are counted in capture.stats().dropped["secret"], not logged')
+  expect(logs[0]).toMatch(
+    /^\[agent-tape\] Dropped captured run weather \([0-9a-z]{12}\): Refusing to write cassette .*the header/,
+  )
+  expect(logs[0]).toContain(
+    'Later runs dropped for this reason are counted in capture.stats().dropped["secret"], not logged',
+  )
   expect(logs[0]).not.toContain(key)
 })
 
@@ -227,7 +241,11 @@ it('an unwritable capture directory: one logged error, the app unaffected, the r
   }
   await capture.flush()
   expect(capture.stats()).toMatchObject({ failed: 3, written: 0, dropped: { 'write-error': 3 } })
-  expect(logs).toEqual([expect.stringContaining(`[agent-tape] Cannot write captured runs to ${join(root, 'not-a-dir', 'captures')}: ENOTDIR`)])
+  expect(logs).toEqual([
+    expect.stringContaining(
+      `[agent-tape] Cannot write captured runs to ${join(root, 'not-a-dir', 'captures')}: ENOTDIR`,
+    ),
+  ])
   rmSync(root, { recursive: true, force: true })
 })
 

@@ -58,7 +58,10 @@ afterAll(async () => {
   await provider?.close()
 })
 
-function startServer(project: FixtureProject, env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
+function startServer(
+  project: FixtureProject,
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['server.js'], {
       cwd: project.dir,
@@ -95,7 +98,10 @@ it('keeps only the failed runs, one file each, each holding only its own run', (
     const { city } = source.input as { city: string }
     expect(failed.delete(city)).toBe(true)
     expect(file).toContain(source.runId)
-    expect(source.outcome).toEqual({ ok: false, error: { name: 'Error', message: `no forecast for ${city}` } })
+    expect(source.outcome).toEqual({
+      ok: false,
+      error: { name: 'Error', message: `no forecast for ${city}` },
+    })
     expect(cassette.decisions.map((d) => d.kind)).toEqual(['llm', 'llm', 'llm'])
     expect(new Set([...text.matchAll(/time in (City-\d+)\?/g)].map((m) => m[1]))).toEqual(new Set([city]))
     expect(text).not.toContain('sk-test-dummy')
@@ -105,8 +111,13 @@ it('keeps only the failed runs, one file each, each holding only its own run', (
 
 it('promotes a captured run into a Vitest test that is green on replay with no network and no key', async () => {
   const file = `captures/${captured[0]}`
-  const city = ((parseCassette(app.read(file), file).header.source as CaptureSource).input as { city: string }).city
-  const result = await promote(app, `${file} --name issue-412 --test test/agent.test.ts --entry src/agent.js#runAgent`)
+  const city = (
+    (parseCassette(app.read(file), file).header.source as CaptureSource).input as { city: string }
+  ).city
+  const result = await promote(
+    app,
+    `${file} --name issue-412 --test test/agent.test.ts --entry src/agent.js#runAgent`,
+  )
   expect(result.code, result.output).toBe(0)
   expect(result.stdout).toBe(
     [
@@ -118,8 +129,12 @@ it('promotes a captured run into a Vitest test that is green on replay with no n
     ].join('\n'),
   )
   const test = app.read('test/agent.test.ts')
-  expect(test).toContain("import { expect, it } from '@agent-tape/vitest'\nimport { runAgent } from '../src/agent.js'\n")
-  expect(test).toContain(`it.tape('issue-412', async () => {\n  const input = {\n    "city": "${city}"\n  }\n`)
+  expect(test).toContain(
+    "import { expect, it } from '@agent-tape/vitest'\nimport { runAgent } from '../src/agent.js'\n",
+  )
+  expect(test).toContain(
+    `it.tape('issue-412', async () => {\n  const input = {\n    "city": "${city}"\n  }\n`,
+  )
   expect(test).toContain(`  await expect(runAgent(input)).rejects.toThrow('no forecast for ${city}')\n})\n`)
   const promoted = parseCassette(app.read('test/__cassettes__/agent.test.ts/issue-412.jsonl'), 'promoted')
   expect(promoted.header.test).toBe('test/agent.test.ts > issue-412')
@@ -131,7 +146,10 @@ it('promotes a captured run into a Vitest test that is green on replay with no n
   expect(run.output).toMatch(/Tests\s+1 passed \(1\)/)
   expect(provider.connections).toBe(connections)
   // The test fails when the agent's prompt changes: the replay misses, it does not pass by chance.
-  app.write('src/agent.js', app.read('src/agent.js').replace('You answer questions about cities.', 'You answer.'))
+  app.write(
+    'src/agent.js',
+    app.read('src/agent.js').replace('You answer questions about cities.', 'You answer.'),
+  )
   const edited = await app.runTests('', replay())
   expect(edited.code).toBe(1)
   expect(edited.output).toContain('ReplayMiss')
@@ -152,13 +170,16 @@ it('promotes a captured run into a Jest test that is green on replay with no net
         'module.exports = {',
         "  preset: '@agent-tape/jest',",
         "  transform: { '\\\\.[jt]s$': ['babel-jest', { presets: ['@babel/preset-typescript'], plugins: ['@babel/plugin-transform-modules-commonjs'] }] },",
-        '  testEnvironmentOptions: { agentTape: { modelEndpoints: [`${process.env.FAKE_PROVIDER_URL}/v1`] } },',
+        "  testEnvironmentOptions: { agentTape: { modelEndpoints: [process.env.FAKE_PROVIDER_URL + '/v1'] } },",
         '}',
         '',
       ].join('\n'),
     )
     const file = `captures/${captured[1]}`
-    const result = await promote(jest, `${file} --name issue-412 --test test/agent.test.ts --entry src/agent.js#runAgent --force`)
+    const result = await promote(
+      jest,
+      `${file} --name issue-412 --test test/agent.test.ts --entry src/agent.js#runAgent --force`,
+    )
     expect(result.code, result.output).toBe(0)
     expect(result.stdout).toContain("npx jest test/agent.test.ts -t '^issue-412$'")
     const test = jest.read('test/agent.test.ts')
@@ -183,7 +204,10 @@ it('refuses a file with a secret, a damaged file, a name that has a cassette and
   app.write('incident/damaged.jsonl', `${lines.slice(0, 2).join('\n')}\n${lines[2]!.slice(0, 40)}`)
   const snapshot = app.snapshot()
 
-  const secret = await promote(app, 'incident/secret.jsonl --name leak --test test/leak.test.ts --entry src/agent.js#runAgent')
+  const secret = await promote(
+    app,
+    'incident/secret.jsonl --name leak --test test/leak.test.ts --entry src/agent.js#runAgent',
+  )
   expect(secret.code).toBe(1)
   expect(secret.stderr).toContain(
     "[agent-tape] Refusing to promote incident/secret.jsonl: the header's source.input.token holds an OpenAI-style API key (sk-p… (56 chars)), and a promoted cassette is committed with the test.",
@@ -191,41 +215,64 @@ it('refuses a file with a secret, a damaged file, a name that has a cassette and
   expect(secret.stderr).toContain('Nothing was written')
   expect(secret.output).not.toContain(key)
 
-  const damaged = await promote(app, 'incident/damaged.jsonl --name broken --test test/broken.test.ts --entry src/agent.js#runAgent')
+  const damaged = await promote(
+    app,
+    'incident/damaged.jsonl --name broken --test test/broken.test.ts --entry src/agent.js#runAgent',
+  )
   expect(damaged.code).toBe(2)
-  expect(damaged.stderr).toContain('[agent-tape] Cannot load cassette incident/damaged.jsonl (line 3): the line is truncated')
+  expect(damaged.stderr).toContain(
+    '[agent-tape] Cannot load cassette incident/damaged.jsonl (line 3): the line is truncated',
+  )
 
-  const taken = await promote(app, `${file} --name issue-412 --test test/agent.test.ts --entry src/agent.js#runAgent`)
+  const taken = await promote(
+    app,
+    `${file} --name issue-412 --test test/agent.test.ts --entry src/agent.js#runAgent`,
+  )
   expect(taken.code).toBe(2)
   expect(taken.stderr).toContain(
     'test/__cassettes__/agent.test.ts/issue-412.jsonl exists: the tape "issue-412" of test/agent.test.ts already has a cassette. Choose another --name, or pass --force to replace it. Nothing was written.',
   )
 
-  const missing = await promote(app, `${file} --name other --test test/other.test.ts --entry src/agnet.js#runAgent`)
+  const missing = await promote(
+    app,
+    `${file} --name other --test test/other.test.ts --entry src/agnet.js#runAgent`,
+  )
   expect(missing.code).toBe(2)
   expect(missing.stderr).toContain('--entry names src/agnet.js, which does not exist')
-  const unexported = await promote(app, `${file} --name other --test test/other.test.ts --entry src/agent.js#runAgnet`)
+  const unexported = await promote(
+    app,
+    `${file} --name other --test test/other.test.ts --entry src/agent.js#runAgnet`,
+  )
   expect(unexported.code).toBe(2)
   expect(unexported.stderr).toContain('src/agent.js exports no runAgnet')
 
   expect(app.snapshot()).toEqual(snapshot)
-  expect(Object.keys(snapshot).filter((f) => !(f in before))).toEqual(['incident/damaged.jsonl', 'incident/secret.jsonl'])
+  expect(Object.keys(snapshot).filter((f) => !(f in before))).toEqual([
+    'incident/damaged.jsonl',
+    'incident/secret.jsonl',
+  ])
 })
 
 it('verify checks promoted cassettes and leaves the capture directory alone unless it is named; prune never touches it', async () => {
-  const all = await app.run(`"${process.execPath}" "${join(REPO_ROOT, 'packages/cli/dist/esm/bin.js')}" verify --json`)
+  const all = await app.run(
+    `"${process.execPath}" "${join(REPO_ROOT, 'packages/cli/dist/esm/bin.js')}" verify --json`,
+  )
   const checked = (JSON.parse(all.stdout) as { checks: { path: string }[] }).checks.map((c) => c.path)
   expect(checked).toContain('test/__cassettes__/agent.test.ts/issue-412.jsonl')
   expect(checked.filter((p) => p.startsWith('captures/'))).toEqual([])
   const named = await app.run(`"${process.execPath}" "${CLI}" verify captures --json`)
-  expect((JSON.parse(named.stdout) as { totals: { cassettes: number } }).totals.cassettes).toBe(captured.length)
+  expect((JSON.parse(named.stdout) as { totals: { cassettes: number } }).totals.cassettes).toBe(
+    captured.length,
+  )
   // (The runs a diverged replay kept, under the project's cache folder, are another matter.)
   rmSync(join(app.dir, '.agent-tape-cache'), { recursive: true, force: true })
   const pruned = await app.run(`"${process.execPath}" "${CLI}" prune`)
   expect(pruned.stdout).toBe('No obsolete cassettes.\n')
   expect(readdirSync(join(app.dir, 'captures'))).toHaveLength(captured.length)
   const shown = await app.run(`"${process.execPath}" "${CLI}" show captures/${captured[0]}`)
-  expect(shown.stdout).toMatch(/ {2}source {5}captured run "weather" \([0-9a-z]{12}\): failed, threw Error: no forecast for City-\d*0\n/)
+  expect(shown.stdout).toMatch(
+    / {2}source {5}captured run "weather" \([0-9a-z]{12}\): failed, threw Error: no forecast for City-\d*0\n/,
+  )
   expect(shown.stdout).toMatch(/ {2}input {6}\{"city":"City-\d*0"\}\n/)
 })
 

@@ -16,9 +16,9 @@ import { cassettePathFor, DEFAULT_CASSETTE_DIR, toPosix } from '@agent-tape/runn
 import { HELP_OPTION, usageError } from '../args.js'
 import { displayPath } from '../cassette-files.js'
 import type { Command } from '../command.js'
-import { readTapeNames } from '../prune/tape-names.js'
 import { detectRunner, resolveEntry } from '../promote/entry.js'
 import { type PromoteRunner, promotedTest, renderTestFile } from '../promote/test-code.js'
+import { readTapeNames } from '../prune/tape-names.js'
 import { projectRootOf } from '../verify/project-root.js'
 
 const COMMAND = 'agent-tape promote'
@@ -30,26 +30,41 @@ export const promoteCommand: Command = {
   spec: {
     name: 'promote',
     args: '<captured-cassette>',
-    summary: 'Turn a captured run into a test: place its cassette where the runner looks, and write the it.tape test.',
+    summary:
+      'Turn a captured run into a test: place its cassette where the runner looks, and write the it.tape test.',
     description: [
       'Reads a cassette written by @agent-tape/capture, checks it (its format, every line; secrets, as verify scans them; that every request of the run has its answer), and copies it to <test dir>/__cassettes__/<test file>/<name>.jsonl, where the tape <name> of the test file finds it. Then it writes the test file when it does not exist, or prints the test to add when it does: an it.tape test that calls the entry with the captured input and asserts what the captured run returned or threw. It replays at once, with no network and no API key.',
       'Nothing is written when a check fails, when the test already has a cassette of that name (unless --force), or when the entry cannot be found. Exit code 0 when promoted, 1 when the cassette holds a secret, 2 on bad arguments or a damaged file.',
     ],
     options: {
-      name: { type: 'string', value: '<name>', description: 'The tape name of the test (its cassette file name), e.g. issue-412' },
-      test: { type: 'string', value: '<file>', description: 'The test file to write or add the test to, e.g. test/agent.test.ts' },
+      name: {
+        type: 'string',
+        value: '<name>',
+        description: 'The tape name of the test (its cassette file name), e.g. issue-412',
+      },
+      test: {
+        type: 'string',
+        value: '<file>',
+        description: 'The test file to write or add the test to, e.g. test/agent.test.ts',
+      },
       entry: {
         type: 'string',
         value: '<file>#<export>',
-        description: 'The function the test calls with the captured input (default export without #); without it, the test is printed with a placeholder to complete',
+        description:
+          'The function the test calls with the captured input (default export without #); without it, the test is printed with a placeholder to complete',
       },
-      runner: { type: 'string', value: '<vitest|jest>', description: "The test runner (default: the one the test's project uses)" },
+      runner: {
+        type: 'string',
+        value: '<vitest|jest>',
+        description: "The test runner (default: the one the test's project uses)",
+      },
       force: { type: 'boolean', description: 'Replace a cassette the test already has under that name' },
       'allow-secret': {
         type: 'string',
         multiple: true,
         value: '<value>',
-        description: 'A value that only looks like a secret (repeatable; as allowSecrets in the tape options)',
+        description:
+          'A value that only looks like a secret (repeatable; as allowSecrets in the tape options)',
       },
       help: HELP_OPTION,
     },
@@ -64,16 +79,26 @@ export const promoteCommand: Command = {
     const testOption = required(values.test, '--test <file>', '--test test/agent.test.ts')
     const file = resolve(io.cwd, source)
     const info = await stat(file).catch(() => undefined)
-    if (!info?.isFile()) throw usageError(COMMAND, `${source} does not exist or is not a file`, 'Pass the path of a captured run (.jsonl)')
+    if (!info?.isFile())
+      throw usageError(
+        COMMAND,
+        `${source} does not exist or is not a file`,
+        'Pass the path of a captured run (.jsonl)',
+      )
     const cassette = parseCassette(await readFile(file, 'utf8'), displayPath(file, io.cwd))
 
     const testFile = resolve(io.cwd, testOption)
     const root = projectRootOf(testFile, io.cwd)
     const testPath = toPosix(relative(root, testFile))
-    if (testPath.startsWith('..')) throw usageError(COMMAND, `--test ${testOption} is outside its project ${root}`)
-    const target = resolve(root, cassettePathFor({ testFile: testPath, name, cassetteDir: DEFAULT_CASSETTE_DIR }))
+    if (testPath.startsWith('..'))
+      throw usageError(COMMAND, `--test ${testOption} is outside its project ${root}`)
+    const target = resolve(
+      root,
+      cassettePathFor({ testFile: testPath, name, cassetteDir: DEFAULT_CASSETTE_DIR }),
+    )
     const runner = detectRunner(root, values.runner)
-    const entry = typeof values.entry === 'string' ? resolveEntry(values.entry, io.cwd, testFile, runner) : undefined
+    const entry =
+      typeof values.entry === 'string' ? resolveEntry(values.entry, io.cwd, testFile, runner) : undefined
     // Checked before anything is written: the test code needs a source it knows.
     const test = promotedTest({ name, header: cassette.header, runner, entry })
 
@@ -115,7 +140,11 @@ export const promoteCommand: Command = {
       )
     }
     const testExists = existsSync(testFile)
-    if (testExists && values.force !== true && readTapeNames(readFileSync(testFile, 'utf8')).names.has(name)) {
+    if (
+      testExists &&
+      values.force !== true &&
+      readTapeNames(readFileSync(testFile, 'utf8')).names.has(name)
+    ) {
       throw usageError(
         COMMAND,
         `${testPath} already declares a tape "${name}"`,
@@ -138,7 +167,9 @@ export const promoteCommand: Command = {
         throw error
       }
     }
-    io.stdout(report({ cassette, target, testFile, name, runner, written, entry: entry !== undefined, test, io }))
+    io.stdout(
+      report({ cassette, target, testFile, name, runner, written, entry: entry !== undefined, test, io }),
+    )
     return 0
   },
 }

@@ -23,11 +23,19 @@ export function resolveEntry(
   const path = hash === -1 ? value : value.slice(0, hash)
   const name = hash === -1 ? undefined : value.slice(hash + 1)
   if (path === '' || (name !== undefined && !/^[A-Za-z_$][\w$]*$/.test(name))) {
-    throw usageError(COMMAND, `--entry ${value} is not <file>#<exported function>`, 'Pass e.g. --entry src/agent.ts#runAgent')
+    throw usageError(
+      COMMAND,
+      `--entry ${value} is not <file>#<exported function>`,
+      'Pass e.g. --entry src/agent.ts#runAgent',
+    )
   }
   const file = resolve(cwd, path)
   if (!existsSync(file)) {
-    throw usageError(COMMAND, `--entry names ${path}, which does not exist`, 'Pass the module that exports the agent, e.g. --entry src/agent.ts#runAgent')
+    throw usageError(
+      COMMAND,
+      `--entry names ${path}, which does not exist`,
+      'Pass the module that exports the agent, e.g. --entry src/agent.ts#runAgent',
+    )
   }
   const source = readFileSync(file, 'utf8')
   if (!exportsName(source, name)) {
@@ -65,7 +73,9 @@ function exportsName(source: string, name: string | undefined): boolean {
     }
   }
   // CommonJS: exports.runAgent = … or module.exports = { runAgent }
-  return new RegExp(`\\b(?:module\\.)?exports\\.${name}\\s*=|module\\.exports\\s*=\\s*\\{[^}]*\\b${name}\\b`).test(source)
+  return new RegExp(
+    `\\b(?:module\\.)?exports\\.${name}\\s*=|module\\.exports\\s*=\\s*\\{[^}]*\\b${name}\\b`,
+  ).test(source)
 }
 
 /**

@@ -63,7 +63,9 @@ function captureTest(source: CaptureSource, { name, header, runner, entry }: Tes
   } else if (outcome && 'value' in outcome && outcome.value !== undefined) {
     block.push(`  const result = await ${call}(${args})`)
     if (!outcome.ok) {
-      block.push('  // What the captured run returned, which the app judged wrong; change it to what it should be.')
+      block.push(
+        '  // What the captured run returned, which the app judged wrong; change it to what it should be.',
+      )
     }
     block.push(...literal('  expect(result).toEqual(', outcome.value, ')'))
   } else {
@@ -75,7 +77,9 @@ function captureTest(source: CaptureSource, { name, header, runner, entry }: Tes
 
 /** The comment above the test: which run it replays, and how that run ended. */
 function describeRun(source: CaptureSource, header: CassetteHeader): string[] {
-  const lines = [`// Captured run "${oneLine(source.name)}" (${source.runId}), recorded ${header.recordedAt}.`]
+  const lines = [
+    `// Captured run "${oneLine(source.name)}" (${source.runId}), recorded ${header.recordedAt}.`,
+  ]
   const outcome = source.outcome
   if (!outcome) lines.push('// Its outcome was not recorded.')
   else if (outcome.ok) lines.push('// It succeeded; the test asserts what it returned.')
