@@ -20,12 +20,13 @@ it('prints the list of commands with --help, and exits 2 without a command', asy
 Inspect and maintain the cassettes of recorded LLM agent runs.
 
 Commands:
-  show <cassette>            Print the timeline of a recorded run: every decision in order, with what was asked and answered.
-  diff <a> <b>               Show what changed between two recordings of the same test (before and after a re-record).
-  view <cassette> [<after>]  Write a self-contained HTML page of a recorded run, of two recordings side by side, or of a run that diverged from its recording.
-  verify [paths…]            Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.
-  prune [paths…]             Delete cassettes whose tests no longer exist (--dry-run only lists them).
-  migrate [paths…]           Rewrite cassettes of older formats in format 2 (--check only says which). For CI.
+  show <cassette>              Print the timeline of a recorded run: every decision in order, with what was asked and answered.
+  diff <a> <b>                 Show what changed between two recordings of the same test (before and after a re-record).
+  view <cassette> [<after>]    Write a self-contained HTML page of a recorded run, of two recordings side by side, or of a run that diverged from its recording.
+  verify [paths…]              Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.
+  prune [paths…]               Delete cassettes whose tests no longer exist (--dry-run only lists them).
+  migrate [paths…]             Rewrite cassettes of older formats in format 2 (--check only says which). For CI.
+  promote <captured-cassette>  Turn a captured run into a test: place its cassette where the runner looks, and write the it.tape test.
 
 Options:
   -h, --help     Show help (also: agent-tape <command> --help)
@@ -39,7 +40,7 @@ Exit codes: 0 success, 1 problems or differences found, 2 bad arguments or an un
 })
 
 it('has --help for every command, also as `help <command>`', async () => {
-  for (const command of ['show', 'diff', 'view', 'verify', 'prune']) {
+  for (const command of ['show', 'diff', 'view', 'verify', 'prune', 'promote']) {
     const help = await runCli([command, '--help'], cwd)
     expect(help.code).toBe(0)
     expect(help.stdout).toMatch(new RegExp(`^Usage: agent-tape ${command} \\[options\\]`))
@@ -54,7 +55,7 @@ it('rejects an unknown command with the list of commands', async () => {
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] unknown command "replay": the commands are show, diff, view, verify, prune, migrate. Run agent-tape --help for usage.\n',
+      '[agent-tape] unknown command "replay": the commands are show, diff, view, verify, prune, migrate, promote. Run agent-tape --help for usage.\n',
   })
 })
 
