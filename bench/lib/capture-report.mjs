@@ -16,7 +16,7 @@ export function captureSection(runs) {
   const out = []
   for (const run of runs) {
     out.push(
-      `Node.js ${run.node}: ${run.connections} concurrent requests for ${run.seconds} s per variant and round, ${run.rounds} rounds in rotating order after a warm-up round; medians, and in parentheses the median of each round's ratio to the server without capture.`,
+      `Node.js ${run.node}: ${run.amount} runs per variant and round, ${run.connections} at a time, ${run.rounds} rounds in rotating order after a warm-up round; medians, and in parentheses the median of each round's ratio to the server without capture.`,
       '',
       '| server | p50 latency | p99 latency | throughput | server CPU per run |',
       '| --- | ---: | ---: | ---: | ---: |',

@@ -3,7 +3,7 @@
  * openai SDK per request, against the loopback fake provider in a process of its own, every
  * 100th run failing) runs three times side by side: without capture, with a capture at sample 0,
  * and with sample 1 keeping failed runs. autocannon drives each with 200 concurrent requests,
- * one at a time in a rotating order, for several rounds; each round's latency and throughput are
+ * 1000 runs at a time in a rotating order, for several rounds; each round's latency and throughput are
  * compared with the plain server's in the same round (the machine is shared and noisy), and the
  * medians of those ratios reported.
  */
@@ -34,13 +34,15 @@ export async function captureOverhead({ config }) {
       const { child, value } = await start(children, SERVER, args, 'port', config.captureNode)
       servers[variant] = { url: `http://127.0.0.1:${value}/triage`, child }
     }
-    const seconds = config.captureSeconds ?? (config.quick ? 5 : 10)
-    const plan = config.captureRounds ?? (config.quick ? { warmup: 1, repeat: 2 } : { warmup: 1, repeat: 6 })
+    // A number of runs per round, not a duration: on a loaded machine a run of 200 concurrent
+    // ones can take longer than a window, which would then measure no latency at all.
+    const amount = config.captureAmount ?? (config.quick ? 400 : 1000)
+    const plan = config.captureRounds ?? (config.quick ? { warmup: 1, repeat: 2 } : { warmup: 1, repeat: 5 })
     const runs = {}
     const times = await rounds(CAPTURE_VARIANTS, plan, async (variant) => {
       const { child, url } = servers[variant]
       const before = await ask(child, 'cpu')
-      const result = await load(url, seconds)
+      const result = await load(url, amount)
       const after = await ask(child, 'cpu')
       // The server's own CPU time per run it served: steadier than latency on a shared machine.
       result.cpuPerRun = (after.ms - before.ms) / Math.max(1, after.runs - before.runs)
@@ -53,28 +55,30 @@ export async function captureOverhead({ config }) {
     const stats = await ask(servers['sample-1'].child, 'stats')
     const files = readdirSync(join(dir, 'sample-1')).filter((f) => f.endsWith('.jsonl')).length
     const node = await nodeVersion(config.captureNode ?? process.execPath)
-    return summarize(times, { seconds, connections: CONNECTIONS, rounds: plan.repeat, stats, files, node })
+    return summarize(times, { amount, connections: CONNECTIONS, rounds: plan.repeat, stats, files, node })
   } finally {
     for (const child of children) child.kill()
     rmSync(dir, { recursive: true, force: true })
   }
 }
 
-/** One load of `seconds` on `url`: latency percentiles in ms, requests per second, failures. */
-async function load(url, seconds) {
+/** `amount` runs on `url`, 200 at a time: latency percentiles in ms, runs per second, failures. */
+async function load(url, amount) {
   const result = await autocannon({
     url,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: BODY,
     connections: CONNECTIONS,
-    duration: seconds,
+    amount,
+    // A run waits for its turn behind 199 others: no client timeout cuts it short.
+    timeout: 300,
   })
   const ok = result.requests.total - result.non2xx
   return {
     p50: result.latency.p50,
     p99: result.latency.p99,
-    rps: result.requests.average,
+    rps: result.requests.total / (result.duration || 1),
     total: result.requests.total,
     // Every 100th run fails on purpose, with a 500; anything else is a failure of the server.
     errors: result.errors + result.timeouts,

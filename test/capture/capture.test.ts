@@ -100,7 +100,7 @@ it('a kept run replays with no network, as a test would replay it', async () => 
   const capture = captureInto({ keep: 'all' })
   const answer = await capture.run('weather', { city: 'Brest' }, () => askCity(client, 'Brest', true))
   await capture.flush()
-  const [{ file, text }] = written() as [{ file: string; text: string }]
+  const { file, text } = written()[0]!
   const before = provider.requests.length
   const store = createMemoryStore({ [file]: text })
   const tape = await openTape({ id: 'replay', cassettePath: file, store, mode: 'replay' })
@@ -129,7 +129,8 @@ it('a request made outside every captured run passes while runs are open, where 
     messages: [{ role: 'user', content: 'What is the weather and time in Outside?' }],
     tools: [],
   })
-  expect(outside.choices[0]!.message.tool_calls?.[0]?.function.name).toBe('get_weather')
+  const call = outside.choices[0]!.message.tool_calls?.[0]
+  expect(call?.type === 'function' && call.function.name).toBe('get_weather')
   // The same through the global fetch, which the boundary intercepts (the client above took
   // fetch before the capture installed it, and reaches undici's dispatcher).
   const viaFetch = await fetch(`${provider.openaiBaseURL}/chat/completions`, {
@@ -264,7 +265,7 @@ it('a tool runs for real inside a captured run, its stub never', async () => {
   expect(result).toEqual({ refunded: 'pay_2' })
   expect(calls).toEqual(['refund pay_2'])
   await capture.flush()
-  const [{ text, file }] = written() as [{ text: string; file: string }]
+  const { text, file } = written()[0]!
   expect(parseCassette(text, file).decisions.map((d) => [d.kind, d.out])).toEqual([
     ['tool', { refunded: 'pay_2' }],
   ])

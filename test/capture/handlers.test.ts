@@ -174,7 +174,7 @@ it('a fetch handler: the run lasts until the streamed body ends, and the client 
   expect(response.headers.get('x-kept')).toBe('yes')
   expect(await response.text()).toBe('It is 14:05 in Rome, 18°C.')
   await capture.flush()
-  const [kept] = written() as [{ text: string; file: string; source: CaptureSource }]
+  const kept = written()[0]!
   expect(kept.source).toMatchObject({ name: 'chat', input: { city: 'Rome' }, outcome: { ok: true } })
   expect(parseCassette(kept.text, kept.file).decisions).toHaveLength(4)
   // A failed status keeps the run with keep: 'failed'; an unsampled handler is the handler itself.

@@ -42,7 +42,8 @@ export interface Capture {
    *   res.json(await runAgent(req.body))
    * }))
    */
-  handler<Req extends IncomingMessage, Res extends ServerResponse, R>(
+  // biome-ignore lint/suspicious/noExplicitAny: unannotated (req, res) are Express's, or any framework's: no types of ours to impose
+  handler<Req extends IncomingMessage = any, Res extends ServerResponse = any, R = unknown>(
     name: string,
     handler: NodeHandler<Req, Res, R>,
     options?: NodeCaptureOptions<Req>,
@@ -51,7 +52,8 @@ export interface Capture {
    * Connect-style middleware for Express (`app.use`) and node:http: each request is one run,
    * until its response ends. Prefer {@link handler} on the route, which also sees what it throws.
    */
-  middleware<Req extends IncomingMessage, Res extends ServerResponse>(
+  // biome-ignore lint/suspicious/noExplicitAny: as for handler
+  middleware<Req extends IncomingMessage = any, Res extends ServerResponse = any>(
     name: string,
     options?: NodeCaptureOptions<Req>,
   ): (req: Req, res: Res, next: NextFunction) => void
