@@ -133,7 +133,7 @@ it('promotes a captured run into a Vitest test that is green on replay with no n
     "import { expect, it } from '@agent-tape/vitest'\nimport { runAgent } from '../src/agent.js'\n",
   )
   expect(test).toContain(
-    `it.tape('issue-412', async () => {\n  const input = {\n    "city": "${city}"\n  }\n`,
+    `it.tape('issue-412', async () => {\n  const input: Parameters<typeof runAgent>[0] = {\n    "city": "${city}"\n  }\n`,
   )
   expect(test).toContain(`  await expect(runAgent(input)).rejects.toThrow('no forecast for ${city}')\n})\n`)
   const promoted = parseCassette(app.read('test/__cassettes__/agent.test.ts/issue-412.jsonl'), 'promoted')

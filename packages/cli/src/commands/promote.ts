@@ -100,7 +100,8 @@ export const promoteCommand: Command = {
     const entry =
       typeof values.entry === 'string' ? resolveEntry(values.entry, io.cwd, testFile, runner) : undefined
     // Checked before anything is written: the test code needs a source it knows.
-    const test = promotedTest({ name, header: cassette.header, runner, entry })
+    const typescript = /\.[cm]?tsx?$/.test(testFile)
+    const test = promotedTest({ name, header: cassette.header, runner, entry, typescript })
 
     const allow = (Array.isArray(values['allow-secret']) ? values['allow-secret'] : []).filter(
       (v): v is string => typeof v === 'string',

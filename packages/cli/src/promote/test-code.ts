@@ -22,6 +22,8 @@ interface TestInput {
   runner: PromoteRunner
   /** `undefined` writes a placeholder the user completes (the cassette is placed all the same). */
   entry: PromoteEntry | undefined
+  /** The test file is TypeScript: the input is typed as the entry's parameter, and checked. */
+  typescript: boolean
 }
 
 /**
@@ -41,7 +43,10 @@ export function promotedTest(input: TestInput): PromotedTest {
   )
 }
 
-function captureTest(source: CaptureSource, { name, header, runner, entry }: TestInput): PromotedTest {
+function captureTest(
+  source: CaptureSource,
+  { name, header, runner, entry, typescript }: TestInput,
+): PromotedTest {
   const call = entry?.export ?? (entry ? 'entry' : 'runAgent')
   const imports = runner === 'vitest' ? ["import { expect, it } from '@agent-tape/vitest'"] : []
   if (entry) {
@@ -55,7 +60,10 @@ function captureTest(source: CaptureSource, { name, header, runner, entry }: Tes
   }
   const block = [...describeRun(source, header), `it.tape(${quote(name)}, async () => {`]
   const args = source.input === undefined ? '' : 'input'
-  if (source.input !== undefined) block.push(...literal('  const input = ', source.input))
+  if (source.input !== undefined) {
+    const typed = typescript && entry ? `: Parameters<typeof ${call}>[0]` : ''
+    block.push(...literal(`  const input${typed} = `, source.input))
+  }
   const outcome = source.outcome
   if (outcome && !outcome.ok && outcome.error) {
     const message = outcome.error.message
