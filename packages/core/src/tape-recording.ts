@@ -49,6 +49,8 @@ export class RecordingPart extends TapePart {
   private readonly pending = new Set<Pending>()
   /** Whether two model requests of one lane were in flight together in this recording. */
   private overlapped = false
+  /** Inputs are redacted as the cassette is written, not as each decision is made (see `begin`). */
+  private readonly deferRedaction: boolean
 
   constructor(
     private readonly previous: Cassette | undefined,
@@ -56,6 +58,7 @@ export class RecordingPart extends TapePart {
   ) {
     super(context)
     this.envSalt = previous?.header.envSalt ?? createEnvSalt()
+    this.deferRedaction = context.options.failOpen === true
   }
 
   /** Records a decision whose outcome the caller completes later. */
@@ -69,7 +72,11 @@ export class RecordingPart extends TapePart {
       ...position,
       ms: 0,
       ...(decision.wire === undefined ? {} : { wire: decision.wire }),
-      in: this.context.log.walk(kind, () => this.redact(decision.normalized)),
+      // A run that fails open keeps its own copy of the input and redacts it when it is written:
+      // most such runs are discarded as they end, and are never read by anyone.
+      in: this.deferRedaction
+        ? decision.normalized
+        : this.context.log.walk(kind, () => this.redact(decision.normalized)),
     }
     this.records.push(record)
     this.context.log.note(decision, record.seq, 'recorded')
@@ -175,7 +182,8 @@ export class RecordingPart extends TapePart {
 
   /** Writes the cassette unless it records what the one it replaces does; says whether it wrote. */
   private async write(): Promise<boolean> {
-    const { options, divergence, secrets } = this.context
+    const { options, divergence, secrets, log } = this.context
+    if (this.deferRedaction) for (const r of this.records) r.in = log.walk(r.kind, () => this.redact(r.in))
     const cassette: Cassette = { header: this.header(), decisions: this.records }
     // Encoded once: the scan reads what will be written, and the comparison and the text reuse it.
     const encoded = encodeInputs(cassette)

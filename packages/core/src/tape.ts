@@ -79,13 +79,18 @@ export class Tape {
       rerecordCommand: this.rerecordCommand,
       ...(options.viewCommand ? { viewCommand: options.viewCommand } : {}),
     }
+    let secrets: SecretScanner | undefined
     this.part = init.part({
       options,
       mode: init.mode,
       divergence,
       log: this.log,
       keys: this.keys,
-      secrets: new SecretScanner(secretEnvValues(init.env), options.allowSecrets ?? []),
+      // Made on first use: a run captured in a server that ends well never scans anything.
+      get secrets() {
+        secrets ??= new SecretScanner(secretEnvValues(init.env), options.allowSecrets ?? [])
+        return secrets
+      },
       harness: init.harness,
     })
     this.action = this.part.action
