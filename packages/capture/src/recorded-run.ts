@@ -2,9 +2,6 @@ import {
   type CaptureOutcome,
   type CaptureSource,
   type CassetteStore,
-  isAgentTapeError,
-  isSecretLeakError,
-  MESSAGE_PREFIX,
   openRecordingTape,
   runWithTape,
   type Tape,
@@ -14,6 +11,7 @@ import type { CaptureDirectory } from './capture-directory.js'
 import { CaptureDrop, type StatsBook } from './capture-stats.js'
 import type { ResolvedCaptureOptions } from './options.js'
 import { createRunId, runFileName } from './run-file.js'
+import { dropFor, writeRunFile } from './run-writer.js'
 import { activeSpan, linkSpan, type SpanLike } from './trace-link.js'
 
 /** A captured run, as the code inside it sees it. */
@@ -217,54 +215,13 @@ export class RecordedRun implements CaptureRun {
   private store(): CassetteStore {
     return {
       read: async () => null,
-      write: async (_path, text) => {
-        const what = `Dropped captured run ${this.name} (${this.id})`
-        const failure = this.tape.failure()
-        if (failure) {
-          throw new CaptureDrop('incomplete', {
-            what,
-            why: `part of it could not be recorded, and went out unrecorded: ${causeOf(failure)}`,
-            fix: 'Nothing the run did was changed; if this keeps happening, report it with this message',
-          })
-        }
-        const { options, directory } = this.context
-        const bytes = Buffer.byteLength(text)
-        if (bytes > options.maxBytes) {
-          throw new CaptureDrop('max-bytes', {
-            what,
-            why: `its cassette is ${bytes} bytes, more than maxBytes (${options.maxBytes})`,
-            fix: 'Raise maxBytes if runs this large are worth keeping',
-          })
-        }
-        if (directory) {
-          try {
-            await directory.write(this.fileName, text)
-          } catch (error) {
-            throw new CaptureDrop('write-error', {
-              what,
-              why: `${directory.fileOf(this.fileName)} cannot be written (${causeOf(error)})`,
-              fix: `Make ${directory.path} writable by this process, with room on its disk, or pass a sink`,
-            })
-          }
-          return
-        }
-        const { sink } = options.target as { sink: (file: unknown) => unknown }
-        try {
-          await sink({
-            name: this.fileName,
-            text,
-            runId: this.id,
-            runName: this.name,
-            failed: this.outcome?.ok === false,
-          })
-        } catch (error) {
-          throw new CaptureDrop('sink-error', {
-            what,
-            why: `the sink threw: ${causeOf(error)}`,
-            fix: 'Make the sink handle its own failures (retry, or keep the file elsewhere)',
-          })
-        }
-      },
+      write: (_path, text) =>
+        writeRunFile(
+          this.context,
+          { name: this.name, id: this.id, fileName: this.fileName, failed: this.outcome?.ok === false },
+          text,
+          this.tape.failure(),
+        ),
     }
   }
 }
@@ -290,34 +247,4 @@ function asJson(value: unknown): unknown {
   } catch {
     return undefined
   }
-}
-
-function dropFor(error: unknown, run: { name: string; id: string }): CaptureDrop {
-  if (error instanceof CaptureDrop) return error
-  const what = `Dropped captured run ${run.name} (${run.id})`
-  if (isSecretLeakError(error)) {
-    return new CaptureDrop('secret', {
-      what,
-      why: causeOf(error),
-      fix: 'Nothing was written. Keep secrets out of what the agent reads and returns, or redact them with redactors; a value that only looks like a secret goes in allowSecrets',
-    })
-  }
-  if (isAgentTapeError(error) && error.code === 'ERR_TAPE_USAGE') {
-    return new CaptureDrop('incomplete', {
-      what,
-      why: causeOf(error),
-      fix: 'Read every answer to its end inside the run, or cancel it',
-    })
-  }
-  return new CaptureDrop('internal', {
-    what,
-    why: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    fix: 'This is a bug in agent-tape: please report it with this message',
-  })
-}
-
-/** An error's message without agent-tape's prefix, to be quoted inside another message. */
-function causeOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
-  return message.startsWith(`${MESSAGE_PREFIX} `) ? message.slice(MESSAGE_PREFIX.length + 1) : message
 }
