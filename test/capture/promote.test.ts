@@ -173,6 +173,8 @@ it('promotes a captured run into a Jest test that is green on replay with no net
         "  preset: '@agent-tape/jest',",
         "  transform: { '\\\\.[jt]s$': ['babel-jest', { presets: ['@babel/preset-typescript'], plugins: ['@babel/plugin-transform-modules-commonjs'] }] },",
         "  testEnvironmentOptions: { agentTape: { modelEndpoints: [process.env.FAKE_PROVIDER_URL + '/v1'] } },",
+        // The first tape of a run loads the recording machinery inside its test: slow on a busy machine.
+        '  testTimeout: 30000,',
         '}',
         '',
       ].join('\n'),
