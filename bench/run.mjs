@@ -7,8 +7,10 @@
  *   --quick              fewer rounds and requests (a smoke run; RESULTS.md and the README are not written)
  *   --baseline <dir>     also measure an older build (see baseline.mjs) as "agent-tape before this change"
  *   --only <a,b>         run only these scenarios: per-request, streaming, agent-run, load, suite,
- *                        growth, patch-chain (agent-run also measures the secret scan on its
- *                        cassette; growth also the diff a re-record makes)
+ *                        growth, patch-chain, capture (agent-run also measures the secret scan on
+ *                        its cassette; growth also the diff a re-record makes)
+ *   --capture-node <bin> also run the capture scenario's servers on this Node.js binary (another
+ *                        major version), beside the one running the bench
  *   --profile            add the CPU profile of agent-tape's 200 KB replay path to a quick run
  *   --json <file>        also write the raw results there (to render them again with report.mjs)
  *   --steps <n>          the agent run's length (default 200)
@@ -18,10 +20,12 @@ import { cpus, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startFakeProvider } from '@agent-tape/fake-provider'
+import { updateCaptureTables } from './lib/capture-report.mjs'
 import { CONTENDERS, createContenders } from './lib/contenders.mjs'
 import { updateReadme } from './lib/readme.mjs'
 import { renderResults } from './lib/report.mjs'
 import { agentRun, RUN_NAME } from './scenarios/agent-run.mjs'
+import { captureOverhead } from './scenarios/capture.mjs'
 import { cassetteLoad } from './scenarios/cassette-load.mjs'
 import { growth } from './scenarios/growth.mjs'
 import { patchChain } from './scenarios/patch-chain.mjs'
@@ -41,6 +45,7 @@ const { values: args } = parseArgs({
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
     steps: { type: 'string' },
+    'capture-node': { type: 'string' },
   },
 })
 const only = args.only ? new Set(args.only.split(',')) : undefined
@@ -116,6 +121,15 @@ try {
     log('10. deep patch chains: 10,000 to 100,000 appended messages')
     results.patchChain = await patchChain({ dir, config })
   }
+  if (wants('capture')) {
+    log('11. what capturing costs a server')
+    results.capture = [await captureOverhead({ config })]
+    if (args['capture-node']) {
+      results.capture.push(
+        await captureOverhead({ config: { ...config, captureNode: args['capture-node'] } }),
+      )
+    }
+  }
 } finally {
   await provider.close()
   rmSync(dir, { recursive: true, force: true })
@@ -134,6 +148,14 @@ results.machine = {
 if (args.json) writeFileSync(args.json, JSON.stringify(results, null, 2))
 const { table, markdown } = renderResults(results)
 console.log(table)
+if (!args.quick && results.capture) {
+  // The capture table stands by itself: written by a whole run and by `--only capture` alike.
+  for (const doc of ['../README.md', '../docs/capture.md']) {
+    const url = new URL(doc, import.meta.url)
+    writeFileSync(url, updateCaptureTables(readFileSync(url, 'utf8'), results.capture))
+  }
+  log('wrote the capture table of the README and docs/capture.md')
+}
 if (!args.quick && !only) {
   writeFileSync(new URL('RESULTS.md', import.meta.url), markdown)
   const readme = new URL('../README.md', import.meta.url)

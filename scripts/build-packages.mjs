@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
-const GROUPS = [['core'], ['http', 'fake-provider'], ['runner-kit'], ['vitest', 'jest', 'cli']]
+const GROUPS = [['core'], ['http', 'fake-provider'], ['runner-kit', 'capture'], ['vitest', 'jest', 'cli']]
 
 function run(cwd, command, args) {
   return new Promise((resolve, reject) => {

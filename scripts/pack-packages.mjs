@@ -17,6 +17,7 @@ const PACKAGES = {
   vitest: ['core', 'http', 'runner-kit'],
   jest: ['core', 'http', 'runner-kit'],
   cli: ['core', 'http', 'runner-kit'],
+  capture: ['core', 'http'],
 }
 
 rmSync(out, { recursive: true, force: true })

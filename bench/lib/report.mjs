@@ -1,4 +1,5 @@
 /** Renders the results as Markdown: bench/RESULTS.md, and the same text on the console. */
+import { captureSection } from './capture-report.mjs'
 import { LABELS } from './contenders.mjs'
 import { formatBytes, formatMs, formatRatio, formatTime, median } from './stats.mjs'
 
@@ -24,6 +25,7 @@ export function renderResults(r) {
   if (r.growth) out.push(...growthSection(r, names), '')
   if (r.rerecord) out.push(...rerecordSection(r), '')
   if (r.patchChain) out.push(...patchChainSection(r), '')
+  if (r.capture) out.push('## 11. Capturing in a server', '', ...captureSection(r.capture), '')
   out.push(...machineSection(r))
   const markdown = `${out
     .join('\n')

@@ -28,6 +28,7 @@ Commands:
   verify [paths…]                           Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.
   prune [paths…]                            Delete cassettes whose tests no longer exist (--dry-run only lists them).
   migrate [paths…]                          Rewrite cassettes of older formats in format 2 (--check only says which). For CI.
+  promote <captured-cassette>               Turn a captured run into a test: place its cassette where the runner looks, and write the it.tape test.
 
 Options:
   -h, --help     Show help (also: agent-tape <command> --help)
@@ -42,7 +43,7 @@ record and replay exit with the command's own code.
 })
 
 it('has --help for every command, also as `help <command>`', async () => {
-  for (const command of ['record', 'replay', 'show', 'diff', 'view', 'verify', 'prune']) {
+  for (const command of ['record', 'replay', 'show', 'diff', 'view', 'verify', 'prune', 'promote']) {
     const help = await runCli([command, '--help'], cwd)
     expect(help.code).toBe(0)
     expect(help.stdout).toMatch(new RegExp(`^Usage: agent-tape ${command} \\[options\\]`))
@@ -57,7 +58,7 @@ it('rejects an unknown command with the list of commands', async () => {
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] unknown command "rewind": the commands are record, replay, show, diff, view, verify, prune, migrate. Run agent-tape --help for usage.\n',
+      '[agent-tape] unknown command "rewind": the commands are record, replay, show, diff, view, verify, prune, migrate, promote. Run agent-tape --help for usage.\n',
   })
 })
 

@@ -69,7 +69,7 @@ describe.each(PACKAGES)('%s', (name) => {
   })
 })
 
-it('packs the six published packages under their npm names', () => {
+it('packs the seven published packages under their npm names', () => {
   expect(PACKAGES.map((p) => packed[p].name)).toEqual([
     '@agent-tape/core',
     '@agent-tape/http',
@@ -77,5 +77,6 @@ it('packs the six published packages under their npm names', () => {
     '@agent-tape/vitest',
     '@agent-tape/jest',
     'agent-tape',
+    '@agent-tape/capture',
   ])
 })

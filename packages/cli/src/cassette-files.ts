@@ -52,7 +52,9 @@ export interface FoundFiles {
 /**
  * Every cassette under `paths`: a `.jsonl` file named directly, any `.jsonl` inside a
  * `__cassettes__` folder, and any other `.jsonl` whose first line is a cassette header (cassettes
- * written to a custom path by the core API). `node_modules` and `.git` are skipped.
+ * written to a custom path by the core API). `node_modules` and `.git` are skipped, and so are
+ * runs captured in a server (`@agent-tape/capture`) that have not been promoted into a test,
+ * unless their folder (or the file) is named: a capture directory is not a test's.
  */
 export async function findCassettes(
   command: string,
@@ -64,7 +66,7 @@ export async function findCassettes(
     const full = resolve(cwd, path)
     const info = await stat(full).catch(() => undefined)
     if (!info) throw usageError(command, `${path} does not exist`)
-    if (info.isDirectory()) await walk(full, false, found)
+    if (info.isDirectory()) await walk(full, false, found, full)
     else found.cassettes.push(full)
   }
   found.cassettes = [...new Set(found.cassettes)].sort()
@@ -72,30 +74,51 @@ export async function findCassettes(
   return found
 }
 
-async function walk(dir: string, inCassetteDir: boolean, found: FoundFiles): Promise<void> {
+async function walk(dir: string, inCassetteDir: boolean, found: FoundFiles, named: string): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true })
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   for (const entry of entries) {
     const full = join(dir, entry.name)
     if (entry.isDirectory()) {
       if (!SKIPPED_DIRS.has(entry.name))
-        await walk(full, inCassetteDir || entry.name === DEFAULT_CASSETTE_DIR, found)
+        await walk(full, inCassetteDir || entry.name === DEFAULT_CASSETTE_DIR, found, named)
     } else if (entry.isFile()) {
       if (entry.name.startsWith(TEMP_PREFIX)) {
         if (inCassetteDir) found.leftovers.push(full)
-      } else if (entry.name.endsWith('.jsonl') && (inCassetteDir || (await startsWithHeader(full)))) {
-        found.cassettes.push(full)
+      } else if (entry.name.endsWith('.jsonl')) {
+        const kind = inCassetteDir ? 'cassette' : await headerKind(full)
+        if (kind === 'cassette' || (kind === 'captured' && dir === named)) found.cassettes.push(full)
       }
     }
   }
 }
 
-async function startsWithHeader(file: string): Promise<boolean> {
+/** Whether a file starts with a cassette header, and whether that header is a captured run's. */
+async function headerKind(file: string): Promise<'cassette' | 'captured' | undefined> {
   const handle = await open(file, 'r')
   try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(64), 0, 64, 0)
-    return /^\{\s*"agentTape"\s*:/.test(buffer.subarray(0, bytesRead).toString('utf8'))
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(HEAD_BYTES), 0, HEAD_BYTES, 0)
+    const head = buffer.subarray(0, bytesRead).toString('utf8')
+    if (!/^\{\s*"agentTape"\s*:/.test(head)) return undefined
+    return capturedSource(head) ? 'captured' : 'cassette'
   } finally {
     await handle.close()
   }
+}
+
+// A header is short but for a captured run's input and outcome, which come last.
+const HEAD_BYTES = 64 * 1024
+
+function capturedSource(head: string): boolean {
+  const end = head.indexOf('\n')
+  if (end !== -1) {
+    try {
+      const header = JSON.parse(head.slice(0, end)) as { source?: { kind?: unknown } }
+      return header.source?.kind === 'capture'
+    } catch {
+      // A damaged header: verify reports it.
+      return false
+    }
+  }
+  return /"source":\{"kind":"capture"/.test(head)
 }

@@ -10,6 +10,7 @@ import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'
 import { diffCommand } from './commands/diff.js'
 import { migrateCommand } from './commands/migrate.js'
+import { promoteCommand } from './commands/promote.js'
 import { pruneCommand } from './commands/prune.js'
 import { recordCliCommand } from './commands/record.js'
 import { replayCliCommand } from './commands/replay.js'
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   pruneCommand,
   migrateCommand,
+  promoteCommand,
 ]
 
 /** Exit codes: 0 success, 1 a finding (problems, differences), 2 a usage error or an unreadable input. */

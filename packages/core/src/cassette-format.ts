@@ -71,9 +71,14 @@ export interface CaptureSource {
   outcome?: CaptureOutcome
 }
 
+/**
+ * How a captured run ended. A failed run either threw (`error`) or was marked failed by the app
+ * (`reason`, from `capture.fail(reason)`); one marked failed may still have returned a `value`,
+ * which a promoted test asserts as it asserts the value of a run that succeeded.
+ */
 export type CaptureOutcome =
   | { ok: true; value?: unknown }
-  | { ok: false; error?: RecordedError; reason?: string }
+  | { ok: false; error?: RecordedError; reason?: string; value?: unknown }
 
 /** An error thrown by a boundary while recording, replayed as an error with the same name and message. */
 export interface RecordedError {

@@ -29,6 +29,7 @@ export {
   activeTapes,
   addDecisionLabels,
   beforeTapeOpens,
+  claimingTapeCount,
   currentTape,
   isInsideDecision,
   onTapeFinish,

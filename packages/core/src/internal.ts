@@ -36,6 +36,7 @@ export {
   resolveMode,
   setModeFromFlag,
 } from './modes.js'
+export { openRecordingTape } from './open-tape.js'
 export { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
 export { toRecordedError, toReplayedError } from './recorded-error.js'
 export type { CassetteFinding } from './secret-scan.js'
@@ -60,9 +61,11 @@ export {
   activeTapes,
   addDecisionLabels,
   beforeTapeOpens,
+  claimingTapeCount,
   isInsideDecision,
   onTapeFinish,
   onTapeRun,
+  prepareTapeOpen,
   runInsideDecision,
   runMode,
   setProcessTape,

@@ -53,6 +53,26 @@ export async function openTape(options: TapeOptions): Promise<Tape> {
 }
 
 /**
+ * Opens a tape that records a new cassette, at once: no store is read (nothing is replayed or
+ * compared with an earlier recording), no harness is read, and the mode is `update` whatever
+ * the environment says. For a run recorded where it happens (a run captured in a server), whose
+ * code must start in the same tick as it would without a tape. The boundaries load what they
+ * need with their first request; awaiting `prepareTapeOpen()` once beforehand loads it ahead.
+ */
+export function openRecordingTape(
+  options: Omit<TapeOptions, 'mode' | 'harness' | 'allowRecordingInCI'>,
+): Tape {
+  validateRedactors(options.redactors ?? [])
+  validateNormalizers(options.normalizers ?? [])
+  return new Tape(options, {
+    mode: 'update',
+    part: (context) => new RecordingPart(undefined, context),
+    harness: undefined,
+    env: options.env ?? process.env,
+  })
+}
+
+/**
  * The part of the action of this run, chosen once: `live` passes through, `update` records, and
  * the other modes replay the cassette, or record it when it is missing (in `auto`; the other
  * modes refused a missing cassette above).

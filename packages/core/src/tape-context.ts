@@ -101,6 +101,19 @@ export function activeTapes(): Tape[] {
 }
 
 /**
+ * How many running tapes claim what is done outside all of them: those that fail closed. A
+ * request or connection made outside every tape while one of them runs cannot be attributed, and
+ * is refused rather than guessed. The tapes of runs captured in a server fail open
+ * (`failOpen`): a server's other traffic passes beside them.
+ */
+export function claimingTapeCount(): number {
+  if (context.active.size === 0) return 0
+  let count = 0
+  for (const tape of context.active) if (!tape.failOpen) count++
+  return count
+}
+
+/**
  * Registers `hook` to run as each tape starts (before its body), for boundaries that must check
  * the process's state once per test, such as a network client replaced since the last test.
  * Returns a function that unregisters it.

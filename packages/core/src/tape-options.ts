@@ -60,6 +60,14 @@ export interface TapeOptions {
    * decision, instead of the test timing out with nothing said (default 5 minutes).
    */
   testTimeoutMs?: number
+  /**
+   * The run belongs to an application serving real traffic (a run captured in a server), not to
+   * a test: the tape changes nothing the run does. Nothing is refused or stubbed (a tool runs for
+   * real even when it has a stub), a request made outside the run while it is open passes, and a
+   * crossing the tape cannot record passes for real and fails the tape instead
+   * ({@link Tape.failure}), so that its owner drops the recording rather than the run failing.
+   */
+  failOpen?: boolean
 }
 
 /** The handle of a decision begun with {@link Tape.begin}. */

@@ -213,4 +213,33 @@ describe('the recording part', () => {
     expect(so.header).toMatchObject({ test: 'c', source: { kind: 'command', exitCode: 0 } })
     expect(parseCassette(serializeCassette(so), PATH).decisions).toHaveLength(1)
   })
+
+  it('waits for a decision that begins while the recording settles, so none is written without its answer', async () => {
+    const store = createMemoryStore()
+    const part = new RecordingPart(undefined, contextFor(store))
+    const first = part.begin(decision('llm', { prompt: 'a' }, { step: 1 }, 1))
+    const finished = part.finish()
+    // As the first answer ends, the run (a stream handed on) makes its next request.
+    first.complete({ out: 'A' }, 5)
+    const second = part.begin(decision('llm', { prompt: 'b' }, { step: 2 }, 2))
+    setTimeout(() => second.complete({ out: 'B' }, 5), 20)
+    await finished
+    expect(parseCassette(store.files[PATH]!, PATH).decisions.map((d) => d.out)).toEqual(['A', 'B'])
+  })
+
+  it('a result JSON cannot hold fails a test at once, and fails a run that fails open without touching its result', async () => {
+    const counted = () => 10n as unknown
+    const test = new RecordingPart(undefined, contextFor())
+    await expect(test.call(decision('tool', { name: 'count' }, { step: 0 }, 1), counted)).rejects.toThrow(
+      'BigInt',
+    )
+    const context = contextFor(createMemoryStore(), { failOpen: true })
+    const served = new RecordingPart(undefined, context)
+    expect(await served.call(decision('tool', { name: 'count' }, { step: 0 }, 1), counted)).toBe(10n)
+    expect(context.log.divergences.map((d) => d.message)).toEqual([
+      expect.stringMatching(
+        /^\[agent-tape\] Cannot record the result of tool "count": it cannot be stored as JSON \(.*BigInt/,
+      ),
+    ])
+  })
 })

@@ -8,6 +8,7 @@ import {
   isSameRecording,
   serializeCassette,
 } from './cassette-format.js'
+import { DivergenceError } from './divergence.js'
 import { createEnvSalt, envSummary } from './env-hash.js'
 import { AgentTapeError } from './errors.js'
 import { formatMessage } from './format-message.js'
@@ -48,6 +49,8 @@ export class RecordingPart extends TapePart {
   private readonly pending = new Set<Pending>()
   /** Whether two model requests of one lane were in flight together in this recording. */
   private overlapped = false
+  /** Inputs are redacted as the cassette is written, not as each decision is made (see `begin`). */
+  private readonly deferRedaction: boolean
 
   constructor(
     private readonly previous: Cassette | undefined,
@@ -55,6 +58,7 @@ export class RecordingPart extends TapePart {
   ) {
     super(context)
     this.envSalt = previous?.header.envSalt ?? createEnvSalt()
+    this.deferRedaction = context.options.failOpen === true
   }
 
   /** Records a decision whose outcome the caller completes later. */
@@ -68,7 +72,11 @@ export class RecordingPart extends TapePart {
       ...position,
       ms: 0,
       ...(decision.wire === undefined ? {} : { wire: decision.wire }),
-      in: this.context.log.walk(kind, () => this.redact(decision.normalized)),
+      // A run that fails open keeps its own copy of the input and redacts it when it is written:
+      // most such runs are discarded as they end, and are never read by anyone.
+      in: this.deferRedaction
+        ? decision.normalized
+        : this.context.log.walk(kind, () => this.redact(decision.normalized)),
     }
     this.records.push(record)
     this.context.log.note(decision, record.seq, 'recorded')
@@ -92,14 +100,26 @@ export class RecordingPart extends TapePart {
   async call<T>(decision: KeyedDecision, fn: () => T | Promise<T>): Promise<Awaited<T>> {
     const begun = this.begin(decision)
     const started = performance.now()
+    let value: Awaited<T>
     try {
-      const value = await runInsideDecision(fn)
-      begun.complete({ out: toJsonData(value) }, performance.now() - started)
-      return value
+      value = await runInsideDecision(fn)
     } catch (error) {
       begun.complete({ err: toRecordedError(error) }, performance.now() - started)
       throw error
     }
+    let out: unknown
+    try {
+      out = toJsonData(value)
+    } catch (error) {
+      // A result JSON cannot hold (a cycle, a BigInt): a test learns it at once; a run serving
+      // real traffic gets its result, and its recording fails instead.
+      begun.complete({ err: toRecordedError(error) }, performance.now() - started)
+      if (!this.context.options.failOpen) throw error
+      this.context.log.diverge(unrecordable(decision, error))
+      return value
+    }
+    begun.complete({ out }, performance.now() - started)
+    return value
   }
 
   async finish(): Promise<PartEnding> {
@@ -146,7 +166,15 @@ export class RecordingPart extends TapePart {
     const expired = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeout)
     })
-    const result = await Promise.race([Promise.all([...this.pending].map((p) => p.done)), expired])
+    let result: 'timeout' | undefined
+    // Until none is left: a decision may begin while others settle (a stream the run hands on
+    // makes its next request as it ends), and it must be whole in the cassette too.
+    while (this.pending.size > 0 && result !== 'timeout') {
+      result = await Promise.race([
+        Promise.all([...this.pending].map((p) => p.done)).then(() => undefined),
+        expired,
+      ])
+    }
     clearTimeout(timer)
     if (result === 'timeout') {
       const seqs = [...this.pending].map((p) => `#${p.record.seq} ${p.record.key}`).join(', ')
@@ -160,7 +188,8 @@ export class RecordingPart extends TapePart {
 
   /** Writes the cassette unless it records what the one it replaces does; says whether it wrote. */
   private async write(): Promise<boolean> {
-    const { options, divergence, secrets } = this.context
+    const { options, divergence, secrets, log } = this.context
+    if (this.deferRedaction) for (const r of this.records) r.in = log.walk(r.kind, () => this.redact(r.in))
     const cassette: Cassette = { header: this.header(), decisions: this.records }
     // Encoded once: the scan reads what will be written, and the comparison and the text reuse it.
     const encoded = encodeInputs(cassette)
@@ -188,4 +217,12 @@ export class RecordingPart extends TapePart {
       ...(source ? { source } : {}),
     }
   }
+}
+
+function unrecordable(decision: KeyedDecision, error: unknown): DivergenceError {
+  return new DivergenceError('ERR_TAPE_USAGE', {
+    what: `Cannot record the result of ${decision.label}`,
+    why: `it cannot be stored as JSON (${error instanceof Error ? error.message : String(error)})`,
+    fix: 'Return plain data from the tool (or a summary of it)',
+  })
 }

@@ -2,7 +2,7 @@ import { type DecisionPosition, isValidKind } from './canonical-key.js'
 import type { Cassette, DecisionRecord } from './cassette-format.js'
 import { describeDecision } from './describe-decision.js'
 import type { DivergenceError, ReplayMiss } from './divergence.js'
-import { AgentTapeError, ConfigError } from './errors.js'
+import { AgentTapeError, ConfigError, isAgentTapeError } from './errors.js'
 import type { HarnessIdentity } from './harness.js'
 import { asJsonData, toJsonData } from './json-walk.js'
 import { KeyHasher } from './key-hasher.js'
@@ -36,6 +36,8 @@ export class Tape {
   readonly mode: TapeMode
   readonly action: TapeAction
   readonly rerecordCommand: string
+  /** The run serves real traffic and the tape changes nothing it does (see {@link TapeOptions.failOpen}). */
+  readonly failOpen: boolean
 
   private readonly options: TapeOptions
   /** What this run does with each decision: replay, record or pass through. */
@@ -74,6 +76,7 @@ export class Tape {
     this.id = options.id
     this.cassettePath = options.cassettePath
     this.mode = init.mode
+    this.failOpen = options.failOpen === true
     this.rerecordCommand =
       options.rerecordCommand ?? `${MODE_ENV}=update <your test command> (only this test)`
     const divergence = {
@@ -81,13 +84,18 @@ export class Tape {
       rerecordCommand: this.rerecordCommand,
       ...(options.viewCommand ? { viewCommand: options.viewCommand } : {}),
     }
+    let secrets: SecretScanner | undefined
     this.part = init.part({
       options,
       mode: init.mode,
       divergence,
       log: this.log,
       keys: this.keys,
-      secrets: new SecretScanner(secretEnvValues(init.env), options.allowSecrets ?? []),
+      // Made on first use: a run captured in a server that ends well never scans anything.
+      get secrets() {
+        secrets ??= new SecretScanner(secretEnvValues(init.env), options.allowSecrets ?? [])
+        return secrets
+      },
       harness: init.harness,
     })
     this.action = this.part.action
@@ -105,7 +113,15 @@ export class Tape {
    * records what it returned or threw. Kind `llm` starts a new step.
    */
   async call<T>(kind: string, input: unknown, fn: () => T | Promise<T>): Promise<Awaited<T>> {
-    const decision = this.decide(kind, input)
+    let decision: KeyedDecision | undefined
+    try {
+      decision = this.decide(kind, input)
+    } catch (error) {
+      // A run that serves real traffic goes on, unrecorded; its recording is incomplete.
+      if (!this.failOpen) throw error
+      this.reportDivergence(asTapeError(error))
+      return await fn()
+    }
     return decision ? this.part.call(decision, fn) : await fn()
   }
 
@@ -181,7 +197,8 @@ export class Tape {
     options: ToolOptions = {},
   ): Promise<Awaited<T>> {
     const { input, run } = toolDecision(name, args, fn, options)
-    return this.call('tool', input, run)
+    // A stub stands in for an irreversible tool in a test; a run serving real traffic runs it.
+    return this.call('tool', input, this.failOpen ? fn : run)
   }
 
   /**
@@ -350,6 +367,16 @@ export class Tape {
 
 /** What a paced replay may wait when no runner says how long the test may run. */
 const DEFAULT_TEST_TIMEOUT_MS = 5 * 60_000
+
+/** An error a tape threw, as a divergence that fails the tape. */
+function asTapeError(error: unknown): AgentTapeError {
+  if (isAgentTapeError(error)) return error
+  return new AgentTapeError('ERR_TAPE_USAGE', {
+    what: 'Cannot record a decision',
+    why: error instanceof Error ? error.message : String(error),
+    fix: 'The run went on without recording it; report this with the stack if it is not your input',
+  })
+}
 
 function assertKind(kind: string): void {
   if (!isValidKind(kind)) {

@@ -1,4 +1,4 @@
-import { activeTapeCount, currentTape, isInsideDecision } from '@agent-tape/core/context'
+import { claimingTapeCount, currentTape, isInsideDecision } from '@agent-tape/core/context'
 import { findCodec } from './codecs/index.js'
 import { classifyUrl, passesThrough } from './endpoints.js'
 import type { BoundaryConfig } from './handle-request.js'
@@ -16,7 +16,7 @@ export function claimsUrl(
   if (passesThrough(classifyUrl(url, config.modelEndpoints, config.allowHosts, config.tapeHosts)))
     return false
   const tape = currentTape()
-  return tape ? tape.action !== 'passthrough' : activeTapeCount() > 0
+  return tape ? tape.action !== 'passthrough' : claimingTapeCount() > 0
 }
 
 /**

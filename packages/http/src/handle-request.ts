@@ -1,8 +1,9 @@
 import {
   AgentTapeError,
-  activeTapeCount,
+  claimingTapeCount,
   currentTape,
   deepInputError,
+  isAgentTapeError,
   isInsideDecision,
   isReplayMiss,
   isStackOverflow,
@@ -13,7 +14,7 @@ import {
   toReplayedError,
 } from '@agent-tape/core/internal'
 import { findCodec } from './codecs/index.js'
-import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js'
+import { classifyUrl, type EndpointPattern, passesThrough, type RequestClass } from './endpoints.js'
 import { errorAnswer } from './error-answer.js'
 import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
@@ -82,9 +83,49 @@ export async function handleRequest(
       const mcp = await readMcpRequest(request, url)
       if (mcp) return { type: 'error', error: mcpOutsideTapeError(url.origin + url.pathname) }
     }
-    if (passesThrough(requestClass) || activeTapeCount() === 0) return { type: 'passthrough' }
-    return { type: 'error', error: unattributed(request, activeTapeCount()) }
+    const claiming = claimingTapeCount()
+    if (passesThrough(requestClass) || claiming === 0) return { type: 'passthrough' }
+    return { type: 'error', error: unattributed(request, claiming) }
   }
+  if (tape.failOpen) return handleFailOpen(request, url, requestClass, tape, config, perform)
+  return handleForTape(request, url, requestClass, tape, config, perform)
+}
+
+/**
+ * A request of a run that serves real traffic (a run captured in a server): it is recorded as a
+ * test's would be, and whatever keeps it from being recorded lets it pass for real and fails the
+ * tape instead, whose owner then drops the recording. The app never sees an error of ours.
+ */
+async function handleFailOpen(
+  request: Request,
+  url: URL,
+  requestClass: RequestClass,
+  tape: Tape,
+  config: BoundaryConfig,
+  perform: (request: Request) => Promise<Response>,
+): Promise<RequestOutcome> {
+  let sent = false
+  const sendOnce = (r: Request) => {
+    sent = true
+    return perform(r)
+  }
+  try {
+    return await handleForTape(request, url, requestClass, tape, config, sendOnce)
+  } catch (error) {
+    tape.reportDivergence(unrecorded(request, error))
+    // Not sent yet: letting it pass sends it once. (Once sent, it cannot be sent again.)
+    return sent ? { type: 'error', error: error as Error } : { type: 'passthrough' }
+  }
+}
+
+async function handleForTape(
+  request: Request,
+  url: URL,
+  requestClass: RequestClass,
+  tape: Tape,
+  config: BoundaryConfig,
+  perform: (request: Request) => Promise<Response>,
+): Promise<RequestOutcome> {
   // MCP over streamable HTTP, wherever the server is (a loopback test server, a host that also
   // serves models), unless a wrapped MCP transport already tapes it (its traffic runs inside that
   // decision). A path a model API owns is a model request, and its body is not read twice.
@@ -95,6 +136,8 @@ export async function handleRequest(
     !isInsideDecision()
   ) {
     const mcp = await readMcpRequest(request, url)
+    // A server's own stream is nothing a run decides; a test answers it, a served run needs it.
+    if (mcp?.type === 'listen' && tape.failOpen) return { type: 'passthrough' }
     if (mcp) return handleMcpRequest(request, mcp, tape, config.timing, perform)
   }
   // A model call to a host that is not a model endpoint would pass through untaped (loopback) or
@@ -108,6 +151,8 @@ export async function handleRequest(
     if (lookalike) {
       const error = undeclaredModelError(url, lookalike, tape, requestClass === 'loopback')
       tape.reportDivergence(error)
+      // A served run goes on as it would without agent-tape; its recording is dropped.
+      if (tape.failOpen) return { type: 'passthrough' }
       return { type: 'respond', response: errorAnswer(lookalike, error.message, 'undeclared-model') }
     }
   }
@@ -136,6 +181,7 @@ export async function handleRequest(
       },
     })
   } catch (error) {
+    if (tape.failOpen) throw error
     if (unreadable?.error === error) {
       if (!isStackOverflow(error)) throw error
       const refused = deepInputError(requestClass === 'model' ? 'llm' : 'http', error)
@@ -190,6 +236,16 @@ function unattributed(request: Request, active: number): AgentTapeError {
     what: `Cannot attribute ${request.method} ${redactUrl(request.url)} to a tape`,
     why: `${active} tape${active === 1 ? ' is' : 's are'} running, but this request was made outside the async context of any of them (from a timer or promise started outside the test, or from a shared client's background work), and guessing could record it into the wrong cassette`,
     fix: 'Make the request from inside the tape test (or from code it awaits), or run it inside runWithTape(tape, fn)',
+  })
+}
+
+/** Why a request of a run that fails open went unrecorded (see {@link handleFailOpen}). */
+function unrecorded(request: Request, error: unknown): AgentTapeError {
+  if (isAgentTapeError(error)) return error
+  return new AgentTapeError('ERR_TAPE_USAGE', {
+    what: `Cannot record ${request.method} ${redactUrl(request.url)}`,
+    why: error instanceof Error ? error.message : String(error),
+    fix: 'The request went out unrecorded and the recording of its run was dropped; report this with the request if it keeps happening',
   })
 }
 

@@ -1,4 +1,9 @@
-import { activeTapeCount, beforeTapeOpens, currentTape, replaysOutsideTapes } from '@agent-tape/core/context'
+import {
+  beforeTapeOpens,
+  claimingTapeCount,
+  currentTape,
+  replaysOutsideTapes,
+} from '@agent-tape/core/context'
 import type { BoundaryConfig, RequestOutcome } from './handle-request.js'
 
 type RequestHandling = typeof import('./handle-request.js')
@@ -15,15 +20,16 @@ function loadRequestHandling(): Promise<RequestHandling> {
 }
 
 /**
- * `handleRequest`, loaded on first need. Outside every tape, while no tape runs, a request passes
- * (what `handleRequest` answers first), so that answer needs nothing loaded.
+ * `handleRequest`, loaded on first need. Outside every tape, while no tape that claims such
+ * requests runs (see `claimingTapeCount`), a request passes (what `handleRequest` answers first),
+ * so that answer needs nothing loaded.
  */
 export async function handleRequestWhenTaped(
   request: Request,
   config: BoundaryConfig,
   perform: (request: Request) => Promise<Response>,
 ): Promise<RequestOutcome> {
-  if (!currentTape() && activeTapeCount() === 0 && !(replaysOutsideTapes() && mayBeMcp(request)))
+  if (!currentTape() && claimingTapeCount() === 0 && !(replaysOutsideTapes() && mayBeMcp(request)))
     return { type: 'passthrough' }
   const { handleRequest } = await loadRequestHandling()
   return handleRequest(request, config, perform)

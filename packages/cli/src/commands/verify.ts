@@ -15,7 +15,7 @@ export const verifyCommand: Command = {
     args: '[paths…]',
     summary: 'Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.',
     description: [
-      'Searches the paths (default: the current folder; node_modules and .git are skipped) for cassettes: .jsonl files in __cassettes__ folders, .jsonl files whose first line is a cassette header, and any file named directly. Each one is loaded and validated as replay would load it (format and key-scheme versions, every line), scanned for secret-shaped strings and for the values of secret-like environment variables (*_KEY, *_TOKEN, *_SECRET, …) of this process, and its harness (the git tree of the paths recorded in its header) is compared with the current checkout.',
+      'Searches the paths (default: the current folder; node_modules and .git are skipped) for cassettes: .jsonl files in __cassettes__ folders, .jsonl files whose first line is a cassette header, and any file named directly. Runs captured in a server (@agent-tape/capture) and not yet promoted are checked only when their folder is named. Each one is loaded and validated as replay would load it (format and key-scheme versions, every line), scanned for secret-shaped strings and for the values of secret-like environment variables (*_KEY, *_TOKEN, *_SECRET, …) of this process, and its harness (the git tree of the paths recorded in its header) is compared with the current checkout.',
       'Prints one line per cassette and a total. A stale harness and an implausible recorded time are warnings, or problems with --strict. Exit code 0 when no problem was found, 1 when one was, 2 on bad arguments.',
     ],
     options: {

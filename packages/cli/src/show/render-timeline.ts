@@ -11,6 +11,7 @@ import {
   countKind,
   type DecisionSummary,
   describeHarness,
+  describeSource,
   previewJson,
   tokens,
 } from '@agent-tape/runner-kit'
@@ -37,7 +38,9 @@ export function renderTimeline(summary: CassetteSummary, options: TimelineOption
     const { argv, cwd, exitCode, signal } = h.source
     const ended = signal ? `ended by ${signal}` : exitCode === undefined ? '' : `, exit code ${exitCode}`
     field('command', style.redactions(`${displayCommand(argv)}  (in ${cwd}${signal ? `, ${ended}` : ended})`))
-  }
+  } else if (h.source) field('source', style.redactions(describeSource(h.source)))
+  if (h.source?.kind === 'capture' && h.source.input !== undefined)
+    field('input', style.redactions(previewJson(h.source.input, options.maxPreview)))
   field('recorded', [h.recordedAt, ...runtime(h)].join(' · '))
   field('harness', describeHarness(h.harness))
   if (h.sdks && Object.keys(h.sdks).length > 0)

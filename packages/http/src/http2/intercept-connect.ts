@@ -48,7 +48,9 @@ export function interceptHttp2(config: BoundaryConfig): () => void {
       return session
     }
     const tape = currentTape()
-    if (!tape || tape.action === 'passthrough') {
+    // A run captured in a server keeps node's own session (pooled beyond the run); its requests
+    // are still taped while the run is open.
+    if (!tape || tape.action === 'passthrough' || tape.failOpen) {
       const session = original(...args)
       watchRequests(session, origin, config, answer, () => installed)
       return session

@@ -1,4 +1,4 @@
-import { activeTapeCount, assertKnownOptions, currentTape } from '@agent-tape/core/internal'
+import { assertKnownOptions, claimingTapeCount, currentTape } from '@agent-tape/core/internal'
 import { bypass, type HttpHandler, http } from 'msw'
 import { classifyUrl, type EndpointPattern } from '../endpoints.js'
 import { type BoundaryConfig, handleRequest } from '../handle-request.js'
@@ -88,5 +88,5 @@ function claims(url: URL, config: BoundaryConfig): boolean {
   const listed = requestClass !== 'allowed' && matchesHost(url.hostname, port, config.tapeHosts ?? [])
   if (requestClass !== 'model' && !listed) return false
   const tape = currentTape()
-  return tape ? tape.action !== 'passthrough' : activeTapeCount() > 0
+  return tape ? tape.action !== 'passthrough' : claimingTapeCount() > 0
 }

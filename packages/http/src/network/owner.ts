@@ -1,7 +1,7 @@
 import {
   type AgentTapeError,
-  activeTapeCount,
   activeTapes,
+  claimingTapeCount,
   currentTape,
   type Tape,
 } from '@agent-tape/core/context'
@@ -47,9 +47,12 @@ const state = holder[KEY]
 export function networkOwner(): NetworkOwner | undefined {
   if (state.worker) return state.worker()
   const current = currentTape()
-  if (!current && activeTapeCount() === 0) return undefined
+  if (!current && claimingTapeCount() === 0) return undefined
   if (isPerformingForTape()) return undefined
-  const owners = (current ? [current] : activeTapes()).filter((t) => t.action !== 'passthrough')
+  // A run captured in a server fails open: its uses of the network, and those beside it, pass.
+  const owners = (current ? [current] : activeTapes()).filter(
+    (t) => t.action !== 'passthrough' && !t.failOpen,
+  )
   if (owners.length === 0) return undefined
   const replaying = owners.every((t) => t.action === 'replay')
   return {

@@ -1,4 +1,4 @@
-import { cutForPrinting, type HarnessIdentity } from '@agent-tape/core/internal'
+import { cutForPrinting, type HarnessIdentity, type RecordingSource } from '@agent-tape/core/internal'
 import type { TokenUsage } from '@agent-tape/http'
 
 /** One line of JSON, its secrets masked, then cut when longer than `max`. */
@@ -32,4 +32,30 @@ export function describeHarness(h: HarnessIdentity | undefined): string {
   const commit = `commit ${h.commit.slice(0, 12)}`
   if (h.paths.length === 0 || h.tree === null) return `${commit} (no harness paths configured)`
   return `tree ${h.tree} of ${h.paths.join(', ')} at ${commit}${h.dirty ? ' with uncommitted changes' : ''}`
+}
+
+/**
+ * Where a run was recorded when not by a test, in one line: `captured run "triage" (k3j9x2p1qmzt):
+ * failed, threw Error: refund refused`, or the command and how it exited. `''` for a test's own.
+ */
+export function describeSource(source: RecordingSource | undefined): string {
+  if (!source) return ''
+  if (source.kind === 'command') {
+    const ended =
+      source.signal !== undefined
+        ? `, ended by ${source.signal}`
+        : source.exitCode !== undefined && source.exitCode !== null
+          ? `, exit code ${source.exitCode}`
+          : ''
+    return `command ${source.argv.join(' ')} in ${source.cwd}${ended}`
+  }
+  const run = `captured run ${JSON.stringify(source.name)} (${source.runId})`
+  const outcome = source.outcome
+  if (!outcome) return run
+  if (outcome.ok) return `${run}: succeeded`
+  const how = [
+    outcome.error ? `threw ${outcome.error.name}: ${outcome.error.message}` : '',
+    outcome.reason !== undefined ? `marked failed: ${outcome.reason}` : '',
+  ].filter(Boolean)
+  return `${run}: failed${how.length > 0 ? `, ${how.join('; ')}` : ''}`
 }

@@ -1,6 +1,6 @@
 import type { Cassette, DecisionRecord, RecordedError } from '@agent-tape/core/internal'
 import { type ModelAnswer, type ModelRequest, recordedStream } from '@agent-tape/http'
-import { countKind, describeHarness, tokens } from '../reading/preview.js'
+import { countKind, describeHarness, describeSource, tokens } from '../reading/preview.js'
 import { type CassetteSummary, type DecisionSummary, summarizeCassette } from '../reading/summarize.js'
 import type { SharedValues } from './shared-values.js'
 
@@ -41,6 +41,8 @@ export interface HeaderData {
   recordedAt: string
   /** `tree 296861c9f468 of src at commit 5a8c12931d70 with uncommitted changes`, … */
   harness: string
+  /** Where the run was recorded when not by a test: `captured run "triage" (k3j9…): failed, …`. */
+  source: string
   /** `agent-tape 0.1.0 · node v20.20.2 (linux)` */
   runtime: string
   sdks: string
@@ -132,6 +134,7 @@ function describeHeader({ header: h, totals: t }: CassetteSummary): HeaderData {
     test: h.test,
     recordedAt: h.recordedAt,
     harness: describeHarness(h.harness),
+    source: describeSource(h.source),
     runtime: runtime.filter(Boolean).join(' · '),
     sdks: Object.entries(h.sdks ?? {})
       .map(([name, version]) => `${name} ${version}`)

@@ -75,7 +75,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
   function head(side) {
     var h = side.header
     var rows = [
-      ['file', side.file], ['test', h.test], ['recorded', h.recordedAt], ['harness', h.harness],
+      ['file', side.file], ['test', h.test], ['source', h.source], ['recorded', h.recordedAt], ['harness', h.harness],
       ['runtime', h.runtime], ['sdks', h.sdks], ['env', h.env], ['decisions', h.decisions],
       ['tokens', h.tokens], ['time', h.time],
     ]

@@ -1,0 +1,185 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { currentTape, prepareTapeOpen } from '@agent-tape/core/internal'
+import { installHttpBoundary } from '@agent-tape/http'
+import { CaptureDirectory } from './capture-directory.js'
+import { type CaptureStats, StatsBook } from './capture-stats.js'
+import { type FetchCaptureOptions, type FetchHandler, wrapFetchHandler } from './fetch-handler.js'
+import {
+  type NextFunction,
+  type NodeCaptureOptions,
+  type NodeHandler,
+  nodeMiddleware,
+  wrapNodeHandler,
+} from './node-handler.js'
+import { type CaptureOptions, resolveCaptureOptions } from './options.js'
+import { type CaptureContext, type CaptureRun, RecordedRun, recordedRunOf } from './recorded-run.js'
+import { loadTracing } from './trace-link.js'
+
+/** A capture: records sampled agent runs of a long-running process into cassettes. */
+export interface Capture {
+  /**
+   * Runs `fn` as one agent run: when the sample chooses it, in its own async context and its own
+   * recording, so that every model request, MCP call and HTTP request it makes (however deep) is
+   * recorded into its cassette and no other. Returns what `fn` returns and throws what it
+   * throws, unchanged; capture never throws into the run. `input` is stored in the header as
+   * JSON, for the test that `agent-tape promote` writes to call the agent with.
+   *
+   * @example
+   * const answer = await capture.run('triage', ticket, () => runAgent(ticket))
+   */
+  run<T>(name: string, input: unknown, fn: (run: CaptureRun) => T | Promise<T>): Promise<Awaited<T>>
+  /**
+   * Marks the run this code is part of failed, with why (see {@link CaptureRun.fail}). Returns
+   * `false`, and does nothing, outside a recorded run (outside `run`, or in a run the sample left out).
+   */
+  fail(reason: string): boolean
+  /**
+   * Wraps a node:http listener or an Express handler: each request is one run, until its
+   * response ends (see {@link NodeCaptureOptions}).
+   *
+   * @example
+   * app.post('/triage', express.json(), capture.handler('triage', async (req, res) => {
+   *   res.json(await runAgent(req.body))
+   * }))
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: unannotated (req, res) are Express's, or any framework's: no types of ours to impose
+  handler<Req extends IncomingMessage = any, Res extends ServerResponse = any, R = unknown>(
+    name: string,
+    handler: NodeHandler<Req, Res, R>,
+    options?: NodeCaptureOptions<Req>,
+  ): NodeHandler<Req, Res, R>
+  /**
+   * Connect-style middleware for Express (`app.use`) and node:http: each request is one run,
+   * until its response ends. Prefer {@link handler} on the route, which also sees what it throws.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: as for handler
+  middleware<Req extends IncomingMessage = any, Res extends ServerResponse = any>(
+    name: string,
+    options?: NodeCaptureOptions<Req>,
+  ): (req: Req, res: Res, next: NextFunction) => void
+  /**
+   * Wraps a fetch-style handler `(request, ...rest) => Response`: Next.js route handlers, Hono's
+   * `app.fetch`, `Bun.serve`, `Deno.serve`. Each request is one run, until its response body ends.
+   *
+   * @example
+   * export const POST = capture.fetchHandler('chat', async (request) => Response.json(await runAgent(await request.json())))
+   */
+  fetchHandler<Rest extends unknown[]>(
+    name: string,
+    handler: FetchHandler<Rest>,
+    options?: FetchCaptureOptions,
+  ): FetchHandler<Rest>
+  /** What the capture has recorded, kept, discarded and dropped (by reason), so far. */
+  stats(): CaptureStats
+  /** Resolves once every kept run so far is written (or dropped). */
+  flush(): Promise<void>
+  /** Stops recording new runs (they run unrecorded) and waits for the kept ones to be written. */
+  close(): Promise<void>
+}
+
+/** What the handler wrappers build on (see node-handler.ts and fetch-handler.ts). */
+export interface CaptureInternals {
+  /**
+   * Counts a new run and opens its recording, in the same tick; `undefined` when the sample
+   * leaves it out, or when it runs inside another run (a captured one, or a test's tape), of
+   * which it is then a part.
+   */
+  open(name: string): RecordedRun | undefined
+}
+
+/**
+ * Creates a capture for a long-running process (a server, a worker). With a sample above 0 it
+ * installs agent-tape's HTTP boundary in the process, which lets every request outside a
+ * recorded run pass untouched.
+ *
+ * @example
+ * const capture = createCapture({ dir: 'captures', sample: 1, keep: 'failed' })
+ * app.post('/triage', capture.handler('triage', async (req, res) => res.json(await runAgent(req.body))))
+ */
+export function createCapture(options: CaptureOptions): Capture {
+  const resolved = resolveCaptureOptions(options)
+  const book = new StatsBook(resolved.log)
+  const directory =
+    'dir' in resolved.target
+      ? new CaptureDirectory(
+          resolved.target.dir,
+          { maxFiles: resolved.maxFiles, maxAgeMs: resolved.maxAgeMs },
+          (count) => {
+            book.stats.removed += count
+          },
+        )
+      : undefined
+  const context: CaptureContext = { options: resolved, book, directory, writing: new Set() }
+  let open = resolved.sample > 0
+  if (open) {
+    installHttpBoundary({ modelEndpoints: resolved.modelEndpoints })
+    // Loaded ahead, so that the first recorded request does not wait for it.
+    void prepareTapeOpen().catch(() => {})
+    void loadTracing()
+    if (directory) void probe(directory, book)
+  }
+
+  const internals: CaptureInternals = {
+    open(name) {
+      book.stats.runs++
+      if (!open || !chosen(resolved.sample) || currentTape()) return undefined
+      book.stats.recorded++
+      return RecordedRun.open(context, name)
+    },
+  }
+
+  const capture: Capture = {
+    async run<T>(name: string, input: unknown, fn: (run: CaptureRun) => T | Promise<T>): Promise<Awaited<T>> {
+      const run = internals.open(String(name))
+      if (!run) return await fn(unrecorded(String(name)))
+      run.setInput(input)
+      try {
+        const value = await run.enter(() => fn(run))
+        run.end({ value })
+        return value
+      } catch (error) {
+        run.threw()
+        run.end({ error })
+        throw error
+      }
+    },
+    fail(reason) {
+      const run = recordedRunOf(currentTape())
+      if (!run) return false
+      run.fail(reason)
+      return true
+    },
+    handler: (name, handler, options) => wrapNodeHandler(internals, String(name), handler, options),
+    middleware: (name, options) => nodeMiddleware(internals, String(name), options),
+    fetchHandler: (name, handler, options) => wrapFetchHandler(internals, String(name), handler, options),
+    stats: () => book.snapshot(),
+    async flush() {
+      while (context.writing.size > 0) await Promise.all(context.writing)
+      await directory?.settled()
+    },
+    async close() {
+      open = false
+      await capture.flush()
+    },
+  }
+  return capture
+}
+
+function chosen(sample: number): boolean {
+  return sample >= 1 || Math.random() < sample
+}
+
+/** The handle of a run the sample left out: it records nothing, and `fail` does nothing. */
+export function unrecorded(name: string): CaptureRun {
+  return { id: '', name, recorded: false, fail() {} }
+}
+
+async function probe(directory: CaptureDirectory, book: StatsBook): Promise<void> {
+  const error = await directory.probe()
+  if (!error) return
+  book.once('write-error', {
+    what: `Cannot write captured runs to ${directory.path}`,
+    why: `${error.code ?? 'the directory'}: ${error.message}`,
+    fix: `Make ${directory.path} writable by this process, or pass a sink. The app runs as before; the runs to be kept are dropped and counted in capture.stats().dropped["write-error"]`,
+  })
+}

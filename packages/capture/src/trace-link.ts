@@ -1,0 +1,55 @@
+/** The attribute a captured run's cassette is named by on the span that was active as it ran. */
+export const CASSETTE_ATTRIBUTE = 'agent_tape.cassette'
+
+/** What capture needs of an OpenTelemetry span; `@opentelemetry/api`'s `Span` has it. */
+export interface SpanLike {
+  setAttribute(key: string, value: string): unknown
+}
+
+interface TraceApi {
+  trace: { getActiveSpan(): SpanLike | undefined }
+}
+
+// Held in a variable so that no compiler or bundler resolves the optional peer dependency.
+const OTEL_API = '@opentelemetry/api'
+
+let loading: Promise<void> | undefined
+let api: TraceApi | undefined
+
+/**
+ * Loads `@opentelemetry/api` when the app has it (an optional peer dependency), once per
+ * process. Its global registry makes any copy of the API see the app's tracer provider and
+ * context. Without it, capture links nothing and loads nothing else.
+ */
+export function loadTracing(): Promise<void> {
+  loading ??= import(OTEL_API).then(
+    (module: Partial<TraceApi> & { default?: Partial<TraceApi> }) => {
+      const found = module.trace ? module : module.default
+      if (typeof found?.trace?.getActiveSpan === 'function') api = found as TraceApi
+    },
+    () => {
+      // Not installed: no span to link.
+    },
+  )
+  return loading
+}
+
+/** The span active where the code runs now, when the app traces with OpenTelemetry. */
+export function activeSpan(): SpanLike | undefined {
+  if (!api) return undefined
+  try {
+    return api.trace.getActiveSpan()
+  } catch {
+    return undefined
+  }
+}
+
+/** Names the cassette on the span, so the trace links to the run that can be replayed. */
+export function linkSpan(span: SpanLike | undefined, cassette: string): void {
+  if (!span) return
+  try {
+    span.setAttribute(CASSETTE_ATTRIBUTE, cassette)
+  } catch {
+    // A span that refuses an attribute must not reach the app.
+  }
+}

@@ -1,0 +1,127 @@
+import type { CaptureSource, CassetteHeader, RecordingSource } from '@agent-tape/core/internal'
+import { usageError } from '../args.js'
+
+export type PromoteRunner = 'vitest' | 'jest'
+
+/** The function a promoted test calls: `export` is `undefined` for the module's default export. */
+export interface PromoteEntry {
+  /** The import specifier, relative to the test file, as the runner resolves it. */
+  specifier: string
+  export: string | undefined
+}
+
+/** A test to write: the imports it needs and its `it.tape` block. */
+export interface PromotedTest {
+  imports: string[]
+  block: string[]
+}
+
+interface TestInput {
+  name: string
+  header: CassetteHeader
+  runner: PromoteRunner
+  /** `undefined` writes a placeholder the user completes (the cassette is placed all the same). */
+  entry: PromoteEntry | undefined
+  /** The test file is TypeScript: the input is typed as the entry's parameter, and checked. */
+  typescript: boolean
+}
+
+/**
+ * The test that replays a promoted recording, by where it was recorded. A run captured in a
+ * server calls the agent's entry with the captured input and asserts what it returned or threw;
+ * a command recorded with `agent-tape record` is a branch of its own here.
+ */
+export function promotedTest(input: TestInput): PromotedTest {
+  const source: RecordingSource | undefined = input.header.source
+  if (source?.kind === 'capture') return captureTest(source, input)
+  throw usageError(
+    'agent-tape promote',
+    source?.kind === 'command'
+      ? 'it records a command (agent-tape record), and this version of promote writes tests for runs captured in a server'
+      : 'its header says it was recorded by a test, not captured in a server: it already is a test cassette',
+    'Pass a cassette written by @agent-tape/capture',
+  )
+}
+
+function captureTest(
+  source: CaptureSource,
+  { name, header, runner, entry, typescript }: TestInput,
+): PromotedTest {
+  const call = entry?.export ?? (entry ? 'entry' : 'runAgent')
+  const imports = runner === 'vitest' ? ["import { expect, it } from '@agent-tape/vitest'"] : []
+  if (entry) {
+    imports.push(
+      entry.export === undefined
+        ? `import ${call} from '${entry.specifier}'`
+        : `import { ${call} } from '${entry.specifier}'`,
+    )
+  } else {
+    imports.push(`// TODO: import the agent's entry, e.g. import { ${call} } from '../src/agent'`)
+  }
+  const block = [...describeRun(source, header), `it.tape(${quote(name)}, async () => {`]
+  const args = source.input === undefined ? '' : 'input'
+  if (source.input !== undefined) {
+    const typed = typescript && entry ? `: Parameters<typeof ${call}>[0]` : ''
+    block.push(...literal(`  const input${typed} = `, source.input))
+  }
+  const outcome = source.outcome
+  if (outcome && !outcome.ok && outcome.error) {
+    const message = outcome.error.message
+    block.push(`  await expect(${call}(${args})).rejects.toThrow(${message === '' ? '' : quote(message)})`)
+  } else if (outcome && 'value' in outcome && outcome.value !== undefined) {
+    block.push(`  const result = await ${call}(${args})`)
+    if (!outcome.ok) {
+      block.push(
+        '  // What the captured run returned, which the app judged wrong; change it to what it should be.',
+      )
+    }
+    block.push(...literal('  expect(result).toEqual(', outcome.value, ')'))
+  } else {
+    block.push(`  await ${call}(${args})`)
+  }
+  block.push('})')
+  return { imports, block }
+}
+
+/** The comment above the test: which run it replays, and how that run ended. */
+function describeRun(source: CaptureSource, header: CassetteHeader): string[] {
+  const lines = [
+    `// Captured run "${oneLine(source.name)}" (${source.runId}), recorded ${header.recordedAt}.`,
+  ]
+  const outcome = source.outcome
+  if (!outcome) lines.push('// Its outcome was not recorded.')
+  else if (outcome.ok) lines.push('// It succeeded; the test asserts what it returned.')
+  else {
+    const how = outcome.error
+      ? `threw ${oneLine(outcome.error.name)}: ${oneLine(outcome.error.message)}`
+      : 'was marked failed'
+    lines.push(
+      `// It ${how}${outcome.reason !== undefined ? ` (${oneLine(outcome.reason)})` : ''}. Once fixed, re-record it and assert what it should do.`,
+    )
+  }
+  return lines
+}
+
+/** `prefix` + the value as a JavaScript literal (JSON, indented) + `suffix`, as lines. */
+function literal(prefix: string, value: unknown, suffix = ''): string[] {
+  const lines = JSON.stringify(value, null, 2).split('\n')
+  const indent = prefix.length - prefix.trimStart().length
+  return lines.map((line, i) => {
+    const head = i === 0 ? prefix : ' '.repeat(indent)
+    return `${head}${line}${i === lines.length - 1 ? suffix : ''}`
+  })
+}
+
+function quote(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r')}'`
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > 160 ? `${flat.slice(0, 159)}…` : flat
+}
+
+/** The whole file of a new test: its imports, a blank line, the test. */
+export function renderTestFile(test: PromotedTest): string {
+  return `${[...test.imports, '', ...test.block].join('\n')}\n`
+}
