@@ -28,7 +28,7 @@ Commands:
   verify [paths…]                           Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.
   prune [paths…]                            Delete cassettes whose tests no longer exist (--dry-run only lists them).
   migrate [paths…]                          Rewrite cassettes of older formats in format 2 (--check only says which). For CI.
-  promote <captured-cassette>               Turn a captured run into a test: place its cassette where the runner looks, and write the it.tape test.
+  promote <captured-cassette>               Turn a captured run or a recorded command into a test: place its cassette where the runner looks, and write the test.
 
 Options:
   -h, --help     Show help (also: agent-tape <command> --help)

@@ -31,9 +31,9 @@ export const promoteCommand: Command = {
     name: 'promote',
     args: '<captured-cassette>',
     summary:
-      'Turn a captured run into a test: place its cassette where the runner looks, and write the it.tape test.',
+      'Turn a captured run or a recorded command into a test: place its cassette where the runner looks, and write the test.',
     description: [
-      'Reads a cassette written by @agent-tape/capture, checks it (its format, every line; secrets, as verify scans them; that every request of the run has its answer), and copies it to <test dir>/__cassettes__/<test file>/<name>.jsonl, where the tape <name> of the test file finds it. Then it writes the test file when it does not exist, or prints the test to add when it does: an it.tape test that calls the entry with the captured input and asserts what the captured run returned or threw. It replays at once, with no network and no API key.',
+      'Reads a cassette written by @agent-tape/capture or agent-tape record, checks it (its format, every line; secrets, as verify scans them; that every request of the run has its answer), and copies it to <test dir>/__cassettes__/<test file>/<name>.jsonl, where the tape <name> of the test file finds it. Then it writes the test file when it does not exist, or prints the test to add when it does. For a captured run: an it.tape test that calls the entry with the captured input and asserts what the captured run returned or threw. For a recorded command: a test that replays the command with replayCommand and asserts that it replays cleanly and exits with the recorded code. Either replays at once, with no network and no API key.',
       'Nothing is written when a check fails, when the test already has a cassette of that name (unless --force), or when the entry cannot be found. Exit code 0 when promoted, 1 when the cassette holds a secret, 2 on bad arguments or a damaged file.',
     ],
     options: {
@@ -101,7 +101,15 @@ export const promoteCommand: Command = {
       typeof values.entry === 'string' ? resolveEntry(values.entry, io.cwd, testFile, runner) : undefined
     // Checked before anything is written: the test code needs a source it knows.
     const typescript = /\.[cm]?tsx?$/.test(testFile)
-    const test = promotedTest({ name, header: cassette.header, runner, entry, typescript })
+    const cassetteFromTest = toPosix(relative(dirname(testFile), target))
+    const test = promotedTest({
+      name,
+      header: cassette.header,
+      runner,
+      entry,
+      typescript,
+      cassette: cassetteFromTest,
+    })
 
     const allow = (Array.isArray(values['allow-secret']) ? values['allow-secret'] : []).filter(
       (v): v is string => typeof v === 'string',
@@ -158,7 +166,8 @@ export const promoteCommand: Command = {
       decisions: cassette.decisions,
     }
     await writeFileAtomic(target, serializeCassette(promoted))
-    const written = !testExists && entry !== undefined
+    // A command's test needs no entry: it runs the command again.
+    const written = !testExists && (entry !== undefined || cassette.header.source?.kind === 'command')
     if (written) {
       try {
         await mkdir(dirname(testFile), { recursive: true })
@@ -169,7 +178,17 @@ export const promoteCommand: Command = {
       }
     }
     io.stdout(
-      report({ cassette, target, testFile, name, runner, written, entry: entry !== undefined, test, io }),
+      report({
+        cassette,
+        target,
+        testFile,
+        name,
+        runner,
+        written,
+        entry: entry !== undefined || cassette.header.source?.kind === 'command',
+        test,
+        io,
+      }),
     )
     return 0
   },

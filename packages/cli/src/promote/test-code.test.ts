@@ -19,6 +19,7 @@ function header(input: unknown, outcome: CaptureOutcome | undefined): CassetteHe
 }
 
 const entry = { specifier: '../src/agent.js', export: 'runAgent' }
+const CASSETTE = '__cassettes__/agent.test.ts/issue-412.jsonl'
 
 it('asserts what a run that succeeded returned, with the input typed as the entry takes it', () => {
   const test = promotedTest({
@@ -27,6 +28,7 @@ it('asserts what a run that succeeded returned, with the input typed as the entr
     runner: 'vitest',
     entry,
     typescript: true,
+    cassette: CASSETTE,
   })
   expect(renderTestFile(test)).toBe(`import { expect, it } from '@agent-tape/vitest'
 import { runAgent } from '../src/agent.js'
@@ -55,6 +57,7 @@ it('asserts the message of a run that threw, quoted as JavaScript whatever it ho
     runner: 'jest',
     entry: { specifier: '../src/agent', export: undefined },
     typescript: false,
+    cassette: CASSETTE,
   })
   expect(test.imports).toEqual(["import entry from '../src/agent'"])
   expect(test.block).toEqual([
@@ -78,6 +81,7 @@ it('a run marked failed asserts what it returned and says why it was marked; a r
     runner: 'vitest',
     entry,
     typescript: true,
+    cassette: CASSETTE,
   })
   expect(marked.block.slice(1)).toEqual([
     '// It was marked failed (the user reported a wrong refund). Once fixed, re-record it and assert what it should do.',
@@ -93,6 +97,7 @@ it('a run marked failed asserts what it returned and says why it was marked; a r
     runner: 'vitest',
     entry: undefined,
     typescript: true,
+    cassette: CASSETTE,
   })
   expect(bare.imports[1]).toBe(
     "// TODO: import the agent's entry, e.g. import { runAgent } from '../src/agent'",
@@ -100,15 +105,67 @@ it('a run marked failed asserts what it returned and says why it was marked; a r
   expect(bare.block.slice(-3)).toEqual(['  }', '  await runAgent(input)', '})'])
 })
 
-it('refuses a cassette that was not captured in a server', () => {
+it('refuses a cassette recorded by a test, and --entry for a recorded command', () => {
   const test = { agentTape: 2, keyScheme: 1, test: 't > x', recordedAt: '2026-12-01T00:00:00.000Z' }
   const command = { ...test, source: { kind: 'command' as const, argv: ['node', 'agent.js'], cwd: '.' } }
   for (const [h, why] of [
     [test, 'its header says it was recorded by a test'],
-    [command, 'it records a command (agent-tape record)'],
+    [command, 'it records a command (agent-tape record), which its test runs again as a command'],
   ] as const) {
-    expect(() => promotedTest({ name: 'x', header: h, runner: 'vitest', entry, typescript: true })).toThrow(
-      why,
-    )
+    const input = {
+      name: 'x',
+      header: h,
+      runner: 'vitest' as const,
+      entry,
+      typescript: true,
+      cassette: CASSETTE,
+    }
+    expect(() => promotedTest(input)).toThrow(why)
   }
+})
+
+it('replays a recorded command: clean, and exiting with the recorded code, in Vitest and in Jest', () => {
+  const header = {
+    agentTape: 2,
+    keyScheme: 1,
+    test: 'command',
+    recordedAt: '2026-12-01T12:26:03.402Z',
+    source: {
+      kind: 'command' as const,
+      argv: ['node', 'dist/agent.js', '--task', 'refund it'],
+      cwd: '.',
+      exitCode: 1,
+    },
+  }
+  const input = { name: 'issue-412', header, entry: undefined, typescript: true, cassette: CASSETTE }
+  expect(
+    renderTestFile(promotedTest({ ...input, runner: 'vitest' })),
+  ).toBe(`import { fileURLToPath } from 'node:url'
+import { replayCommand } from 'agent-tape'
+import { expect, it } from 'vitest'
+
+// Recorded command: node dist/agent.js --task refund it (in .), recorded 2026-12-01T12:26:03.402Z.
+// It exited with code 1; once the failure is fixed, re-record it and assert the code it should exit with.
+it('issue-412', async () => {
+  const run = await replayCommand(fileURLToPath(new URL('./__cassettes__/agent.test.ts/issue-412.jsonl', import.meta.url)))
+  // The report says where the replay left the recording, with the diff.
+  if (!run.clean) throw new Error(run.report)
+  expect(run.exitCode).toBe(1)
+}, 120_000)
+`)
+  const jest = promotedTest({ ...input, runner: 'jest' })
+  expect(jest.imports).toEqual([
+    "const { join } = require('node:path')",
+    "const { replayCommand } = require('agent-tape')",
+  ])
+  expect(jest.block).toContain(
+    "  const run = await replayCommand(join(__dirname, '__cassettes__', 'agent.test.ts', 'issue-412.jsonl'))",
+  )
+  const killed = promotedTest({
+    ...input,
+    runner: 'vitest',
+    header: { ...header, source: { ...header.source, exitCode: null, signal: 'SIGTERM' } },
+  })
+  expect(killed.block).toContain('// It was ended by SIGTERM; the test asserts it replays cleanly.')
+  expect(killed.block.join('\n')).not.toContain('run.exitCode')
 })

@@ -1,4 +1,4 @@
-import type { CaptureSource, CassetteHeader, RecordingSource } from '@agent-tape/core/internal'
+import type { CaptureSource, CassetteHeader, CommandSource, RecordingSource } from '@agent-tape/core/internal'
 import { usageError } from '../args.js'
 
 export type PromoteRunner = 'vitest' | 'jest'
@@ -20,6 +20,8 @@ interface TestInput {
   name: string
   header: CassetteHeader
   runner: PromoteRunner
+  /** Where the promoted cassette goes, relative to the test file's folder (`__cassettes__/…`). */
+  cassette: string
   /** `undefined` writes a placeholder the user completes (the cassette is placed all the same). */
   entry: PromoteEntry | undefined
   /** The test file is TypeScript: the input is typed as the entry's parameter, and checked. */
@@ -29,18 +31,57 @@ interface TestInput {
 /**
  * The test that replays a promoted recording, by where it was recorded. A run captured in a
  * server calls the agent's entry with the captured input and asserts what it returned or threw;
- * a command recorded with `agent-tape record` is a branch of its own here.
+ * a command recorded with `agent-tape record` is run again with `replayCommand`, and must replay
+ * cleanly and exit as it did.
  */
 export function promotedTest(input: TestInput): PromotedTest {
   const source: RecordingSource | undefined = input.header.source
   if (source?.kind === 'capture') return captureTest(source, input)
+  if (source?.kind === 'command') {
+    if (input.entry) {
+      throw usageError(
+        'agent-tape promote',
+        'it records a command (agent-tape record), which its test runs again as a command; --entry names a function, for runs captured in a server',
+        'Leave out --entry',
+      )
+    }
+    return commandTest(source, input)
+  }
   throw usageError(
     'agent-tape promote',
-    source?.kind === 'command'
-      ? 'it records a command (agent-tape record), and this version of promote writes tests for runs captured in a server'
-      : 'its header says it was recorded by a test, not captured in a server: it already is a test cassette',
-    'Pass a cassette written by @agent-tape/capture',
+    'its header says it was recorded by a test, not captured in a server or by agent-tape record: it already is a test cassette',
+    'Pass a cassette written by @agent-tape/capture or agent-tape record',
   )
+}
+
+/** A replay of the recorded command from a test: clean, and the command's own exit code. */
+function commandTest(source: CommandSource, { name, header, runner, cassette }: TestInput): PromotedTest {
+  const imports =
+    runner === 'vitest'
+      ? [
+          "import { fileURLToPath } from 'node:url'",
+          "import { replayCommand } from 'agent-tape'",
+          "import { expect, it } from 'vitest'",
+        ]
+      : ["const { join } = require('node:path')", "const { replayCommand } = require('agent-tape')"]
+  const file =
+    runner === 'vitest'
+      ? `fileURLToPath(new URL(${quote(`./${cassette}`)}, import.meta.url))`
+      : `join(__dirname, ${cassette.split('/').map(quote).join(', ')})`
+  const exit = source.signal !== undefined ? null : (source.exitCode ?? 0)
+  const block = [
+    `// Recorded command: ${oneLine(source.argv.join(' '))} (in ${oneLine(source.cwd)}), recorded ${header.recordedAt}.`,
+    source.signal !== undefined
+      ? `// It was ended by ${source.signal}; the test asserts it replays cleanly.`
+      : `// It exited with code ${exit}; once the failure is fixed, re-record it and assert the code it should exit with.`,
+    `it(${quote(name)}, async () => {`,
+    `  const run = await replayCommand(${file})`,
+    '  // The report says where the replay left the recording, with the diff.',
+    '  if (!run.clean) throw new Error(run.report)',
+    ...(exit === null ? [] : [`  expect(run.exitCode).toBe(${exit})`]),
+    '}, 120_000)',
+  ]
+  return { imports, block }
 }
 
 function captureTest(
