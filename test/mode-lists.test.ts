@@ -16,7 +16,8 @@ const MODES_FILE = 'packages/core/src/modes.ts'
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : sources(path)
+    if (entry.isDirectory())
+      return entry.name === 'node_modules' || entry.name === 'dist' ? [] : sources(path)
     return /\.(ts|mjs|cjs)$/.test(entry.name) && !/\.test(-d)?\.ts$/.test(entry.name) ? [path] : []
   })
 }
@@ -30,8 +31,10 @@ export function modeLists(file: string, source: string): string[] {
 
 describe('lists of modes', () => {
   it('are found when written by hand, whatever separates the names', () => {
-    expect(modeLists('a.ts', 'Environment: AGENT_TAPE_MODE=replay|auto|update|live sets the mode')).toHaveLength(1)
-    expect(modeLists('a.ts', "why: 'valid modes are \"replay\", \"auto\", \"update\"'")).toHaveLength(1)
+    expect(
+      modeLists('a.ts', 'Environment: AGENT_TAPE_MODE=replay|auto|update|live sets the mode'),
+    ).toHaveLength(1)
+    expect(modeLists('a.ts', 'why: \'valid modes are "replay", "auto", "update"\'')).toHaveLength(1)
     expect(modeLists('a.ts', '// `replay`, `auto` or `live-tools`')).toHaveLength(1)
     expect(modeLists('a.ts', 'a run that may replay or record: auto')).toEqual([])
   })
@@ -49,7 +52,10 @@ describe('lists of modes', () => {
       const text = readFileSync(join(ROOT, doc), 'utf8')
       const table = text.slice(text.indexOf('\n| mode '))
       const rows = table.split('\n\n')[0]!.split('\n').slice(3)
-      expect(rows.map((row) => /^\| `([a-z-]+)`/.exec(row)?.[1]), doc).toEqual([...TAPE_MODES])
+      expect(
+        rows.map((row) => /^\| `([a-z-]+)`/.exec(row)?.[1]),
+        doc,
+      ).toEqual([...TAPE_MODES])
     }
   })
 })

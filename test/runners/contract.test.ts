@@ -107,7 +107,10 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     ])
     expect(count(run.output, report)).toBe(1)
     expect(
-      count(run.output, `re-record this test: ${runner.cli} test/agent.test.ts -t '^billing refund$'`),
+      count(
+        run.output,
+        `re-record this test: ${rerecordCommand(runner, 'test/agent.test.ts', 'billing refund')}`,
+      ),
     ).toBe(1)
     expect(count(run.output, 'Input changed (recorded → now):')).toBe(2)
     expect(run.output).toContain(
@@ -168,13 +171,15 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     const project = copy()
     project.write('src/prompt.ts', PROMPT_EDIT)
     const failed = await project.runTests('', env())
-    const command = /re-record this test: (npx .*'\^weather-paris\$' -- --update-cassettes)\./.exec(
+    const command = /re-record this test: (npx .*'\^weather-paris\$'.* --update-cassettes)\./.exec(
       failed.output,
     )?.[1]
     expect(command).toBe(rerecordCommand(runner, 'test/agent.test.ts', 'weather-paris'))
     const before = project.snapshot('test')
     const update = await project.run(command!, env())
     expect(update.code, update.output).toBe(0)
+    // The runner does not echo the switch back (as Jest does a path pattern after --).
+    expect(update.output).not.toContain('--update-cassettes')
     expect(update.output).toContain('agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged')
     const after = project.snapshot('test')
     const changed = Object.keys(after).filter((path) => after[path] !== before[path])

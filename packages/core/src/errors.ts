@@ -14,6 +14,7 @@ export type AgentTapeErrorCode =
   | 'ERR_TAPE_UNATTRIBUTED'
   | 'ERR_TAPE_NETWORK'
   | 'ERR_TAPE_DRIFT'
+  | 'ERR_TAPE_NO_KEY'
 
 /**
  * Base class of agent-tape's own errors. Errors thrown by user code (a tool that throws)

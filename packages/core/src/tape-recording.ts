@@ -48,6 +48,8 @@ export class RecordingPart extends TapePart {
   private readonly pending = new Set<Pending>()
   /** Whether two model requests of one lane were in flight together in this recording. */
   private overlapped = false
+  /** Set when a boundary refused a decision the run needs: the recording is not written. */
+  private abandoned = false
 
   constructor(
     private readonly previous: Cassette | undefined,
@@ -102,8 +104,13 @@ export class RecordingPart extends TapePart {
     }
   }
 
+  override abandon(): void {
+    this.abandoned = true
+  }
+
   async finish(): Promise<PartEnding> {
     await this.settlePending()
+    if (this.abandoned) return { status: 'recorded', written: false, writeSkipped: 'refused' }
     const written = await this.write()
     return { status: 'recorded', written, writeSkipped: written ? undefined : 'unchanged' }
   }

@@ -12,6 +12,7 @@ import {
 } from '@agent-tape/core/internal'
 import { classifyUrl, type EndpointPattern, passesThrough } from './endpoints.js'
 import { errorAnswer } from './error-answer.js'
+import { refuseKeylessRecording } from './keyless-recording.js'
 import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import { performAndRecord } from './record-response.js'
@@ -100,6 +101,11 @@ export async function handleRequest(
     }
   }
   if (passesThrough(requestClass) || tape.action === 'passthrough') return { type: 'passthrough' }
+  // A recording never sends a placeholder key: the test is told which key it needs.
+  if (tape.action === 'record' && !isInsideDecision()) {
+    const refused = refuseKeylessRecording(request, url, tape)
+    if (refused) return refused
+  }
   // A replayed request is answered from the tape and never sent, so its body needs no copy.
   const body = await readRequestBytes(request, tape.action === 'replay')
   const parts = readRequestParts(request, url, requestClass, body)

@@ -5,6 +5,7 @@ import { isTruthyEnv } from '@agent-tape/core/internal'
 import {
   detectExec,
   finishRun,
+  jestCommand,
   PRUNE_FLAG,
   type ProjectRun,
   type TapeSummaryEntry,
@@ -66,7 +67,7 @@ export default class TapeSummaryReporter {
     await finishRun(projects, {
       prune: this.prune,
       // Plain `jest` reads what follows `--` as test path patterns: the Jest CLI of agent-tape prunes.
-      pruneCommand: `${detectExec(process.env.npm_config_user_agent)} agent-tape-jest ${PRUNE_FLAG}`,
+      pruneCommand: jestCommand(PRUNE_FLAG, detectExec(process.env.npm_config_user_agent)),
       print: (text) => process.stderr.write(`\n${text}\n\n`),
     })
   }

@@ -1,5 +1,5 @@
 import { ConfigError, currentTape } from '@agent-tape/core/context'
-import { assertTapeName, TapeNameRegistry } from '@agent-tape/runner-kit/setup'
+import { assertTapeName, callSiteIn, TapeNameRegistry } from '@agent-tape/runner-kit/setup'
 import { bind } from 'jest-each'
 import type { TapeBridge } from './bridge.js'
 import { runTapeTest, type TapeContext } from './run-tape-test.js'
@@ -80,8 +80,10 @@ export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
         })
       }
       let names: readonly string[] = [name]
+      // The line that defines the test: the frame Jest shows under a tape's failure.
+      const site = callSiteIn(`${bridge.root.replace(/\\/g, '/')}/${bridge.testFile}`)
       bridge.lastDefined = undefined
-      base(name, () => runTapeTest({ bridge, name, names, body: fn }), timeout)
+      base(name, () => runTapeTest({ bridge, name, names, site, body: fn }), timeout)
       names = bridge.lastDefined ?? [name]
       claim(name, names)
     }

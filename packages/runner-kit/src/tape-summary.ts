@@ -21,6 +21,8 @@ export interface TapeSummaryEntry {
   missed: number
   unused: number
   written: boolean
+  /** Set when a boundary refused to record a decision the run needed (no API key): nothing was written. */
+  recordingRefused?: true
   /** Tokens of the replayed model decisions: what the run would have spent live. */
   tokens?: TokenUsage
   /** What the tape warned about without failing (a model host that is not configured, a stale harness). */
@@ -70,6 +72,7 @@ export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsag
     unused: state.unused,
     written: state.written,
   }
+  if (state.writeSkipped === 'refused') entry.recordingRefused = true
   if (tokens && (tokens.input > 0 || tokens.output > 0)) entry.tokens = tokens
   if (state.warnings.length > 0) entry.warnings = [...state.warnings]
   if (state.drifted.length > 0) entry.drifted = [...state.drifted]
@@ -118,10 +121,15 @@ function row(e: TapeSummaryEntry): string[] {
     e.mode,
     e.status === 'error' ? `error ${e.error ?? ''}`.trim() : e.status,
     replaying ? `${e.replayed}/${e.inCassette}` : '-',
-    e.action === 'record' ? `${e.captured}${e.written ? '' : ' (unchanged)'}` : '-',
+    e.action === 'record' ? `${e.captured}${recordedNote(e)}` : '-',
     replaying ? String(e.missed) : '-',
     replaying && e.missed === 0 ? String(e.unused) : '-',
   ]
+}
+
+function recordedNote(e: TapeSummaryEntry): string {
+  if (e.written) return ''
+  return e.recordingRefused ? ' (not written)' : ' (unchanged)'
 }
 
 function headline(t: SummaryTotals): string {

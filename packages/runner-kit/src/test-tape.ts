@@ -16,7 +16,8 @@ import { cassettePathFor } from './cassette-path.js'
 import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
 import { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
 import type { TapeRuntimeOptions } from './runtime-options.js'
-import { needsFailureReport, replayedTokens, summarizeOpenFailure } from './tape-outcome.js'
+import { withoutFrames } from './tape-failure.js'
+import { replayedTokens, summarizeOpenFailure } from './tape-outcome.js'
 import { summarizeTape, type TapeSummaryEntry } from './tape-summary.js'
 import { readRecordedUsage, type UsageReader } from './usage.js'
 
@@ -42,6 +43,11 @@ export interface TestTapeInput {
   names: readonly string[]
   /** The tape name: the cassette file name. */
   name: string
+  /**
+   * Where the test is defined (`/abs/test/a.test.ts:12:3`): the one frame of the failure's
+   * stack, for a runner that reads a stack without frames as a one-line message (Jest).
+   */
+  site?: string
   /** The project root: cassette paths and the harness are relative to it. */
   root: string
   /** Reads and writes cassettes relative to the root (default: the file system). */
@@ -68,10 +74,11 @@ export interface TestTapeInput {
 export interface TestTape {
   readonly tape: Tape
   /**
-   * Finishes the tape, reports its summary entry, and returns the failure the test still has
-   * to throw: none when the test already failed with it (`testErrors`), so it shows once.
+   * Finishes the tape, reports its summary entry, and returns its failure, if it has one: the
+   * failure the test reports first, whatever else it failed with (see `failureFirst`), with no
+   * stack frames of the agent-tape code that found it.
    */
-  finish(testErrors: readonly unknown[]): Promise<Error | undefined>
+  finish(): Promise<Error | undefined>
 }
 
 /**
@@ -81,7 +88,7 @@ export interface TestTape {
  *
  * @example
  * const { tape, finish } = await openTestTape({ runner: 'jest', testFile, names, name, ... })
- * const failure = await finish(bodyErrors)
+ * const failure = await finish()
  */
 export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   const { config, runtime, testFile, names } = input
@@ -128,7 +135,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   }
   return {
     tape,
-    async finish(testErrors) {
+    async finish() {
       phase = 'finishing'
       const state = await tape.finish()
       const reader = runtime.usage ?? input.usage ?? readRecordedUsage
@@ -152,7 +159,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       phase = 'done'
       input.report(entry)
       const failure = tape.failure() ?? lateWhileFinishing[0]
-      return needsFailureReport(failure, testErrors) ? failure : undefined
+      return failure ? withoutFrames(failure, input.site) : undefined
     },
   }
 }

@@ -13,7 +13,9 @@ export async function tapeFixture(
 ): Promise<void> {
   const config = readConfig()
   // Loaded by the first tape of the file, not by the setup file that every test file runs.
-  const { openTestTape, toPosix, toRunnerTapeConfig } = await import('@agent-tape/runner-kit')
+  const { failureFirst, isSameFailure, openTestTape, toPosix, toRunnerTapeConfig } = await import(
+    '@agent-tape/runner-kit'
+  )
   const test = task as RunnerTestCase
   const name = test.meta.agentTape?.name ?? test.name
   const { tape, finish } = await openTestTape({
@@ -32,9 +34,20 @@ export async function tapeFixture(
       test.file.meta.agentTapeLate = { ...test.file.meta.agentTapeLate, [entry.test]: entry.lateUses ?? [] }
     },
   })
+  // Vitest runs these hooks last registered first: the tape finishes, and its failure joins the
+  // test's errors; then the failure is put first, and an SDK's error that only carries it dropped.
+  let failure: Error | undefined
+  onTestFinished(({ task: finished }) => {
+    const result = finished.result
+    if (!failure || !result?.errors) return
+    result.errors = failureFirst(failure, result.errors)
+    // The test may have thrown the failure itself (a tool call that missed), frames and all.
+    const first = result.errors[0]
+    if (first && isSameFailure(first, failure)) first.stack = failure.stack
+  })
   onTestFinished(async ({ task: finished }) => {
-    const failure = await finish(finished.result?.errors ?? [])
-    if (failure) throw failure
+    failure = await finish()
+    if (failure && !finished.result?.errors?.some((e) => isSameFailure(e, failure!))) throw failure
   })
   await use(tape)
 }

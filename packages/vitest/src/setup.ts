@@ -4,9 +4,14 @@
 // tape needs beyond the interception loads with the first tape (fixture.ts), so a test file
 // without tapes pays for little more than the interception.
 import type { Tape } from '@agent-tape/core'
-import { replaysModels, resolveMode, runWithTape } from '@agent-tape/core/context'
-import { installHttpBoundary, provideReplayKeys, useMswInterception } from '@agent-tape/http/install'
-import { toHttpOptions } from '@agent-tape/runner-kit/setup'
+import { resolveMode, runWithTape } from '@agent-tape/core/context'
+import {
+  installHttpBoundary,
+  provideReplayKeys,
+  type ReplayKeysOptions,
+  useMswInterception,
+} from '@agent-tape/http/install'
+import { placeholderKeysFor, toHttpOptions } from '@agent-tape/runner-kit/setup'
 import { aroundEach, expect, inject } from 'vitest'
 import { tapeMatchers } from './matchers.js'
 
@@ -16,9 +21,11 @@ if (config) {
   // With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
   if (config.interception === 'msw') useMswInterception(http)
   else installHttpBoundary(http)
-  // A run that only replays needs no API key: SDK clients built at import time get a placeholder.
+  // A tape that replays needs no API key: SDK clients built at import time get placeholders, and
+  // a tape of the run that has to record without its key is told which one.
   // (A mode that cannot be resolved is reported by each tape, with its test.)
-  if (replaysOnly(config)) provideReplayKeys()
+  const keys = placeholderKeysOf(config)
+  if (keys) provideReplayKeys(process.env, keys)
 }
 expect.extend(tapeMatchers)
 
@@ -29,13 +36,14 @@ aroundEach(async (runTest, { tape }: { tape?: Tape }) => {
   else await runTest()
 })
 
-function replaysOnly(options: { mode?: string; allowRecordingInCI: boolean }): boolean {
+function placeholderKeysOf(options: {
+  mode?: string
+  allowRecordingInCI: boolean
+}): ReplayKeysOptions | undefined {
   try {
-    return replaysModels(
-      resolveMode({ mode: options.mode, env: process.env, allowRecordingInCI: options.allowRecordingInCI })
-        .mode,
-    )
+    const { allowRecordingInCI } = options
+    return placeholderKeysFor(resolveMode({ mode: options.mode, env: process.env, allowRecordingInCI }).mode)
   } catch {
-    return false
+    return undefined
   }
 }
