@@ -17,7 +17,7 @@ it('re-records every tape that runs with agent-tape-jest --update-cassettes, as 
   expect(wrapper.code, wrapper.output).toBe(0)
   expect(wrapper.output).toContain('agent-tape  2 tapes: 0 replayed cleanly, 2 recorded, 0 diverged')
   expect(wrapper.output).toContain('  test/agent.test.ts > weather-paris     update  recorded')
-  expect(project.read('test/__cassettes__/agent.test.ts/refund.jsonl')).toContain('cities, briefly.')
+  expect(project.read('test/__cassettes__/agent.test.ts/billing/refund.jsonl')).toContain('cities, briefly.')
   const byEnv = await project.runTests('test/claude.test.ts', { ...env(), AGENT_TAPE_MODE: 'update' })
   expect(byEnv.code, byEnv.output).toBe(0)
   expect(byEnv.output).toContain('  test/claude.test.ts > claude-stream  update  recorded')

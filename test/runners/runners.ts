@@ -33,6 +33,8 @@ export interface Runner {
   readonly rerecord: { readonly start: string; readonly end: string }
   /** What the runner prints before the error a failed test reports first. */
   failureStart(file: string, names: string): string
+  /** The command that re-records every tape that runs, as agent-tape prints it. */
+  readonly updateAllCommand: string
   /** Re-records every tape that runs, with the command the runner's docs give. */
   updateAll(project: RunnerProject, env: Record<string, string>): Promise<RunResult>
   /** How the obsolete-cassettes list says to prune. */
@@ -72,6 +74,7 @@ export const VITEST: Runner = {
   cli: 'npx vitest run',
   rerecord: { start: 'npx vitest run', end: '-- --update-cassettes' },
   failureStart: (file, names) => ` FAIL  ${file} > ${names.replaceAll(' ', ' > ')}\n`,
+  updateAllCommand: 'npx vitest run -- --update-cassettes',
   updateAll: (project, env) => project.runTests('-- --update-cassettes', env),
   pruneHint: '-- --prune-cassettes',
   prune: (project, env) => project.runTests('-- --prune-cassettes', env),
@@ -115,6 +118,7 @@ export const JEST: Runner = {
   // Jest's CLI with agent-tape's switches: plain Jest would echo the switch as a path pattern.
   rerecord: { start: 'npx agent-tape-jest', end: '--update-cassettes' },
   failureStart: (_file, names) => `  ● ${names.replaceAll(' ', ' › ')}\n\n    `,
+  updateAllCommand: 'npx agent-tape-jest --update-cassettes',
   updateAll: (project, env) => project.run('npx agent-tape-jest --update-cassettes', env),
   pruneHint: JEST_PRUNE,
   prune: (project, env) => project.run(JEST_PRUNE, env),

@@ -50,7 +50,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
       env,
       exec: detectExec(process.env.npm_config_user_agent),
       lastDefined: undefined,
-      tapeNames: [],
+      tapes: [],
       entries: [],
     }
     this.global[BRIDGE_KEY] = this.bridge
@@ -73,7 +73,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
         ...(this.bridge.config.viewDir ? { viewDir: this.bridge.config.viewDir } : {}),
         testFile: this.bridge.testFile,
         testPath: this.testPath,
-        tapeNames: this.bridge.tapeNames,
+        tapes: this.bridge.tapes,
         entries: this.bridge.entries,
       }
       const file = createHash('sha256').update(this.testPath).digest('hex').slice(0, 24)

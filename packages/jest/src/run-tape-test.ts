@@ -34,6 +34,7 @@ export async function runTapeTest({ bridge, name, names, site, body }: TapeTestI
     testFile: bridge.testFile,
     names,
     name,
+    uniqueName: bridge.registry?.isUnique(bridge.testFile, name) === true,
     ...(site ? { site } : {}),
     root: bridge.root,
     config: toRunnerTapeConfig(bridge.config),

@@ -43,7 +43,7 @@ export interface TapeDefine {
 
 /**
  * `it.tape(name, fn)`: a test whose boundaries are recorded to, and replayed from, the
- * cassette `__cassettes__/<test file>/<name>.jsonl` beside the test file.
+ * cassette `__cassettes__/<test file>/<describe>/…/<name>.jsonl` beside the test file.
  */
 export interface TapeTestAPI extends TapeDefine {
   only: TapeDefine
@@ -65,9 +65,10 @@ type JestTest = JestDefine & {
 /** Builds `it.tape` on Jest's `test`, for the test file the bridge describes. */
 export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
   const registry = new TapeNameRegistry()
+  bridge.registry = registry
   const claim = (name: string, names: readonly string[]) => {
-    registry.claim(bridge.testFile, name, { testName: names.join(' > ') })
-    bridge.tapeNames.push(name)
+    registry.claim(bridge.testFile, name, names.slice(0, -1), { testName: names.join(' > ') })
+    bridge.tapes.push([...names])
   }
   const definer = (base: JestBase): TapeFailing => {
     const define = (name: string, fn: TapeFn, timeout?: number): void => {

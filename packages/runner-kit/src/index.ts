@@ -4,7 +4,14 @@
 export type { DirectoryReader } from './cassette-listing.js'
 export { createCassetteListing } from './cassette-listing.js'
 export type { CassettePathInput } from './cassette-path.js'
-export { assertTapeName, cassettePathFor, DEFAULT_CASSETTE_DIR, toPosix } from './cassette-path.js'
+export {
+  assertTapeName,
+  cassetteNameFor,
+  cassettePathFor,
+  DEFAULT_CASSETTE_DIR,
+  describeFolder,
+  toPosix,
+} from './cassette-path.js'
 export type { Alignable, Alignment } from './diff/align.js'
 export { alignDecisions } from './diff/align.js'
 export type { CassetteDiff, DiffEntry, EntryStatus } from './diff/compare.js'
@@ -13,6 +20,8 @@ export { maskVolatile } from './diff/volatile.js'
 export type { FinishRunOptions, ProjectRun } from './finish-run.js'
 export { finishRun } from './finish-run.js'
 export { toHttpOptions, toPattern, toRegExp } from './http-options.js'
+export type { CassetteChoice } from './legacy-cassette.js'
+export { chooseCassette } from './legacy-cassette.js'
 export { TapeNameRegistry } from './name-registry.js'
 export type { CassetteListing, CollectedTestFile } from './obsolete-cassettes.js'
 export { findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
@@ -21,7 +30,14 @@ export { countKind, describeHarness, previewJson, tokens } from './reading/previ
 export type { CassetteSummary, DecisionSummary } from './reading/summarize.js'
 export { summarizeCassette, summarizeDecision } from './reading/summarize.js'
 export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'
-export { buildRerecordCommand, detectExec, JEST_BIN, jestCommand, UPDATE_FLAG } from './rerecord-command.js'
+export {
+  buildRerecordCommand,
+  buildUpdateAllCommand,
+  detectExec,
+  JEST_BIN,
+  jestCommand,
+  UPDATE_FLAG,
+} from './rerecord-command.js'
 export { CACHE_DIR_ENV, cacheDirFor } from './runs/cache-dir.js'
 export { buildViewCommand, runPathFor } from './runs/diverged-run.js'
 export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runtime-options.js'

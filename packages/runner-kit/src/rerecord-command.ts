@@ -48,6 +48,11 @@ export function buildRerecordCommand({
   return jestCommand(`${file} -t ${quoteShell(pattern)} ${UPDATE_FLAG}`, exec)
 }
 
+/** The command that re-records every tape that runs, as the runner's docs give it. */
+export function buildUpdateAllCommand(runner: RunnerName, exec = 'npx'): string {
+  return runner === 'vitest' ? `${exec} vitest run -- ${UPDATE_FLAG}` : jestCommand(UPDATE_FLAG, exec)
+}
+
 /** `npx`, `pnpm`, `yarn` or `bunx`, from the user agent a package manager sets for scripts. */
 export function detectExec(userAgent: string | undefined): string {
   const name = userAgent?.split('/')[0]

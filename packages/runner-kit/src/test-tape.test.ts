@@ -11,7 +11,7 @@ const CONFIG = {
   normalizers: [],
   allowSecrets: [],
 }
-const PATH = 'test/__cassettes__/agent.test.ts/refund.jsonl'
+const PATH = 'test/__cassettes__/agent.test.ts/billing/refund.jsonl'
 
 function setup(extra: Partial<TestTapeInput> = {}) {
   const store = createMemoryStore()
@@ -88,7 +88,9 @@ it('keeps the run of a diverged replay, its secrets redacted, where the view com
   await second.tape.call('llm', { model: 'gpt-4o', prompt: `refund it, key ${key}` }, () => 0).catch(() => {})
   await second.finish()
   const run = entries[1]!.run!
-  expect(run).toMatch(/agent-tape-[0-9a-f]{12}\/runs\/test\/__cassettes__\/agent\.test\.ts\/refund\.jsonl$/)
+  expect(run).toMatch(
+    /agent-tape-[0-9a-f]{12}\/runs\/test\/__cassettes__\/agent\.test\.ts\/billing\/refund\.jsonl$/,
+  )
   expect(second.tape.failure()?.message).toContain(`  view      npx agent-tape view ${PATH} --run ${run}\n`)
   const kept = parseCassette((await store.read(run))!, run)
   expect(kept.decisions.map((d) => [d.kind, d.out])).toEqual([
@@ -186,4 +188,22 @@ it('fails the test with what reaches the tape while it is still finishing', asyn
   expect(await leaked).toMatchObject({ code: 'ERR_TAPE_USAGE' })
   expect(failure).toMatchObject({ code: 'ERR_TAPE_USAGE' })
   expect(failure?.message).toContain('A decision of kind "llm" reached tape')
+})
+
+it('replays the cassette a tape in a describe had at its former path, and reports where it belongs now', async () => {
+  const former = 'test/__cassettes__/agent.test.ts/refund.jsonl'
+  const { store, entries, open } = setup()
+  const first = await open({ names: ['refund'] })
+  await first.tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
+  await first.finish()
+  expect(Object.keys(store.files)).toEqual([former])
+  const moved = await open({ uniqueName: true })
+  expect(moved.tape.cassettePath).toBe(former)
+  await moved.tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
+  expect(await moved.finish()).toBeUndefined()
+  expect(entries[1]).toMatchObject({ status: 'clean', cassettePath: former, movesTo: PATH })
+  // Two tapes of the file have the name: the former path is no one's.
+  const shared = await open({ uniqueName: false })
+  expect(shared.tape.cassettePath).toBe(PATH)
+  expect(shared.tape.action).toBe('record')
 })

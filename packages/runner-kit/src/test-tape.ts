@@ -13,6 +13,7 @@ import {
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import { childProcessesOf } from '@agent-tape/http'
 import { cassettePathFor } from './cassette-path.js'
+import { chooseCassette } from './legacy-cassette.js'
 import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
 import { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
 import type { TapeRuntimeOptions } from './runtime-options.js'
@@ -39,10 +40,15 @@ export interface TestTapeInput {
   exec: string
   /** The test file, relative to the project root, with `/` separators. */
   testFile: string
-  /** Names from the outermost `describe` to the test. */
+  /** Names from the outermost `describe` to the test: the cassette's folders, then its name. */
   names: readonly string[]
   /** The tape name: the cassette file name. */
   name: string
+  /**
+   * Whether no other tape of the test file has this name: only then may a tape in describe
+   * blocks read the cassette it had before cassettes were named by their describe path.
+   */
+  uniqueName?: boolean
   /**
    * Where the test is defined (`/abs/test/a.test.ts:12:3`): the one frame of the failure's
    * stack, for a runner that reads a stack without frames as a one-line message (Jest).
@@ -93,8 +99,22 @@ export interface TestTape {
 export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   const { config, runtime, testFile, names } = input
   const id = `${testFile} > ${names.join(' > ')}`
-  const cassettePath = cassettePathFor({ testFile, name: input.name, cassetteDir: config.cassetteDir })
   const store = input.store ?? createFileStore(input.root)
+  const choice = await chooseCassette({
+    store,
+    testFile,
+    cassetteDir: config.cassetteDir,
+    name: input.name,
+    path: cassettePathFor({
+      testFile,
+      describes: names.slice(0, -1),
+      name: input.name,
+      cassetteDir: config.cassetteDir,
+    }),
+    uniqueName: input.uniqueName === true,
+    mode: openFailureMode(config, input.env),
+  })
+  const cassettePath = choice.path
   const runPath = runPathFor(input.root, cassettePath, input.env)
   const allowSecrets = [...config.allowSecrets, ...(runtime.allowSecrets ?? [])]
   // What reaches the tape once it has finished: the test fails with it while `finish` still runs,
@@ -142,6 +162,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       const tokens =
         state.action === 'replay' ? replayedTokens(state, tape.recordedDecisions, reader) : undefined
       const entry = summarizeTape(state, id, tokens)
+      if (choice.movesTo) entry.movesTo = choice.movesTo
       // A replay that diverged keeps its run where the report's view command looks for it.
       const run = tape.divergedRun()
       if (run) {

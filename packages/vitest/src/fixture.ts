@@ -5,6 +5,7 @@ import { inject, type RunnerTestCase, type TestContext } from 'vitest'
 import { runtimeOptions } from './configure.js'
 import './meta.js'
 import type { ProvidedTapeConfig } from './options.js'
+import { hasUniqueName } from './track-names.js'
 
 /** The `tape` fixture: opens the test's tape, and fails the test when its replay diverged. */
 export async function tapeFixture(
@@ -17,7 +18,8 @@ export async function tapeFixture(
     '@agent-tape/runner-kit'
   )
   const test = task as RunnerTestCase
-  const name = test.meta.agentTape?.name ?? test.name
+  const meta = test.meta.agentTape ?? { name: test.name, describes: [] }
+  const { name } = meta
   const { tape, finish } = await openTestTape({
     runner: 'vitest',
     exec: config.exec,
@@ -25,10 +27,11 @@ export async function tapeFixture(
     testFile: toPosix(relative(config.root, test.file.filepath)),
     names: namesOf(test),
     name,
+    uniqueName: hasUniqueName(test),
     config: toRunnerTapeConfig(config),
     runtime: runtimeOptions(),
     report: (entry) => {
-      test.meta.agentTape = { name, entry }
+      test.meta.agentTape = { ...meta, entry }
     },
     reportLate: (entry) => {
       test.file.meta.agentTapeLate = { ...test.file.meta.agentTapeLate, [entry.test]: entry.lateUses ?? [] }
