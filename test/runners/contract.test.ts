@@ -162,7 +162,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     expect(run.code).toBe(1)
     const pages = {
       'test/agent.test.ts > billing > refund':
-        'agent-tape-views/test/__cassettes__/agent.test.ts/refund.html',
+        'agent-tape-views/test/__cassettes__/agent.test.ts/billing/refund.html',
       'test/agent.test.ts > weather-paris':
         'agent-tape-views/test/__cassettes__/agent.test.ts/weather-paris.html',
     }
@@ -259,7 +259,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     const run = await project.runTests('test/agent.test.ts', env())
     expect(run.code).toBe(1)
     expect(run.output).toMatch(
-      /CassetteCorruptError: \[agent-tape\] Cannot load cassette test\/__cassettes__\/agent\.test\.ts\/refund\.jsonl \(line 3\): /,
+      /CassetteCorruptError: \[agent-tape\] Cannot load cassette test\/__cassettes__\/agent\.test\.ts\/billing\/refund\.jsonl \(line 3\): /,
     )
     expect(count(withoutCodeFrames(run.output), 'Cannot load cassette')).toBe(1)
     expect(count(run.output, '[agent-tape] Cannot load cassette')).toBe(1)
