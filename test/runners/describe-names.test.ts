@@ -78,7 +78,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     project.write(former, project.read(moved))
     project.remove(moved)
     const before = project.snapshot()
-    for (const ci of [{}, { CI: 'true' }]) {
+    for (const ci of [{}, { CI: 'true' }] as Record<string, string>[]) {
       const run = await project.runTests('test/agent.test.ts', { ...env(), ...ci })
       expect(run.code, run.output).toBe(0)
       expect(run.output).toContain('2 tapes: 2 replayed cleanly, 0 recorded, 0 diverged')

@@ -73,7 +73,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     for (const project of projects) project.dispose()
   })
 
-  it('replays every tape with a cassette with no key, in the default mode', async () => {
+  it.sequential('replays every tape with a cassette with no key, in the default mode', async () => {
     const project = copy()
     const before = provider.connections
     const run = await project.runTests('', env({}))
@@ -90,7 +90,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     expect(ci.output).not.toContain('Both GOOGLE_API_KEY and GEMINI_API_KEY are set')
   })
 
-  it('shows the diff of a prompt edit with no key, as it does with one', async () => {
+  it.sequential('shows the diff of a prompt edit with no key, as it does with one', async () => {
     const project = copy()
     project.write('src/clients.ts', CLIENTS.replace("'Say hello.'", "'Say hello, briefly.'"))
     const run = await project.runTests('', env({}))
@@ -101,22 +101,26 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     expect(run.output).not.toMatch(/Missing credentials|API key must be set/)
   })
 
-  it('refuses to record a new tape with a placeholder key, naming the variable and the test, and writes nothing', async () => {
+  it.sequential('refuses to record a new tape for a provider with a placeholder key, naming the variable and the test, and writes nothing', async () => {
     const project = copy()
     project.write(
       'test/new.test.ts',
       testFile(runner, [
+        "import OpenAI from 'openai'",
         "import { openai, PROMPT } from '../src/clients'",
         '',
-        `it.tape('fresh', async () => { expect(${ASK_OPENAI}).toBe('Hello.') })`,
+        '// The provider itself: its request is refused before it leaves.',
+        'const hosted = new OpenAI({ maxRetries: 0 })',
+        `it.tape('fresh', async () => { expect(${ASK_OPENAI.replace('openai.', 'hosted.')}).toBe('Hello.') })`,
+        '// A local model or a test server needs no key: the placeholder never leaves the machine.',
+        `it.tape('local', async () => { expect(${ASK_OPENAI}).toBe('Hello.') })`,
       ]),
     )
     const before = provider.requests.length
     const run = await project.runTests('', env({}))
     expect(run.code).toBe(1)
-    expect(provider.requests.length).toBe(before)
-    expect(run.output).toContain(runner.tests({ failed: 1, passed: 3 }))
-    const refusal = `[agent-tape] Cannot record test "test/new.test.ts > fresh": its request to ${new URL(provider.url).host} would carry no API key: OPENAI_API_KEY is not set, so agent-tape gave it a placeholder for the tapes that replay from their cassettes, and this tape records (test/__cassettes__/new.test.ts/fresh.jsonl does not exist yet); the request was not sent, and nothing is written. Set OPENAI_API_KEY and run this test again to record it: ${rerecordCommand(runner, 'test/new.test.ts', 'fresh')}.`
+    expect(run.output).toContain(runner.tests({ failed: 1, passed: 4 }))
+    const refusal = `[agent-tape] Cannot record test "test/new.test.ts > fresh": its request to api.openai.com would carry no API key: OPENAI_API_KEY is not set, so agent-tape gave it a placeholder for the tapes that replay from their cassettes, and this tape records (test/__cassettes__/new.test.ts/fresh.jsonl does not exist yet); the request was not sent, and nothing is written. Set OPENAI_API_KEY and run this test again to record it: ${rerecordCommand(runner, 'test/new.test.ts', 'fresh')}.`
     expect(count(run.output, refusal), run.output).toBe(1)
     expect(run.output).toContain(
       `${runner.failureStart('test/new.test.ts', 'fresh')}AgentTapeError: ${refusal}`,
@@ -124,12 +128,12 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     expect(run.output).toContain(
       '  test/new.test.ts > fresh          auto  recorded         -  0 (not written)',
     )
+    expect(run.output).toContain(
+      '  test/new.test.ts > local          auto  recorded         -                1',
+    )
     expect(run.output).toContain('3 replayed cleanly')
     expect(project.cassettes()).not.toContain('test/__cassettes__/new.test.ts/fresh.jsonl')
-    // With the key, the printed command records it.
-    const command = rerecordCommand(runner, 'test/new.test.ts', 'fresh')
-    const recordedNow = await project.run(command, env({ OPENAI_API_KEY: 'sk-test' }))
-    expect(recordedNow.code, recordedNow.output).toBe(0)
-    expect(project.cassettes()).toContain('test/__cassettes__/new.test.ts/fresh.jsonl')
+    expect(project.cassettes()).toContain('test/__cassettes__/new.test.ts/local.jsonl')
+    expect(provider.requests.length).toBe(before + 1)
   })
 })

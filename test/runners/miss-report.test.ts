@@ -67,7 +67,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     project?.dispose()
   })
 
-  it('fails a prompt edit with the ReplayMiss itself, once per test, whatever SDK carried it', async () => {
+  it('fails a prompt edit with the ReplayMiss itself, first and once per test, whatever SDK carried it', async () => {
     project.write('src/prompt.ts', TWO_SENTENCES)
     const before = provider.requests.length
     const run = await project.runTests('', env())
@@ -88,17 +88,13 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     expect(run.output).toContain(
       '    body.system: "You answer in one sentence." → "You answer in two sentences."',
     )
-  })
-
-  it("puts the miss first and the test's own failure after it when the agent swallowed the miss", async () => {
-    project.write('src/prompt.ts', TWO_SENTENCES)
-    const run = await project.runTests('', env())
+    // The agent swallowed the SDK's error and the test tripped on its answer: the miss comes
+    // first, the assertion after it.
     const miss = run.output.indexOf(
       `${runner.failureStart(FILE, 'agent swallowed')}ReplayMiss: [agent-tape] Replay miss at step 1`,
     )
     expect(miss, run.output).toBeGreaterThan(-1)
-    const assertion = run.output.indexOf('no answer', miss)
-    expect(assertion).toBeGreaterThan(miss)
+    expect(run.output.indexOf('no answer', miss)).toBeGreaterThan(miss)
     expect(count(run.output, rerecordCommand(runner, FILE, 'agent swallowed'))).toBe(1)
   })
 })

@@ -10,8 +10,8 @@ import { count } from './scenarios.js'
 
 const CITY_TOOLS = [
   'const cityTools = {',
-  '  get_weather: async ({ city }) => `${city}: 18°C, light rain`,',
-  '  get_time: async ({ city }) => `${city}: 14:05`,',
+  "  get_weather: async ({ city }) => city + ': 18°C, light rain',",
+  "  get_time: async ({ city }) => city + ': 14:05',",
   '}',
 ]
 
@@ -24,7 +24,7 @@ function mswSetup(runner: Runner): string {
     runner.name === 'Vitest' ? "import { afterAll } from 'vitest'" : '',
     '',
     'const server = setupServer(',
-    '  ...tapeHandlers({ modelEndpoints: [`${process.env.FAKE_PROVIDER_URL}/v1`] }),',
+    "  ...tapeHandlers({ modelEndpoints: [process.env.FAKE_PROVIDER_URL + '/v1'] }),",
     "  http.get('https://accounts.internal.example/api/me', () => HttpResponse.json({ id: 'u_1' })),",
     ')',
     'server.listen()',
@@ -60,7 +60,7 @@ function halfway(runner: Runner, project: RunnerProject): void {
         "import { defineConfig } from 'vitest/config'",
         '',
         'export default defineConfig({',
-        '  plugins: [agentTape({ modelEndpoints: [`${process.env.FAKE_PROVIDER_URL}/v1`] })],',
+        "  plugins: [agentTape({ modelEndpoints: [process.env.FAKE_PROVIDER_URL + '/v1'] })],",
         "  test: { setupFiles: ['./test/msw-setup.ts'] },",
         '})',
         '',
@@ -80,7 +80,7 @@ function halfway(runner: Runner, project: RunnerProject): void {
       "  setupFilesAfterEnv: ['<rootDir>/test/msw-setup.mjs'],",
       "  transform: { '\\\\.ts$': ['babel-jest', { presets: ['@babel/preset-typescript'] }] },",
       "  extensionsToTreatAsEsm: ['.ts'],",
-      '  testEnvironmentOptions: { agentTape: { modelEndpoints: [`${process.env.FAKE_PROVIDER_URL}/v1`] } },',
+      "  testEnvironmentOptions: { agentTape: { modelEndpoints: [process.env.FAKE_PROVIDER_URL + '/v1'] } },",
       '}',
       '',
     ].join('\n'),

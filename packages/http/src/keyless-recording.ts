@@ -1,5 +1,6 @@
 import { AgentTapeError, type Tape } from '@agent-tape/core/internal'
 import { findCodec } from './codecs/index.js'
+import { isLoopbackHost } from './endpoints.js'
 import { errorAnswer } from './error-answer.js'
 import type { RequestOutcome } from './handle-request.js'
 import { placeholderIn } from './replay-keys.js'
@@ -10,9 +11,11 @@ import { placeholderIn } from './replay-keys.js'
  * import time), and a tape of that run that has no cassette yet records. The request is not
  * sent, the tape fails naming the variable and the test, and its recording is not written (it
  * would lack the decision). A model request is answered in the provider's error shape, so the
- * SDK stops at once. `undefined` for a request that carries no placeholder.
+ * SDK stops at once. `undefined` for a request that carries no placeholder, and for one to a
+ * loopback host: a local model or a test server needs no key, and nothing leaves the machine.
  */
 export function refuseKeylessRecording(request: Request, url: URL, tape: Tape): RequestOutcome | undefined {
+  if (isLoopbackHost(url.hostname)) return undefined
   const variable = placeholderIn(request)
   if (!variable) return undefined
   const error = new AgentTapeError('ERR_TAPE_NO_KEY', {

@@ -6,7 +6,7 @@ import { keyVariableNames, PROVIDER_KEYS } from './codecs/index.js'
 
 /**
  * What every placeholder key starts with: no provider accepts it, and no request that carries
- * one is sent (see {@link placeholderIn}). The variable it stands in for follows
+ * one leaves the machine (see {@link placeholderIn}). The variable it stands in for follows
  * (`replay-placeholder-key-for-OPENAI_API_KEY`), so a refusal can name it.
  */
 export const REPLAY_PLACEHOLDER_KEY = 'replay-placeholder-key'
