@@ -32,7 +32,7 @@ export interface ReplayKeysOptions {
 }
 
 /**
- * For a run that may replay (`replay`, `live-tools`, `auto`): sets the provider key variables
+ * For a run that may replay (any mode but `update` and `live`): sets the provider key variables
  * that are unset to placeholders, so SDK clients built without a key can be constructed.
  * Returns the names it set. One placeholder per credential: of variables an SDK reads the same
  * key from, only the first, and none while one of them is set.

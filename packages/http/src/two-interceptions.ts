@@ -1,4 +1,4 @@
-import { ConfigError, redactUrl } from '@agent-tape/core/internal'
+import { ConfigError, redactUrl } from '@agent-tape/core/context'
 
 /** Where `installHttpBoundary` keeps the boundary it installed (one per process, ESM and CJS alike). */
 export const OWN_INTERCEPTION_KEY = Symbol.for('agent-tape.http-boundary')
