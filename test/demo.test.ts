@@ -22,7 +22,7 @@ it('the demo records a failing run, replays it offline, shows the miss, re-recor
   expect(output).toContain('   recorded 7 decisions in test/__cassettes__/agent.test.ts/issue-412.jsonl')
   expect(output).toContain('   connections to the model server during the replay: 0')
   expect(output).toContain(
-    "   Error: 400 [agent-tape] Replay miss at step 1, model request (gpt-4o): the run asked for a decision that was never recorded. If the change is intended, re-record this test: npx vitest run test/agent.test.ts -t '^issue-412$' -- --update-cassettes.",
+    "   ReplayMiss: [agent-tape] Replay miss at step 1, model request (gpt-4o): the run asked for a decision that was never recorded. If the change is intended, re-record this test: npx vitest run test/agent.test.ts -t '^issue-412$' -- --update-cassettes.",
   )
   expect(output).toContain(
     '     view      npx agent-tape view test/__cassettes__/agent.test.ts/issue-412.jsonl --run node_modules/.cache/agent-tape/runs/test/__cassettes__/agent.test.ts/issue-412.jsonl',

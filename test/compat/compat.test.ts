@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
@@ -22,6 +22,8 @@ interface Outcome {
   replay: Run
   /** MSW projects: a request MSW lets through, in a tape (it must be refused). */
   guard?: Run
+  /** MSW projects set up halfway (no interception: 'msw'): the run, what it sent and what it wrote. */
+  halfway?: { run: Run; requests: number; cassettes: string[] }
   recordConnections: number
   replayConnections: number
   cassettes: string[]
@@ -108,16 +110,44 @@ async function recordAndReplay(
         OPENAI_API_KEY: 'test-key',
       })
     : undefined
+  const halfway = project.msw ? await runHalfway(project, tarballs, provider, node, bin, dir) : undefined
   return {
     install,
     record,
     replay,
     ...(guard ? { guard } : {}),
+    ...(halfway ? { halfway } : {}),
     recordConnections,
     replayConnections,
     cassettes,
     seconds: (performance.now() - started) / 1000,
   }
+}
+
+/**
+ * The same project with MSW set up halfway: the config without interception: 'msw', so that the
+ * runner keeps its own interception next to the team's server and its tapeHandlers(); recording
+ * from scratch.
+ */
+async function runHalfway(
+  project: CompatProject,
+  tarballs: Record<string, string>,
+  provider: FakeProvider,
+  node: string,
+  bin: string[],
+  dir: string,
+): Promise<NonNullable<Outcome['halfway']>> {
+  const files = projectFiles(project, tarballs, { halfway: true })
+  for (const [path, text] of Object.entries(files)) {
+    if (/^(?:vitest|jest)\.config\.|msw-setup/.test(path)) writeFileSync(join(dir, path), text)
+  }
+  rmSync(join(dir, 'test', '__cassettes__'), { recursive: true, force: true })
+  const before = provider.requests.length
+  const run_ = await run(node, bin, dir, { FAKE_PROVIDER_URL: provider.url, OPENAI_API_KEY: 'test-key' })
+  const cassettes = readdirSync(join(dir, 'test'), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.jsonl'))
+  return { run: run_, requests: provider.requests.length - before, cassettes }
 }
 
 function run(node: string, args: string[], cwd: string, env: Record<string, string>): Promise<Run> {
@@ -173,6 +203,14 @@ it.each(PROJECTS.filter(selected).map((p) => [p.name, p] as const))('%s', (name,
     expect(outcome.guard?.output).toContain(
       'Blocked a connection to unmocked.internal.example:443 from a request MSW let through',
     )
+    // Set up halfway, the pair is refused at once: nothing sent, nothing recorded twice or written.
+    const halfway = outcome.halfway!
+    expect(halfway.run.code, halfway.run.output).not.toBe(0)
+    expect(halfway.run.output).toContain("agent-tape's own interception is installed")
+    expect(halfway.run.output).toContain("Set interception: 'msw' in the agent-tape options")
+    expect(halfway.run.output).not.toContain('llm decisions')
+    expect(halfway.requests).toBe(0)
+    expect(halfway.cassettes).toEqual([])
   }
   // Source maps resolve to the shipped sources: Vitest warns about those that do not.
   expect(`${record.output}${replay.output}`).not.toMatch(/Sourcemap for .* points to missing source files/)

@@ -177,7 +177,16 @@ const BODIES: Record<Scenario, string> = {
 export function projectFiles(
   project: CompatProject,
   tarballs: Record<string, string>,
+  options: {
+    /** MSW set up halfway: the team's server has tapeHandlers(), the runner keeps its own interception. */
+    halfway?: boolean
+  } = {},
 ): Record<string, string> {
+  const interception = project.msw && !options.halfway ? ", interception: 'msw'" : ''
+  // Halfway, the handlers know only what the team gives them: the fake stands in for a provider host.
+  const handlers = options.halfway
+    ? 'tapeHandlers({ modelEndpoints: [process.env.FAKE_PROVIDER_URL] })'
+    : 'tapeHandlers()'
   const packageJson = {
     name: project.name,
     private: true,
@@ -195,7 +204,6 @@ export function projectFiles(
     project.msw ? GUARD_TAPE : '',
   ].join('\n\n')
   if (project.runner === 'vitest') {
-    const interception = project.msw ? ", interception: 'msw'" : ''
     const setup = project.msw ? "\n  test: { setupFiles: ['./test/msw-setup.ts'] }," : ''
     files['vitest.config.ts'] = [
       "import { agentTape } from '@agent-tape/vitest/plugin'",
@@ -214,7 +222,7 @@ export function projectFiles(
         "import { afterAll } from 'vitest'",
         '',
         'const server = setupServer(',
-        '  ...tapeHandlers(),',
+        `  ...${handlers},`,
         "  http.get('https://accounts.internal.example/api/me', () => HttpResponse.json({ id: 'u_1', plan: 'pro' })),",
         ')',
         'server.listen()',
@@ -239,7 +247,7 @@ export function projectFiles(
     ].join('\n')
   } else {
     const ext = project.esm ? 'mjs' : 'js'
-    const agentTape = `{ modelEndpoints: [process.env.FAKE_PROVIDER_URL]${project.msw ? ", interception: 'msw'" : ''} }`
+    const agentTape = `{ modelEndpoints: [process.env.FAKE_PROVIDER_URL]${interception} }`
     files['jest.config.js'] = [
       'module.exports = {',
       "  preset: '@agent-tape/jest',",
@@ -257,7 +265,7 @@ export function projectFiles(
         load('setupServer', 'msw/node'),
         '',
         'const server = setupServer(',
-        '  ...tapeHandlers(),',
+        `  ...${handlers},`,
         "  http.get('https://accounts.internal.example/api/me', () => HttpResponse.json({ id: 'u_1', plan: 'pro' })),",
         ')',
         'server.listen()',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { TAPE_MODES } from '@agent-tape/core'
 import { expect, it } from 'vitest'
 import { useRecordedFixture } from '../runners/recorded-fixture.js'
 import { JEST } from '../runners/runners.js'
@@ -16,7 +17,7 @@ it('re-records every tape that runs with agent-tape-jest --update-cassettes, as 
   expect(wrapper.code, wrapper.output).toBe(0)
   expect(wrapper.output).toContain('agent-tape  2 tapes: 0 replayed cleanly, 2 recorded, 0 diverged')
   expect(wrapper.output).toContain('  test/agent.test.ts > weather-paris     update  recorded')
-  expect(project.read('test/__cassettes__/agent.test.ts/refund.jsonl')).toContain('cities, briefly.')
+  expect(project.read('test/__cassettes__/agent.test.ts/billing/refund.jsonl')).toContain('cities, briefly.')
   const byEnv = await project.runTests('test/claude.test.ts', { ...env(), AGENT_TAPE_MODE: 'update' })
   expect(byEnv.code, byEnv.output).toBe(0)
   expect(byEnv.output).toContain('  test/claude.test.ts > claude-stream  update  recorded')
@@ -73,6 +74,9 @@ it("agent-tape-jest --help names its own switches before Jest's help", async () 
   expect(help.output).toContain("agent-tape-jest: Jest's CLI, with agent-tape's switches")
   expect(help.output).toContain('--update-cassettes   re-record every tape that runs')
   expect(help.output).toContain('--prune-cassettes    delete the cassettes')
+  // Every mode, from the list the mode checks read: live-tools was once left out.
+  expect(TAPE_MODES).toContain('live-tools')
+  expect(help.output).toContain(`AGENT_TAPE_MODE=${TAPE_MODES.join('|')} sets the mode for one run.`)
   // Jest's own help follows.
   expect(help.output.indexOf('--prune-cassettes')).toBeLessThan(help.output.indexOf('--testNamePattern'))
 })

@@ -32,7 +32,8 @@ it('takes a newcomer from an empty project to a replaying Jest test with the doc
   const commands = {
     run: 'npx jest',
     all: 'npx agent-tape-jest --update-cassettes',
-    one: "npx jest test/triage.test.ts -t '^double-charge$' -- --update-cassettes",
+    one: "npx agent-tape-jest test/triage.test.ts -t '^double-charge$' --update-cassettes",
+    plain: 'npx jest test/triage.test.ts -- --update-cassettes',
     script: 'AGENT_TAPE_MODE=update npx jest',
   }
   // The quickstart shows how to run; the reference page, how to re-record.
@@ -59,12 +60,12 @@ it('takes a newcomer from an empty project to a replaying Jest test with the doc
   expect(keyless.code, keyless.output).toBe(0)
   expect(provider.connections).toBe(connections)
 
-  for (const command of [commands.all, commands.one, commands.script]) {
+  for (const command of [commands.all, commands.one, commands.plain, commands.script]) {
     const update = await project.run(command, env)
     expect(update.code, update.output).toBe(0)
     expect(update.output).toContain('agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged')
   }
-  expect(provider.connections).toBe(connections + 3)
+  expect(provider.connections).toBe(connections + 4)
 })
 
 it('type-checks the README project and the typed examples of docs/jest.md under strict TypeScript, with the documented types setup', async () => {

@@ -11,7 +11,7 @@ import { count, earlyReport, PROMPT_EDIT, stoppedEarly, withoutCodeFrames } from
 // the model's connections. Sharing the machine, a scenario is given twice the usual time.
 
 const CASSETTES = [
-  'test/__cassettes__/agent.test.ts/refund.jsonl',
+  'test/__cassettes__/agent.test.ts/billing/refund.jsonl',
   'test/__cassettes__/agent.test.ts/weather-paris.jsonl',
   'test/__cassettes__/claude.test.ts/claude-stream.jsonl',
   ...Array.from({ length: 10 }, (_, i) => `test/__cassettes__/concurrent.test.ts/parallel-${i}.jsonl`),
@@ -107,7 +107,10 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     ])
     expect(count(run.output, report)).toBe(1)
     expect(
-      count(run.output, `re-record this test: ${runner.cli} test/agent.test.ts -t '^billing refund$'`),
+      count(
+        run.output,
+        `re-record this test: ${rerecordCommand(runner, 'test/agent.test.ts', 'billing refund')}`,
+      ),
     ).toBe(1)
     expect(count(run.output, 'Input changed (recorded → now):')).toBe(2)
     expect(run.output).toContain(
@@ -129,6 +132,21 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     expect(project.read('view.html')).toContain('"verdict":"diverged at decision 1: 0 the same, 1 missed')
   })
 
+  it.sequential('says in one line that -u updates snapshots, not cassettes, when a tape diverged', async () => {
+    const project = copy()
+    const before = project.snapshot('test')
+    const line = `  -u updates snapshots, not cassettes: re-record a diverged test with the command its failure prints, or every tape that runs with ${runner.updateAllCommand}.`
+    const clean = await project.runTests('test/agent.test.ts -u', env())
+    expect(clean.code, clean.output).toBe(0)
+    expect(clean.output).not.toContain('updates snapshots')
+    project.write('src/prompt.ts', PROMPT_EDIT)
+    const diverged = await project.runTests('test/agent.test.ts -u', env())
+    expect(diverged.code).toBe(1)
+    expect(count(diverged.output, line)).toBe(1)
+    expect(diverged.output.indexOf(line)).toBeGreaterThan(diverged.output.indexOf('  decisions:'))
+    expect(project.snapshot('test')).toEqual(before)
+  })
+
   it.sequential('writes the divergence view of each diverged test into viewDir, and the step summary points at them', async () => {
     const project = copy()
     configure(runner, project, "viewDir: 'agent-tape-views'")
@@ -144,7 +162,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     expect(run.code).toBe(1)
     const pages = {
       'test/agent.test.ts > billing > refund':
-        'agent-tape-views/test/__cassettes__/agent.test.ts/refund.html',
+        'agent-tape-views/test/__cassettes__/agent.test.ts/billing/refund.html',
       'test/agent.test.ts > weather-paris':
         'agent-tape-views/test/__cassettes__/agent.test.ts/weather-paris.html',
     }
@@ -168,13 +186,15 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     const project = copy()
     project.write('src/prompt.ts', PROMPT_EDIT)
     const failed = await project.runTests('', env())
-    const command = /re-record this test: (npx .*'\^weather-paris\$' -- --update-cassettes)\./.exec(
+    const command = /re-record this test: (npx .*'\^weather-paris\$'.* --update-cassettes)\./.exec(
       failed.output,
     )?.[1]
     expect(command).toBe(rerecordCommand(runner, 'test/agent.test.ts', 'weather-paris'))
     const before = project.snapshot('test')
     const update = await project.run(command!, env())
     expect(update.code, update.output).toBe(0)
+    // The runner does not echo the switch back (as Jest does a path pattern after --).
+    expect(update.output).not.toContain('--update-cassettes')
     expect(update.output).toContain('agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged')
     const after = project.snapshot('test')
     const changed = Object.keys(after).filter((path) => after[path] !== before[path])
@@ -188,14 +208,14 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
   /** A copy whose refund test lost its cassette, and its files before any run. */
   function withoutRefund() {
     const project = copy()
-    project.remove('test/__cassettes__/agent.test.ts/refund.jsonl')
+    project.remove('test/__cassettes__/agent.test.ts/billing/refund.jsonl')
     return { project, before: project.snapshot() }
   }
 
   it.sequential('in CI, a missing cassette fails its test without writing anything', async () => {
     const { project, before } = withoutRefund()
     const missing = (why: string) =>
-      `[agent-tape] No cassette for test "test/agent.test.ts > billing > refund": test/__cassettes__/agent.test.ts/refund.jsonl does not exist, and mode "replay" (${why}) never records. Run the test locally without CI to record it (mode "auto" records missing cassettes), then commit the file.`
+      `[agent-tape] No cassette for test "test/agent.test.ts > billing > refund": test/__cassettes__/agent.test.ts/billing/refund.jsonl does not exist, and mode "replay" (${why}) never records. Run the test locally without CI to record it (mode "auto" records missing cassettes), then commit the file.`
     const ways: { args: string; env: Record<string, string>; why: string }[] = [
       { args: '', env: { CI: 'true' }, why: 'CI is set' },
       // The runner's own switch, with no CI variable: the message names the switch.
@@ -231,7 +251,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
 
   it.sequential('reports a damaged cassette with its file and line, and leaves it as it was', async () => {
     const project = copy()
-    const path = 'test/__cassettes__/agent.test.ts/refund.jsonl'
+    const path = 'test/__cassettes__/agent.test.ts/billing/refund.jsonl'
     const lines = project.read(path).split('\n')
     lines[2] = '{"seq":2,"key":'
     project.write(path, lines.join('\n'))
@@ -239,7 +259,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     const run = await project.runTests('test/agent.test.ts', env())
     expect(run.code).toBe(1)
     expect(run.output).toMatch(
-      /CassetteCorruptError: \[agent-tape\] Cannot load cassette test\/__cassettes__\/agent\.test\.ts\/refund\.jsonl \(line 3\): /,
+      /CassetteCorruptError: \[agent-tape\] Cannot load cassette test\/__cassettes__\/agent\.test\.ts\/billing\/refund\.jsonl \(line 3\): /,
     )
     expect(count(withoutCodeFrames(run.output), 'Cannot load cassette')).toBe(1)
     expect(count(run.output, '[agent-tape] Cannot load cassette')).toBe(1)
@@ -255,8 +275,9 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     project.write(
       'test/dup.test.ts',
       testFile(runner, [
+        // One name in two describe paths is two cassettes; twice in one describe path, one.
         "it.tape('same', async ({ tape }) => { await tape.tool('t', {}, () => 1) })",
-        "describe('group', () => { it.tape.skip('same', async () => {}) })",
+        "describe('group', () => { it.tape('same', async () => {}); it.tape.skip('same', async () => {}) })",
       ]),
     )
     project.write('test/bad-name.test.ts', testFile(runner, ["it.tape('../escape', async () => {})"]))
@@ -270,7 +291,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     const run = await project.runTests('test/dup.test.ts test/bad-name.test.ts test/bad-row.test.ts', env())
     expect(run.code).toBe(1)
     expect(run.output).toContain(
-      '[agent-tape] Duplicate tape name "same" in test/dup.test.ts: the tests "same" and "group > same" would share one cassette. Give each tape in a file its own name.',
+      '[agent-tape] Duplicate tape name "same" in test/dup.test.ts: the tests "group > same" and "group > same" would share one cassette (group/same.jsonl). Give each tape of a describe block its own name.',
     )
     expect(run.output).toContain('[agent-tape] Invalid tape name "../escape" in test/bad-name.test.ts')
     expect(run.output).toContain('[agent-tape] Invalid tape name "city a/b" in test/bad-row.test.ts')

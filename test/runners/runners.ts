@@ -20,10 +20,21 @@ export interface TestCounts {
  */
 export interface Runner {
   readonly name: 'Vitest' | 'Jest'
-  /** A copy of `source`, or of the runner's `agent` fixture with the shared city agent over it. */
-  project(source?: RunnerProject): RunnerProject
+  /**
+   * A copy of `source`, or of the runner's `agent` fixture with `layer` over it (default: the
+   * shared city agent).
+   */
+  project(source?: RunnerProject, layer?: string): RunnerProject
+  /** The runner's config file, with `agentTape` (an object literal) as the agent-tape options. */
+  config(agentTape: string): string
   /** How a command that runs the tests starts, as agent-tape prints it. */
   readonly cli: string
+  /** How the command that re-records one test starts, and how it ends after the name filter. */
+  readonly rerecord: { readonly start: string; readonly end: string }
+  /** What the runner prints before the error a failed test reports first. */
+  failureStart(file: string, names: string): string
+  /** The command that re-records every tape that runs, as agent-tape prints it. */
+  readonly updateAllCommand: string
   /** Re-records every tape that runs, with the command the runner's docs give. */
   updateAll(project: RunnerProject, env: Record<string, string>): Promise<RunResult>
   /** How the obsolete-cassettes list says to prune. */
@@ -50,8 +61,20 @@ const total = ({ failed = 0, passed = 0, skipped = 0 }: TestCounts) => failed + 
 
 export const VITEST: Runner = {
   name: 'Vitest',
-  project: (source) => (source ? new VitestProject(source) : new VitestProject('agent', CITY_AGENT)),
+  project: (source, layer = CITY_AGENT) =>
+    source ? new VitestProject(source) : new VitestProject('agent', layer),
+  config: (agentTape) =>
+    [
+      "import { agentTape } from '@agent-tape/vitest/plugin'",
+      "import { defineConfig } from 'vitest/config'",
+      '',
+      `export default defineConfig({ plugins: [agentTape(${agentTape})] })`,
+      '',
+    ].join('\n'),
   cli: 'npx vitest run',
+  rerecord: { start: 'npx vitest run', end: '-- --update-cassettes' },
+  failureStart: (file, names) => ` FAIL  ${file} > ${names.replaceAll(' ', ' > ')}\n`,
+  updateAllCommand: 'npx vitest run -- --update-cassettes',
   updateAll: (project, env) => project.runTests('-- --update-cassettes', env),
   pruneHint: '-- --prune-cassettes',
   prune: (project, env) => project.runTests('-- --prune-cassettes', env),
@@ -74,8 +97,28 @@ const JEST_PRUNE = 'npx agent-tape-jest --prune-cassettes'
 
 export const JEST: Runner = {
   name: 'Jest',
-  project: (source) => (source ? new JestProject(source) : new JestProject('agent', CITY_AGENT)),
+  project: (source, layer = CITY_AGENT) =>
+    source ? new JestProject(source) : new JestProject('agent', layer),
+  config: (agentTape) =>
+    [
+      "/** @type {import('jest').Config} */",
+      'module.exports = {',
+      "  preset: '@agent-tape/jest',",
+      '  transform: {',
+      "    '\\\\.ts$': [",
+      "      'babel-jest',",
+      "      { presets: ['@babel/preset-typescript'], plugins: ['@babel/plugin-transform-modules-commonjs'] },",
+      '    ],',
+      '  },',
+      `  testEnvironmentOptions: { agentTape: ${agentTape} },`,
+      '}',
+      '',
+    ].join('\n'),
   cli: 'npx jest',
+  // Jest's CLI with agent-tape's switches: plain Jest would echo the switch as a path pattern.
+  rerecord: { start: 'npx agent-tape-jest', end: '--update-cassettes' },
+  failureStart: (_file, names) => `  ● ${names.replaceAll(' ', ' › ')}\n\n    `,
+  updateAllCommand: 'npx agent-tape-jest --update-cassettes',
   updateAll: (project, env) => project.run('npx agent-tape-jest --update-cassettes', env),
   pruneHint: JEST_PRUNE,
   prune: (project, env) => project.run(JEST_PRUNE, env),
@@ -105,7 +148,7 @@ export function failure(runner: Runner, lines: readonly string[]): string {
 
 /** The command agent-tape prints to re-record one test. */
 export function rerecordCommand(runner: Runner, file: string, name: string): string {
-  return `${runner.cli} ${file} -t '^${name}$' -- --update-cassettes`
+  return `${runner.rerecord.start} ${file} -t '^${name}$' ${runner.rerecord.end}`
 }
 
 /** Adds `option` (`name: value`) to the agentTape options of the project's config. */

@@ -64,13 +64,13 @@ async function throughEveryPrinter(
   const recording = await open('update')
   await recording.tape.tool('configure', { settings: STAND_IN }, () => 'ok')
   await recording.tape.tool('read_config', {}, () => ({ config: STAND_IN }))
-  await recording.finish([])
+  await recording.finish()
 
   // A miss on an input that holds the value: the miss report, and the run kept for the view.
   const replay = await open('replay')
   const miss = await replay.tape.tool('configure', { settings: value }, () => 'live').catch((e: Error) => e)
   printed['miss report'] = String((miss as Error).message)
-  await replay.finish([miss])
+  await replay.finish()
   const run = entries.at(-1)?.run
   if (run) written['run file'] = readFileSync(join(root, run), 'utf8')
 
@@ -78,7 +78,7 @@ async function throughEveryPrinter(
   const live = await open('live-tools')
   await live.tape.tool('configure', { settings: STAND_IN }, () => 'ok')
   await live.tape.tool('read_config', {}, () => ({ config: value }))
-  printed['drift report'] = String((await live.finish([]))?.message)
+  printed['drift report'] = String((await live.finish())?.message)
 
   const stepSummary = join(root, 'step-summary.md')
   await finishRun([{ root, cassetteDir: '__cassettes__', entries, collected: [], viewDir: 'views' }], {

@@ -99,6 +99,12 @@ export abstract class TapePart {
   /** Ends the run: the checks and the write of this action. */
   abstract finish(): Promise<PartEnding>
 
+  /**
+   * Gives up the recording this part makes, if it makes one: a boundary would not perform a
+   * decision the run needs (it lacks a key), and a cassette without it would replay as a miss.
+   */
+  abandon(): void {}
+
   /** The run so far as a cassette, when this part can tell it apart from a recording (a replay). */
   run(): Cassette | undefined {
     return undefined

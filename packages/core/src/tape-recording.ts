@@ -51,6 +51,8 @@ export class RecordingPart extends TapePart {
   private overlapped = false
   /** Inputs are redacted as the cassette is written, not as each decision is made (see `begin`). */
   private readonly deferRedaction: boolean
+  /** Set when a boundary refused a decision the run needs: the recording is not written. */
+  private abandoned = false
 
   constructor(
     private readonly previous: Cassette | undefined,
@@ -122,8 +124,13 @@ export class RecordingPart extends TapePart {
     return value
   }
 
+  override abandon(): void {
+    this.abandoned = true
+  }
+
   async finish(): Promise<PartEnding> {
     await this.settlePending()
+    if (this.abandoned) return { status: 'recorded', written: false, writeSkipped: 'refused' }
     const written = await this.write()
     return { status: 'recorded', written, writeSkipped: written ? undefined : 'unchanged' }
   }

@@ -41,7 +41,7 @@ export interface TapeState {
   /** Whether the cassette file was written by this run. */
   written: boolean
   /** Why nothing was written, when it was not. */
-  writeSkipped?: 'replay' | 'passthrough' | 'unchanged'
+  writeSkipped?: 'replay' | 'passthrough' | 'unchanged' | 'refused'
   normalizations: Record<string, number>
   warnings: string[]
   /** Tools whose live result differed from the recording, in `live-tools` mode: `step 2, tool "x"`. */

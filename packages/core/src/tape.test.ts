@@ -3,6 +3,7 @@ import { parseCassette } from './cassette-format.js'
 import { createMemoryStore } from './cassette-store.js'
 import { isReplayMiss } from './divergence.js'
 import { hashEnvValue } from './env-hash.js'
+import { AgentTapeError } from './errors.js'
 import { openTape } from './open-tape.js'
 import type { TapeOptions } from './tape-options.js'
 
@@ -352,5 +353,33 @@ describe('tools', () => {
     const replay = (await open('replay')).tools(defs)
     expect(await replay.refund('pay_1', 42)).toBe('refunded 42')
     expect(calls).toEqual(['stub pay_1 42'])
+  })
+})
+
+describe('a recording a boundary refused', () => {
+  it('fails the tape with the refusal and writes nothing, not even the decisions before it', async () => {
+    const { store, open } = setup()
+    const tape = await open('auto')
+    await tape.call('tool', { name: 'lookup' }, () => 'found')
+    const refusal = new AgentTapeError('ERR_TAPE_NO_KEY', {
+      what: 'Cannot record',
+      why: 'no key',
+      fix: 'Set one',
+    })
+    tape.refuseRecording(refusal)
+    const state = await tape.finish()
+    expect(state).toMatchObject({ status: 'recorded', captured: 1, written: false, writeSkipped: 'refused' })
+    expect(tape.failure()).toBe(refusal)
+    expect(store.files[PATH]).toBeUndefined()
+  })
+
+  it('leaves a cassette it replays as it is', async () => {
+    const s = await recorded((tape) => tape.call('tool', { name: 'lookup' }, () => 'found'))
+    const before = s.store.files[PATH]
+    const tape = await s.open('auto')
+    await tape.call('tool', { name: 'lookup' }, () => 'again')
+    tape.refuseRecording(new AgentTapeError('ERR_TAPE_NO_KEY', 'refused'))
+    expect(await tape.finish()).toMatchObject({ action: 'replay', written: false })
+    expect(s.store.files[PATH]).toBe(before)
   })
 })

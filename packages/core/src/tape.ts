@@ -252,6 +252,16 @@ export class Tape {
   }
 
   /**
+   * For a boundary that will not perform a decision this recording needs (a request that would
+   * carry a placeholder instead of an API key): the test fails with `error`, and nothing is
+   * written, as a cassette without that decision would only replay as a miss.
+   */
+  refuseRecording(error: AgentTapeError): void {
+    this.reportDivergence(error)
+    if (!this.finished) this.part.abandon()
+  }
+
+  /**
    * Notes something the user should fix that does not fail the run (a model request to a host
    * that is not configured); the runner's summary lists it with the tape. Said once per tape.
    */

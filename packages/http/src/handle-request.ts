@@ -16,6 +16,7 @@ import {
 import { findCodec } from './codecs/index.js'
 import { classifyUrl, type EndpointPattern, passesThrough, type RequestClass } from './endpoints.js'
 import { errorAnswer } from './error-answer.js'
+import { refuseKeylessRecording } from './keyless-recording.js'
 import { handleMcpRequest, readMcpRequest } from './mcp-http.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import { performAndRecord } from './record-response.js'
@@ -157,6 +158,11 @@ async function handleForTape(
     }
   }
   if (passesThrough(requestClass) || tape.action === 'passthrough') return { type: 'passthrough' }
+  // A recording never sends a placeholder key: the test is told which key it needs.
+  if (tape.action === 'record' && !isInsideDecision()) {
+    const refused = refuseKeylessRecording(request, url, tape)
+    if (refused) return refused
+  }
   // A replayed request is answered from the tape and never sent, so its body needs no copy.
   const body = await readRequestBytes(request, tape.action === 'replay')
   const parts = readRequestParts(request, url, requestClass, body)

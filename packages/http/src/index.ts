@@ -1,11 +1,12 @@
 export { claimsRequest } from './claims.js'
-export type { ModelCodec, TokenUsage } from './codecs/codec.js'
+export type { KeyVariable, ModelCodec, OtherCredentials, TokenUsage } from './codecs/codec.js'
 export {
   codecByName,
   findCodec,
   isModelHost,
   isVolatileField,
   KEY_VARIABLES,
+  keyVariableNames,
   MODEL_CODECS,
   MODEL_HOSTS,
   PROVIDER_ID,
@@ -33,7 +34,8 @@ export {
 export type { NdjsonLine, RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
 export { isRecordedResponse } from './recorded-response.js'
 export { framingHeader, implausibleTimes, MAX_PLAUSIBLE_MS } from './replay-checks.js'
-export { provideReplayKeys, REPLAY_PLACEHOLDER_KEY } from './replay-keys.js'
+export type { ReplayKeysOptions } from './replay-keys.js'
+export { placeholderIn, placeholderKey, provideReplayKeys, REPLAY_PLACEHOLDER_KEY } from './replay-keys.js'
 export type { ReplayTiming } from './replay-response.js'
 export { buildReplayResponse } from './replay-response.js'
 export type { StreamEvent, StreamFormat } from './streams/index.js'

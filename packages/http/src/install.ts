@@ -13,6 +13,7 @@ import { installNetworkGuards } from './network/guards.js'
 import { performingForTape } from './network/performing.js'
 import type { ReplayTiming } from './replay-timing.js'
 import { handleRequestWhenTaped, prepareBeforeTapes } from './request-handling.js'
+import { OWN_INTERCEPTION_KEY } from './two-interceptions.js'
 
 export interface HttpBoundaryOptions {
   /** Base URLs (or patterns) of model endpoints beyond the known provider hosts. */
@@ -50,7 +51,7 @@ interface Installed {
   }
 }
 
-const KEY = Symbol.for('agent-tape.http-boundary')
+const KEY = OWN_INTERCEPTION_KEY
 const holder = globalThis as { [KEY]?: Installed }
 
 /**

@@ -1,23 +1,92 @@
-import { KEY_VARIABLES } from './codecs/index.js'
-
-/** The value the placeholder keys have: no provider accepts it, and no request carries it out. */
-export const REPLAY_PLACEHOLDER_KEY = 'replay-placeholder-key'
+import { existsSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import type { KeyVariable, OtherCredentials } from './codecs/codec.js'
+import { keyVariableNames, PROVIDER_KEYS } from './codecs/index.js'
 
 /**
- * For a run that only replays (`replay` mode, as in CI): sets every provider key variable that
- * is unset to a placeholder, so SDK clients built without a key can be constructed. Returns the
- * names it set. Never call it for a run that may record.
+ * What every placeholder key starts with: no provider accepts it, and no request that carries
+ * one leaves the machine (see {@link placeholderIn}). The variable it stands in for follows
+ * (`replay-placeholder-key-for-OPENAI_API_KEY`), so a refusal can name it.
+ */
+export const REPLAY_PLACEHOLDER_KEY = 'replay-placeholder-key'
+
+const PLACEHOLDER = new RegExp(`${REPLAY_PLACEHOLDER_KEY}-for-([A-Z][A-Z0-9_]*)`)
+
+/** The placeholder that stands in for the variable `name`. */
+export function placeholderKey(name: string): string {
+  return `${REPLAY_PLACEHOLDER_KEY}-for-${name}`
+}
+
+export interface ReplayKeysOptions {
+  /**
+   * Whether a tape of the run may record (`auto`): a provider whose SDKs find credentials
+   * elsewhere (a profile) then gets no placeholder, which would take their place. A tape that
+   * records with a placeholder is refused where its request would leave, naming the variable.
+   */
+  mayRecord?: boolean
+  /** Whether a file exists (default: the file system's answer), for the providers' other credentials. */
+  exists?: (path: string) => boolean
+  /** The home folder `~/` stands for (default: the user's). */
+  home?: string
+}
+
+/**
+ * For a run that may replay (any mode but `update` and `live`): sets the provider key variables
+ * that are unset to placeholders, so SDK clients built without a key can be constructed.
+ * Returns the names it set. One placeholder per credential: of variables an SDK reads the same
+ * key from, only the first, and none while one of them is set.
  *
  * SDK clients read their API key from these variables when they are constructed, and throw
- * "Missing credentials" without one, often at import time, before any test runs; in replay no
- * request reaches a provider, so no key is needed. Each codec lists its provider's variables.
+ * "Missing credentials" without one, often at import time, before any test runs; a replay sends
+ * no request to a provider, so no key is needed. Each codec lists its provider's variables.
  */
-export function provideReplayKeys(env: Record<string, string | undefined> = process.env): string[] {
+export function provideReplayKeys(
+  env: Record<string, string | undefined> = process.env,
+  options: ReplayKeysOptions = {},
+): string[] {
   const set: string[] = []
-  for (const name of KEY_VARIABLES) {
-    if (env[name]) continue
-    env[name] = REPLAY_PLACEHOLDER_KEY
-    set.push(name)
+  for (const provider of PROVIDER_KEYS) {
+    if (options.mayRecord && hasOtherCredentials(provider.otherCredentials, env, options)) continue
+    for (const key of provider.keys) {
+      for (const name of placeholdersFor(key, env)) {
+        env[name] = placeholderKey(name)
+        set.push(name)
+      }
+    }
   }
   return set
+}
+
+/** The variables of `key` that get a placeholder: none while one of its variables is set. */
+function placeholdersFor(key: KeyVariable, env: Record<string, string | undefined>): readonly string[] {
+  const names = keyVariableNames(key)
+  if (names.some((name) => env[name])) return []
+  return typeof key === 'object' && 'oneOf' in key ? names.slice(0, 1) : names
+}
+
+function hasOtherCredentials(
+  other: OtherCredentials | undefined,
+  env: Record<string, string | undefined>,
+  options: ReplayKeysOptions,
+): boolean {
+  if (!other) return false
+  if (other.variables.some((name) => env[name])) return true
+  const exists = options.exists ?? existsSync
+  const home = options.home ?? homedir()
+  return other.files.some((file) => exists(file.startsWith('~/') ? join(home, file.slice(2)) : file))
+}
+
+/**
+ * The variable whose placeholder `request` carries, in a header (a bearer token, an API key
+ * header, the key id of a signature) or in its URL (`?key=`), if it carries one.
+ */
+export function placeholderIn(request: Request): string | undefined {
+  const found = PLACEHOLDER.exec(request.url)
+  if (found) return found[1]
+  for (const [, value] of request.headers) {
+    const match = PLACEHOLDER.exec(value)
+    if (match) return match[1]
+  }
+  return undefined
 }

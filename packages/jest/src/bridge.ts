@@ -19,8 +19,13 @@ export interface TapeBridge {
   testTimeout: number
   /** Names from the outermost `describe` to the test defined last. */
   lastDefined: string[] | undefined
-  /** Every tape name the file defines, skipped or filtered out ones included. */
-  tapeNames: string[]
+  /**
+   * Every tape the file defines, skipped or filtered out ones included, as names from the
+   * outermost `describe` to the tape name.
+   */
+  tapes: string[][]
+  /** Tells whether a tape's name is the only one of its kind in the file. */
+  registry?: { isUnique(testFile: string, name: string): boolean }
   /** One entry per tape that ran. */
   entries: TapeSummaryEntry[]
 }
@@ -35,7 +40,7 @@ export interface FileReport {
   viewDir?: string
   testFile: string
   testPath: string
-  tapeNames: string[]
+  tapes: string[][]
   entries: TapeSummaryEntry[]
 }
 

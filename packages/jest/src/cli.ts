@@ -1,13 +1,16 @@
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import {
+  ALLOW_CI_RECORDING_ENV,
   CI_FROM_ENV,
   formatMessage,
   isTruthyEnv,
+  MODE_ENV,
   resolveMode,
   setModeFromFlag,
+  TAPE_MODES,
 } from '@agent-tape/core/internal'
-import { PRUNE_FLAG, UPDATE_FLAG } from '@agent-tape/runner-kit'
+import { JEST_BIN, PRUNE_FLAG, UPDATE_FLAG } from '@agent-tape/runner-kit'
 import { PRUNE_ENV } from './bridge.js'
 
 /**
@@ -35,12 +38,13 @@ export function main(argv: readonly string[] = process.argv.slice(2)): void {
   loadJest().run(args.rest)
 }
 
-const HELP = `agent-tape-jest: Jest's CLI, with agent-tape's switches (before or after --)
+// The modes come from core's list, the one every message that names them reads.
+const HELP = `${JEST_BIN}: Jest's CLI, with agent-tape's switches (before or after --)
 
-  ${UPDATE_FLAG}   re-record every tape that runs (refused in CI unless AGENT_TAPE_ALLOW_CI_RECORDING=1)
+  ${UPDATE_FLAG}   re-record every tape that runs (refused in CI unless ${ALLOW_CI_RECORDING_ENV}=1)
   ${PRUNE_FLAG}    delete the cassettes of tapes that no longer exist
 
-Environment: AGENT_TAPE_MODE=replay|auto|update|live sets the mode for one run.
+Environment: ${MODE_ENV}=${TAPE_MODES.join('|')} sets the mode for one run.
 Every other argument is Jest's:
 `
 

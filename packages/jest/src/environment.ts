@@ -1,15 +1,9 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import {
-  CI_FROM_ENV,
-  isTruthyEnv,
-  replaysModels,
-  resolveMode,
-  setModeFromFlag,
-} from '@agent-tape/core/context'
+import { CI_FROM_ENV, isTruthyEnv, resolveMode, setModeFromFlag } from '@agent-tape/core/context'
 import { provideReplayKeys } from '@agent-tape/http/install'
-import { detectExec, toPosix, UPDATE_FLAG } from '@agent-tape/runner-kit/setup'
+import { detectExec, placeholderKeysFor, toPosix, UPDATE_FLAG } from '@agent-tape/runner-kit/setup'
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
 import type { Circus } from '@jest/types'
 import { TestEnvironment } from 'jest-environment-node'
@@ -44,8 +38,10 @@ export default class AgentTapeEnvironment extends TestEnvironment {
       env,
       allowRecordingInCI: tapeConfig.allowRecordingInCI,
     })
-    // A run that only replays needs no API key: SDK clients built at import time get a placeholder.
-    if (replaysModels(mode)) provideReplayKeys(this.global.process.env)
+    // A tape that replays needs no API key: SDK clients built at import time get placeholders, and
+    // a tape of the run that has to record without its key is told which one.
+    const keys = placeholderKeysFor(mode)
+    if (keys) provideReplayKeys(this.global.process.env, keys)
     this.testPath = context.testPath
     this.bridge = {
       config: tapeConfig,
@@ -55,7 +51,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
       exec: detectExec(process.env.npm_config_user_agent),
       testTimeout: globalConfig.testTimeout ?? 5000,
       lastDefined: undefined,
-      tapeNames: [],
+      tapes: [],
       entries: [],
     }
     this.global[BRIDGE_KEY] = this.bridge
@@ -78,7 +74,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
         ...(this.bridge.config.viewDir ? { viewDir: this.bridge.config.viewDir } : {}),
         testFile: this.bridge.testFile,
         testPath: this.testPath,
-        tapeNames: this.bridge.tapeNames,
+        tapes: this.bridge.tapes,
         entries: this.bridge.entries,
       }
       const file = createHash('sha256').update(this.testPath).digest('hex').slice(0, 24)

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isTruthyEnv } from '@agent-tape/core/internal'
 import {
+  buildUpdateAllCommand,
   detectExec,
   finishRun,
+  jestCommand,
   PRUNE_FLAG,
   type ProjectRun,
   type TapeSummaryEntry,
@@ -29,9 +31,12 @@ export interface TapeSummaryOptions {
  */
 export default class TapeSummaryReporter {
   private readonly prune: boolean
+  /** `-u`: Jest updates every snapshot it meets; cassettes have their own switch. */
+  private readonly updatesSnapshots: boolean
   private dir: string | undefined
 
   constructor(globalConfig: Config.GlobalConfig, options: TapeSummaryOptions = {}) {
+    this.updatesSnapshots = globalConfig.updateSnapshot === 'all'
     const patterns = (globalConfig.testPathPatterns as { patterns?: unknown } | undefined)?.patterns
     this.prune =
       options.prune === true ||
@@ -61,13 +66,17 @@ export default class TapeSummaryReporter {
       // A file that failed to load defines no names: all its cassettes would look obsolete.
       collected: group
         .filter((r) => !failedToRun.has(r.testPath))
-        .map((r) => ({ testFile: r.testFile, tapeNames: r.tapeNames })),
+        .map((r) => ({ testFile: r.testFile, tapes: r.tapes })),
     }))
+    const exec = detectExec(process.env.npm_config_user_agent)
     await finishRun(projects, {
       prune: this.prune,
       // Plain `jest` reads what follows `--` as test path patterns: the Jest CLI of agent-tape prunes.
-      pruneCommand: `${detectExec(process.env.npm_config_user_agent)} agent-tape-jest ${PRUNE_FLAG}`,
+      pruneCommand: jestCommand(PRUNE_FLAG, exec),
       print: (text) => process.stderr.write(`\n${text}\n\n`),
+      ...(this.updatesSnapshots
+        ? { snapshotUpdate: { updateAll: buildUpdateAllCommand('jest', exec) } }
+        : {}),
     })
   }
 }
@@ -97,7 +106,7 @@ function groupByRoot(reports: FileReport[]): FileReport[][] {
 /** A file's entries in the order its tapes are defined (concurrent tests finish in any order). */
 function ordered(report: FileReport): TapeSummaryEntry[] {
   const position = (entry: TapeSummaryEntry) => {
-    const at = report.tapeNames.findIndex((name) => entry.cassettePath.endsWith(`/${name}.jsonl`))
+    const at = report.tapes.findIndex((names) => entry.test === `${report.testFile} > ${names.join(' > ')}`)
     return at === -1 ? Number.MAX_SAFE_INTEGER : at
   }
   return [...report.entries].sort((a, b) => position(a) - position(b))

@@ -13,6 +13,8 @@ export interface TapeTestInput {
   name: string
   /** Names from the outermost `describe` to the test. */
   names: readonly string[]
+  /** Where the test is defined, `file:line:column`, when it could be told. */
+  site?: string | undefined
   body: (context: TapeContext) => unknown
   /** The timeout given to this test, when one was. */
   timeout?: number | undefined
@@ -23,15 +25,26 @@ export interface TapeTestInput {
  * HTTP boundary finds it), finishes the tape, and fails the test with the divergence report
  * exactly once (not again when the body already failed with it).
  */
-export async function runTapeTest({ bridge, name, names, body, timeout }: TapeTestInput): Promise<void> {
+export async function runTapeTest({
+  bridge,
+  name,
+  names,
+  site,
+  body,
+  timeout,
+}: TapeTestInput): Promise<void> {
   // Loaded by the first tape of the file, not by the setup file that every test file runs.
-  const { openTestTape, toRunnerTapeConfig } = await import('@agent-tape/runner-kit')
+  const { carriesFailure, isSameFailure, openTestTape, toRunnerTapeConfig } = await import(
+    '@agent-tape/runner-kit'
+  )
   const { tape, finish } = await openTestTape({
     runner: 'jest',
     exec: bridge.exec,
     testFile: bridge.testFile,
     names,
     name,
+    uniqueName: bridge.registry?.isUnique(bridge.testFile, name) === true,
+    ...(site ? { site } : {}),
     root: bridge.root,
     config: toRunnerTapeConfig(bridge.config),
     runtime: runtimeOptions(),
@@ -48,14 +61,17 @@ export async function runTapeTest({ bridge, name, names, body, timeout }: TapeTe
     failed = true
     bodyError = error
   }
-  const failure = await finish(failed ? [bodyError] : [])
+  const failure = await finish()
   if (!failure) {
     if (failed) throw bodyError
     return
   }
-  // The run diverged and the body failed for another reason (the agent swallowed the miss and
-  // an assertion tripped on its answer): the divergence is the cause worth reading first.
-  if (failed) Object.defineProperty(failure, 'cause', { value: bodyError, configurable: true })
+  // The tape's failure is the test's, whatever the SDK made of it (its error around the miss's
+  // answer is dropped). When the body failed for another reason (the agent swallowed the miss and
+  // an assertion tripped on its answer), that error follows as the cause.
+  if (failed && !isSameFailure(bodyError, failure) && !carriesFailure(bodyError, failure)) {
+    Object.defineProperty(failure, 'cause', { value: bodyError, configurable: true })
+  }
   throw failure
 }
 

@@ -1,5 +1,5 @@
 import { ConfigError, currentTape } from '@agent-tape/core/context'
-import { assertTapeName, TapeNameRegistry } from '@agent-tape/runner-kit/setup'
+import { assertTapeName, callSiteIn, TapeNameRegistry } from '@agent-tape/runner-kit/setup'
 import { bind } from 'jest-each'
 import type { TapeBridge } from './bridge.js'
 import { runTapeTest, type TapeContext } from './run-tape-test.js'
@@ -43,7 +43,7 @@ export interface TapeDefine {
 
 /**
  * `it.tape(name, fn)`: a test whose boundaries are recorded to, and replayed from, the
- * cassette `__cassettes__/<test file>/<name>.jsonl` beside the test file.
+ * cassette `__cassettes__/<test file>/<describe>/…/<name>.jsonl` beside the test file.
  */
 export interface TapeTestAPI extends TapeDefine {
   only: TapeDefine
@@ -65,9 +65,10 @@ type JestTest = JestDefine & {
 /** Builds `it.tape` on Jest's `test`, for the test file the bridge describes. */
 export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
   const registry = new TapeNameRegistry()
+  bridge.registry = registry
   const claim = (name: string, names: readonly string[]) => {
-    registry.claim(bridge.testFile, name, { testName: names.join(' > ') })
-    bridge.tapeNames.push(name)
+    registry.claim(bridge.testFile, name, names.slice(0, -1), { testName: names.join(' > ') })
+    bridge.tapes.push([...names])
   }
   const definer = (base: JestBase): TapeFailing => {
     const define = (name: string, fn: TapeFn, timeout?: number): void => {
@@ -80,8 +81,10 @@ export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
         })
       }
       let names: readonly string[] = [name]
+      // The line that defines the test: the frame Jest shows under a tape's failure.
+      const site = callSiteIn(`${bridge.root.replace(/\\/g, '/')}/${bridge.testFile}`)
       bridge.lastDefined = undefined
-      base(name, () => runTapeTest({ bridge, name, names, body: fn, timeout }), timeout)
+      base(name, () => runTapeTest({ bridge, name, names, site, body: fn, timeout }), timeout)
       names = bridge.lastDefined ?? [name]
       claim(name, names)
     }

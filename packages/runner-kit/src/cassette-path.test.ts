@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { assertTapeName, cassetteFolderFor, cassettePathFor } from './cassette-path.js'
+import { assertTapeName, cassetteFolderFor, cassettePathFor, describeFolder } from './cassette-path.js'
 
 describe('cassettePathFor', () => {
   it('puts the cassette in a folder named after the test file, beside it', () => {
@@ -9,6 +9,42 @@ describe('cassettePathFor', () => {
     expect(cassettePathFor({ testFile: 'agent.test.ts', name: 'a b' })).toBe(
       '__cassettes__/agent.test.ts/a b.jsonl',
     )
+  })
+
+  it('gives each describe block around the tape a folder, as a snapshot is keyed by its describe path', () => {
+    expect(cassettePathFor({ testFile: 'test/agent.test.ts', describes: ['billing'], name: 'refund' })).toBe(
+      'test/__cassettes__/agent.test.ts/billing/refund.jsonl',
+    )
+    expect(
+      cassettePathFor({
+        testFile: 'test/agent.test.ts',
+        describes: ['checkout', 'happy path'],
+        name: 'happy',
+      }),
+    ).toBe('test/__cassettes__/agent.test.ts/checkout/happy path/happy.jsonl')
+    expect(cassettePathFor({ testFile: 'test/agent.test.ts', describes: [], name: 'happy' })).toBe(
+      'test/__cassettes__/agent.test.ts/happy.jsonl',
+    )
+  })
+
+  it('makes a describe name fit a folder name on every platform, rather than refuse it', () => {
+    const cases: [string, string][] = [
+      ['billing', 'billing'],
+      ['GET /api/users', 'GET -api-users'],
+      ['a > b', 'a - b'],
+      ['works (slow): "quoted"?', 'works -slow- -quoted-'],
+      ['../escape', '-escape'],
+      ['..', '_'],
+      ['wait...', 'wait'],
+      ['  padded  ', 'padded'],
+      ['', '_'],
+      ['café ü', 'café ü'],
+      ['CON', '_CON'],
+      ['aux.refund', '_aux.refund'],
+      ['tab\there', 'tab-here'],
+      ['x'.repeat(130), 'x'.repeat(120)],
+    ]
+    for (const [name, folder] of cases) expect(describeFolder(name), name).toBe(folder)
   })
 
   it('gives the same path for Windows separators and honours a custom folder', () => {

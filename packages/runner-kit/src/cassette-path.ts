@@ -32,26 +32,63 @@ export interface CassettePathInput {
   testFile: string
   /** The tape name given to `it.tape(name, fn)`. */
   name: string
+  /** The names of the `describe` blocks around the tape, outermost first (default: none). */
+  describes?: readonly string[]
   /** Folder relative to the test file's directory (default `__cassettes__`). */
   cassetteDir?: string
 }
 
 /**
  * Where a tape's cassette lives, relative to the project root with `/` separators:
- * `<test dir>/<cassetteDir>/<test file name>/<name>.jsonl`. It depends only on the test
- * file and the explicit name, so it is the same on every run, machine and platform.
+ * `<test dir>/<cassetteDir>/<test file name>/<describe>/…/<name>.jsonl`, a folder for each
+ * `describe` around the tape (as a snapshot is keyed by the describe path), so that two tapes with
+ * one name in different describes have a cassette each. It depends only on the test file and
+ * the names, so it is the same on every run, machine and platform.
  *
  * @example
  * cassettePathFor({ testFile: 'test/agent.test.ts', name: 'issue-412' })
  * // 'test/__cassettes__/agent.test.ts/issue-412.jsonl'
+ * cassettePathFor({ testFile: 'test/agent.test.ts', describes: ['billing'], name: 'refund' })
+ * // 'test/__cassettes__/agent.test.ts/billing/refund.jsonl'
  */
 export function cassettePathFor({
   testFile,
   name,
+  describes = [],
   cassetteDir = DEFAULT_CASSETTE_DIR,
 }: CassettePathInput): string {
+  return `${cassetteFolderFor(testFile, cassetteDir)}/${cassetteNameFor(testFile, describes, name)}.jsonl`
+}
+
+/**
+ * A tape's cassette relative to its test file's folder, without `.jsonl`: `billing/refund`. What
+ * tells two tapes of one file apart, and what obsolete cassettes are judged by.
+ */
+export function cassetteNameFor(testFile: string, describes: readonly string[], name: string): string {
   assertTapeName(name, testFile)
-  return joinPosix(cassetteFolderFor(testFile, cassetteDir), `${name}.jsonl`)
+  return [...describes.map(describeFolder), name].join('/')
+}
+
+// What a describe's name may not hold in a folder name: anything but letters, digits, space,
+// ".", "-", "_" and "@" (a tape name's characters).
+const NOT_IN_FOLDER = /[^\p{L}\p{N} ._@-]+/gu
+
+/**
+ * The folder a `describe` gives its tapes' cassettes: its name, with each run of characters a
+ * file name cannot hold everywhere replaced by `-` (`GET /users` is `GET -users`), without the
+ * spaces and dots Windows drops at the ends, and at most 120 characters. A describe is named
+ * for people, not for files, so it is made to fit rather than refused; two describes that
+ * come out the same are refused as one cassette for two tapes.
+ */
+export function describeFolder(describe: string): string {
+  let folder = describe
+    .replace(NOT_IN_FOLDER, '-')
+    .replace(/\.{2,}/g, '.')
+    .replace(/^[ .]+|[ .]+$/g, '')
+    .slice(0, 120)
+    .replace(/[ .]+$/, '')
+  if (folder === '') folder = '_'
+  return WINDOWS_DEVICE.test(folder) ? `_${folder}` : folder
 }
 
 /** The folder that holds the cassettes of one test file. */

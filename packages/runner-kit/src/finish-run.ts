@@ -33,6 +33,8 @@ export interface FinishRunOptions {
   pruneCommand?: string
   /** Prints the summary text. */
   print(text: string): void
+  /** Set when the run updates snapshots (`-u`): see {@link TapeRunSummary.snapshotUpdate}. */
+  snapshotUpdate?: { updateAll: string }
   /** Environment, for `GITHUB_STEP_SUMMARY` (default `process.env`). */
   env?: Record<string, string | undefined>
 }
@@ -76,6 +78,7 @@ export async function finishRun(
     ...(pruned.length > 0 ? { pruned } : {}),
     ...(options.pruneCommand ? { pruneCommand: options.pruneCommand } : {}),
     ...(views.length > 0 ? { views } : {}),
+    ...(options.snapshotUpdate ? { snapshotUpdate: options.snapshotUpdate } : {}),
   }
   options.print(renderSummaryText(summary))
   const stepSummary = env.GITHUB_STEP_SUMMARY

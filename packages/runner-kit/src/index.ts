@@ -4,7 +4,14 @@
 export type { DirectoryReader } from './cassette-listing.js'
 export { createCassetteListing } from './cassette-listing.js'
 export type { CassettePathInput } from './cassette-path.js'
-export { assertTapeName, cassettePathFor, DEFAULT_CASSETTE_DIR, toPosix } from './cassette-path.js'
+export {
+  assertTapeName,
+  cassetteNameFor,
+  cassettePathFor,
+  DEFAULT_CASSETTE_DIR,
+  describeFolder,
+  toPosix,
+} from './cassette-path.js'
 export type { Alignable, Alignment } from './diff/align.js'
 export { alignDecisions } from './diff/align.js'
 export type { CassetteDiff, DiffEntry, EntryStatus } from './diff/compare.js'
@@ -13,14 +20,25 @@ export { maskVolatile } from './diff/volatile.js'
 export type { FinishRunOptions, ProjectRun } from './finish-run.js'
 export { finishRun } from './finish-run.js'
 export { toHttpOptions, toPattern, toRegExp } from './http-options.js'
+export type { CassetteChoice } from './legacy-cassette.js'
+export { chooseCassette } from './legacy-cassette.js'
 export { TapeNameRegistry } from './name-registry.js'
 export type { CassetteListing, CollectedTestFile } from './obsolete-cassettes.js'
 export { findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
+export { placeholderKeysFor } from './placeholder-keys.js'
 export { countKind, describeHarness, describeSource, previewJson, tokens } from './reading/preview.js'
 export type { CassetteSummary, DecisionSummary } from './reading/summarize.js'
 export { summarizeCassette, summarizeDecision } from './reading/summarize.js'
 export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'
-export { buildRerecordCommand, detectExec, quoteShell, UPDATE_FLAG } from './rerecord-command.js'
+export {
+  buildRerecordCommand,
+  buildUpdateAllCommand,
+  detectExec,
+  JEST_BIN,
+  jestCommand,
+  quoteShell,
+  UPDATE_FLAG,
+} from './rerecord-command.js'
 export { CACHE_DIR_ENV, cacheDirFor } from './runs/cache-dir.js'
 export type { KeptRun } from './runs/diverged-run.js'
 export { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
@@ -35,6 +53,8 @@ export type {
   TapeConfig,
 } from './tape-config.js'
 export { RUNNER_OPTION_NAMES, resolveTapeConfig, toRunnerTapeConfig } from './tape-config.js'
+export type { ErrorLike } from './tape-failure.js'
+export { callSiteIn, carriesFailure, failureFirst, isSameFailure, withoutFrames } from './tape-failure.js'
 export type { TapeMatcherResult, TapeMatchers } from './tape-matchers.js'
 export { TAPE_MATCHERS } from './tape-matchers.js'
 export type { SummaryTotals, TapeRunSummary, TapeSummaryEntry } from './tape-summary.js'

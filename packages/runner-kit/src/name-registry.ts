@@ -1,48 +1,60 @@
 import { ConfigError } from '@agent-tape/core/context'
+import { cassetteNameFor } from './cassette-path.js'
 
 interface Claim {
+  /** The test's names from the outermost `describe`, joined by ` > `. */
   testName: string
   line?: number
 }
 
 /**
- * Detects two tapes with one name in one test file: they would record into, and replay
- * from, the same cassette. Runners claim every tape name when the test is defined.
+ * Detects two tapes of one test file that would share a cassette: one name in one `describe`
+ * path (or in two whose folders come out the same). They would record into, and replay from,
+ * one file. Runners claim every tape when the test is defined.
  */
 export class TapeNameRegistry {
-  private readonly files = new Map<string, Map<string, Claim>>()
+  private readonly files = new Map<string, Map<string, Claim & { name: string }>>()
 
-  /** Claims `name` for a test of `testFile`; throws a {@link ConfigError} if it is taken. */
-  claim(testFile: string, name: string, claim: Claim): void {
-    let names = this.files.get(testFile)
-    if (!names) {
-      names = new Map()
-      this.files.set(testFile, names)
+  /**
+   * Claims the cassette of the tape `name` inside `describes` for a test of `testFile`; throws a
+   * {@link ConfigError} if another tape of the file has it. Returns the cassette's name.
+   */
+  claim(testFile: string, name: string, describes: readonly string[], claim: Claim): string {
+    const cassette = cassetteNameFor(testFile, describes, name)
+    let claims = this.files.get(testFile)
+    if (!claims) {
+      claims = new Map()
+      this.files.set(testFile, claims)
     }
-    const previous = names.get(name)
+    const shared = cassette === name ? '' : ` (${cassette}.jsonl)`
+    const previous = claims.get(cassette)
     if (previous) {
       throw new ConfigError({
         what: `Duplicate tape name ${JSON.stringify(name)} in ${testFile}`,
-        why: `the tests "${previous.testName}"${at(previous)} and "${claim.testName}"${at(claim)} would share one cassette`,
-        fix: 'Give each tape in a file its own name',
+        why: `the tests "${previous.testName}"${at(previous)} and "${claim.testName}"${at(claim)} would share one cassette${shared}`,
+        fix: 'Give each tape of a describe block its own name',
       })
     }
     // macOS and Windows file systems ignore case: "Refund" and "refund" are one file there.
-    const folded = name.toLowerCase()
-    const twin = [...names.entries()].find(([other]) => other.toLowerCase() === folded)
+    const folded = cassette.toLowerCase()
+    const twin = [...claims.entries()].find(([other]) => other.toLowerCase() === folded)
     if (twin) {
       throw new ConfigError({
-        what: `Tape names ${JSON.stringify(twin[0])} and ${JSON.stringify(name)} in ${testFile} differ only in case`,
+        what: `Tape names ${JSON.stringify(twin[0])} and ${JSON.stringify(cassette)} in ${testFile} differ only in case`,
         why: `the tests "${twin[1].testName}"${at(twin[1])} and "${claim.testName}"${at(claim)} would share one cassette on macOS and Windows, whose file systems ignore case`,
-        fix: 'Give each tape in a file a name that differs in more than case',
+        fix: 'Give each tape of a describe block a name that differs in more than case',
       })
     }
-    names.set(name, claim)
+    claims.set(cassette, { ...claim, name })
+    return cassette
   }
 
-  /** The tape names claimed in `testFile`. */
-  names(testFile: string): string[] {
-    return [...(this.files.get(testFile)?.keys() ?? [])]
+  /**
+   * Whether the tape name `name` is claimed once in `testFile`: only then may its tape read a
+   * cassette written before cassettes were named by their describe path (see `legacy-cassette.ts`).
+   */
+  isUnique(testFile: string, name: string): boolean {
+    return [...(this.files.get(testFile)?.values() ?? [])].filter((c) => c.name === name).length === 1
   }
 }
 

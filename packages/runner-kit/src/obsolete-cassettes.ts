@@ -1,4 +1,4 @@
-import { cassetteFolderFor, DEFAULT_CASSETTE_DIR } from './cassette-path.js'
+import { cassetteFolderFor, cassetteNameFor, DEFAULT_CASSETTE_DIR } from './cassette-path.js'
 
 /** The switch, given after `--` as the update switch is, that deletes obsolete cassettes. */
 export const PRUNE_FLAG = '--prune-cassettes'
@@ -10,17 +10,22 @@ export interface CassetteListing {
   exists(path: string): Promise<boolean>
 }
 
-/** A test file the runner collected completely, with every tape name it defines (skipped or not). */
+/**
+ * A test file the runner collected completely, with every tape it defines (skipped or not), as
+ * the names from its outermost `describe` to the tape name.
+ */
 export interface CollectedTestFile {
   testFile: string
-  tapeNames: readonly string[]
+  tapes: readonly (readonly string[])[]
 }
 
 /**
- * Cassettes that no test uses any more, beside the collected test files: a cassette whose
- * tape name no test of its file defines, and the cassettes of a test file that no longer
- * exists. Only pass files that were collected without error, or every cassette of a file
- * that failed to load would look obsolete.
+ * Cassettes that no test uses any more, beside the collected test files: a cassette that no
+ * tape of its file names (by describe path and tape name), and the cassettes of a test file that
+ * no longer exists. A cassette at a tape's former path (its name alone, see `legacy-cassette.ts`)
+ * is in use while the tape reads it: until the cassette at its describe path exists. Only pass
+ * files that were collected without error, or every cassette of a file that failed to load
+ * would look obsolete.
  */
 export async function findObsoleteCassettes(
   files: readonly CollectedTestFile[],
@@ -29,13 +34,12 @@ export async function findObsoleteCassettes(
 ): Promise<string[]> {
   const obsolete = new Set<string>()
   const folders = new Map<string, string>()
-  for (const { testFile, tapeNames } of files) {
+  for (const { testFile, tapes } of files) {
     const folder = cassetteFolderFor(testFile, cassetteDir)
     folders.set(folder, testFile)
-    const names = new Set(tapeNames)
+    const used = await usedCassettes(testFile, folder, tapes, listing)
     for (const path of await listCassettes(listing, folder)) {
-      const name = path.slice(folder.length + 1, -'.jsonl'.length)
-      if (!names.has(name)) obsolete.add(path)
+      if (!used.has(path.slice(folder.length + 1, -'.jsonl'.length))) obsolete.add(path)
     }
   }
   const parents = new Set([...folders.keys()].map((folder) => folder.slice(0, folder.lastIndexOf('/'))))
@@ -51,10 +55,40 @@ export async function findObsoleteCassettes(
   return [...obsolete].sort()
 }
 
+/** The cassette names (relative to the file's folder, without `.jsonl`) the tapes of a file use. */
+async function usedCassettes(
+  testFile: string,
+  folder: string,
+  tapes: readonly (readonly string[])[],
+  listing: CassetteListing,
+): Promise<Set<string>> {
+  const used = new Set<string>()
+  const counts = new Map<string, number>()
+  for (const names of tapes) counts.set(names.at(-1)!, (counts.get(names.at(-1)!) ?? 0) + 1)
+  for (const names of tapes) {
+    const name = names.at(-1)!
+    const cassette = cassetteNameFor(testFile, names.slice(0, -1), name)
+    used.add(cassette)
+    if (
+      cassette !== name &&
+      counts.get(name) === 1 &&
+      !(await listing.exists(`${folder}/${cassette}.jsonl`))
+    ) {
+      used.add(name)
+    }
+  }
+  return used
+}
+
+/** The cassettes in `folder` and in the folders of its describe blocks, at any depth. */
 async function listCassettes(listing: CassetteListing, folder: string): Promise<string[]> {
-  return (await listing.list(folder))
-    .filter((e) => !e.isDirectory && e.name.endsWith('.jsonl'))
-    .map((e) => `${folder}/${e.name}`)
+  const found: string[] = []
+  for (const entry of await listing.list(folder)) {
+    const path = `${folder}/${entry.name}`
+    if (entry.isDirectory) found.push(...(await listCassettes(listing, path)))
+    else if (entry.name.endsWith('.jsonl')) found.push(path)
+  }
+  return found
 }
 
 /** The test file whose cassettes `<parent>/<name>` holds: the inverse of {@link cassetteFolderFor}. */

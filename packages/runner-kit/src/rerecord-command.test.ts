@@ -17,6 +17,15 @@ it('builds a command that selects exactly one test by file and anchored full nam
   )
 })
 
+it("re-records a Jest test through agent-tape's Jest CLI, the switch last and not after --", () => {
+  expect(
+    buildRerecordCommand({ runner: 'jest', testFile: 'test/triage.test.ts', names: ['inbox', 'triage'] }),
+  ).toBe("npx agent-tape-jest test/triage.test.ts -t '^inbox triage$' --update-cassettes")
+  expect(
+    buildRerecordCommand({ runner: 'jest', testFile: 'test/a.test.ts', names: ['a'], exec: 'pnpm' }),
+  ).toBe("pnpm agent-tape-jest test/a.test.ts -t '^a$' --update-cassettes")
+})
+
 it('uses the package manager that runs the scripts', () => {
   expect(detectExec('pnpm/12.4.2 npm/? node/v20.20.2 linux x64')).toBe('pnpm')
   expect(detectExec('yarn/4.0.0 npm/? node/v20')).toBe('yarn')

@@ -1,6 +1,14 @@
 /** The update switch every runner understands after `--`: runners reject unknown flags before it. */
 export const UPDATE_FLAG = '--update-cassettes'
 
+/** Jest's CLI with agent-tape's switches, the bin of `@agent-tape/jest` (decision 0006). */
+export const JEST_BIN = 'agent-tape-jest'
+
+/** A command of Jest's CLI with agent-tape's switches: `npx agent-tape-jest <args>`. */
+export function jestCommand(args: string, exec = 'npx'): string {
+  return `${exec} ${JEST_BIN} ${args}`
+}
+
 /** The test runners agent-tape integrates with. */
 export type RunnerName = 'vitest' | 'jest'
 
@@ -17,11 +25,14 @@ export interface RerecordCommandInput {
 /**
  * The exact command that re-records one test and nothing else, printed in every
  * divergence report: its file as the path filter and its full name, anchored, as the name
- * filter.
+ * filter. Jest's goes through agent-tape's Jest CLI, which takes the switch out before Jest
+ * sees it: plain `jest` would take it for a test path pattern and print it back in its summary.
  *
  * @example
  * buildRerecordCommand({ runner: 'vitest', testFile: 'test/agent.test.ts', names: ['issue-412'] })
  * // "npx vitest run test/agent.test.ts -t '^issue-412$' -- --update-cassettes"
+ * buildRerecordCommand({ runner: 'jest', testFile: 'test/agent.test.ts', names: ['issue-412'] })
+ * // "npx agent-tape-jest test/agent.test.ts -t '^issue-412$' --update-cassettes"
  */
 export function buildRerecordCommand({
   runner,
@@ -34,7 +45,12 @@ export function buildRerecordCommand({
   if (runner === 'vitest') {
     return `${exec} vitest run ${file} -t ${quoteShell(pattern)} -- ${UPDATE_FLAG}`
   }
-  return `${exec} jest ${file} -t ${quoteShell(pattern)} -- ${UPDATE_FLAG}`
+  return jestCommand(`${file} -t ${quoteShell(pattern)} ${UPDATE_FLAG}`, exec)
+}
+
+/** The command that re-records every tape that runs, as the runner's docs give it. */
+export function buildUpdateAllCommand(runner: RunnerName, exec = 'npx'): string {
+  return runner === 'vitest' ? `${exec} vitest run -- ${UPDATE_FLAG}` : jestCommand(UPDATE_FLAG, exec)
 }
 
 /** `npx`, `pnpm`, `yarn` or `bunx`, from the user agent a package manager sets for scripts. */

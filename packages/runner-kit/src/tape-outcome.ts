@@ -44,20 +44,3 @@ export function replayedTokens(
   const replayed = new Set(state.decisions.filter((d) => d.status === 'replayed').map((d) => d.seq))
   return sumUsage(recorded.filter((d) => replayed.has(d.seq)).map((d) => reader(d)))
 }
-
-/**
- * Whether the tape's failure still has to be reported: not when the test already failed with
- * it (thrown to the body as itself, or inside an SDK's error), so the report appears once.
- */
-export function needsFailureReport(failure: Error | undefined, testErrors: readonly unknown[]): boolean {
-  if (!failure) return false
-  return !testErrors.some((e) => messageOf(e).includes(failure.message))
-}
-
-function messageOf(error: unknown): string {
-  if (typeof error === 'object' && error !== null && 'message' in error) {
-    const { message, cause } = error as { message: unknown; cause?: unknown }
-    return `${String(message)}${cause === undefined ? '' : `\n${messageOf(cause)}`}`
-  }
-  return String(error)
-}

@@ -169,3 +169,20 @@ it('names the child processes each tape started, and what reached a tape after i
   expect(markdown).toContain('- `test/agent.test.ts > new-case`: A decision of kind "llm" reached tape')
   expect(renderSummaryText({ entries, obsolete: [] })).not.toMatch(/Child processes|Used after/)
 })
+
+it('says last, in one line, that -u updates snapshots and not cassettes, only when a tape diverged', () => {
+  const snapshotUpdate = { updateAll: 'npx vitest run -- --update-cassettes' }
+  const line =
+    '  -u updates snapshots, not cassettes: re-record a diverged test with the command its failure prints, or every tape that runs with npx vitest run -- --update-cassettes.'
+  const text = renderSummaryText({ entries, obsolete: [], snapshotUpdate })
+  expect(text.endsWith(`\n\n${line}`)).toBe(true)
+  const clean = entries.filter((e) => e.status !== 'diverged')
+  expect(renderSummaryText({ entries: clean, obsolete: [], snapshotUpdate })).not.toContain('-u updates')
+  expect(renderSummaryText({ entries, obsolete: [] })).not.toContain('-u updates')
+})
+
+it('says a recording that was refused was not written', () => {
+  const refused: TapeSummaryEntry = { ...entries[1]!, captured: 1, written: false, recordingRefused: true }
+  const text = renderSummaryText({ entries: [refused], obsolete: [] })
+  expect(text).toContain('  test/agent.test.ts > new-case  auto  recorded         -  1 (not written)')
+})

@@ -21,6 +21,13 @@ export interface TapeSummaryEntry {
   missed: number
   unused: number
   written: boolean
+  /**
+   * Set when the tape read its cassette at its former path (`cassettePath`, named by the tape
+   * name alone): the path its describe blocks give it, where the cassette belongs now.
+   */
+  movesTo?: string
+  /** Set when a boundary refused to record a decision the run needed (no API key): nothing was written. */
+  recordingRefused?: true
   /** Tokens of the replayed model decisions: what the run would have spent live. */
   tokens?: TokenUsage
   /** What the tape warned about without failing (a model host that is not configured, a stale harness). */
@@ -54,6 +61,11 @@ export interface TapeRunSummary {
   pruneCommand?: string
   /** The divergence views written for diverged tapes (`viewDir`), paths relative to their project root. */
   views?: readonly WrittenView[]
+  /**
+   * Set when the run was asked to update snapshots (`-u`): when a tape diverged, one line says
+   * that `-u` does not update cassettes, and `updateAll`, the command that does.
+   */
+  snapshotUpdate?: { updateAll: string }
 }
 
 export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsage): TapeSummaryEntry {
@@ -70,6 +82,7 @@ export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsag
     unused: state.unused,
     written: state.written,
   }
+  if (state.writeSkipped === 'refused') entry.recordingRefused = true
   if (tokens && (tokens.input > 0 || tokens.output > 0)) entry.tokens = tokens
   if (state.warnings.length > 0) entry.warnings = [...state.warnings]
   if (state.drifted.length > 0) entry.drifted = [...state.drifted]
@@ -118,10 +131,15 @@ function row(e: TapeSummaryEntry): string[] {
     e.mode,
     e.status === 'error' ? `error ${e.error ?? ''}`.trim() : e.status,
     replaying ? `${e.replayed}/${e.inCassette}` : '-',
-    e.action === 'record' ? `${e.captured}${e.written ? '' : ' (unchanged)'}` : '-',
+    e.action === 'record' ? `${e.captured}${recordedNote(e)}` : '-',
     replaying ? String(e.missed) : '-',
     replaying && e.missed === 0 ? String(e.unused) : '-',
   ]
+}
+
+function recordedNote(e: TapeSummaryEntry): string {
+  if (e.written) return ''
+  return e.recordingRefused ? ' (not written)' : ' (unchanged)'
 }
 
 function headline(t: SummaryTotals): string {
@@ -164,7 +182,9 @@ export function renderSummaryText(summary: TapeRunSummary): string {
   lines.push(...childLines(summary, (test, command) => `    ${test}: ${command}`))
   lines.push(...lateLines(summary, (test, what) => `    ${test}: ${what}`))
   lines.push(...viewLines(summary, (test, where) => `    ${test}: ${where}`))
+  lines.push(...movedLines(summary, (from, to) => `    git mv '${from}' '${to}'`))
   lines.push(...obsoleteLines(summary, (path) => `    ${path}`))
+  lines.push(...snapshotUpdateLines(summary, t))
   // Test names and warnings come from the user's code: masked like every other report.
   return createPrintMask()(lines.join('\n'))
 }
@@ -195,6 +215,7 @@ export function renderSummaryMarkdown(
   lines.push(...childLines(summary, (test, command) => `- \`${test}\`: \`${command.replace(/`/g, "'")}\``))
   lines.push(...lateLines(summary, (test, what) => `- \`${test}\`: ${what}`))
   lines.push(...viewLines(summary, (test, where) => `- \`${test}\`: ${where}`, artifactsUrl(env)))
+  lines.push(...movedLines(summary, (from, to) => `- \`git mv '${from}' '${to}'\``))
   lines.push(...obsoleteLines(summary, (path) => `- \`${path}\``))
   return `${createPrintMask()(lines.join('\n'))}\n`
 }
@@ -259,6 +280,16 @@ function artifactsUrl(env: Record<string, string | undefined>): string | undefin
   return server && repo && run ? `${server}/${repo}/actions/runs/${run}#artifacts` : undefined
 }
 
+function movedLines(summary: TapeRunSummary, item: (from: string, to: string) => string): string[] {
+  const moved = summary.entries.flatMap((e) => (e.movesTo ? [item(e.cassettePath, e.movesTo)] : []))
+  if (moved.length === 0) return []
+  return [
+    '',
+    `  Cassettes at their former paths (${moved.length}): read from there; cassettes are now named by their describe blocks too, so move them (or re-record):`,
+    ...moved,
+  ]
+}
+
 function obsoleteLines(summary: TapeRunSummary, item: (path: string) => string): string[] {
   const lines: string[] = []
   if (summary.obsolete.length > 0) {
@@ -277,6 +308,18 @@ function obsoleteLines(summary: TapeRunSummary, item: (path: string) => string):
     lines.push(...summary.pruned.map(item))
   }
   return lines
+}
+
+/**
+ * The snapshot habit: `-u` updates snapshots only, so a tape that diverged in that run stays
+ * diverged; one line says so, last, where the eye lands (decision 0005).
+ */
+function snapshotUpdateLines(summary: TapeRunSummary, t: SummaryTotals): string[] {
+  if (!summary.snapshotUpdate || t.diverged === 0) return []
+  return [
+    '',
+    `  -u updates snapshots, not cassettes: re-record a diverged test with the command its failure prints, or every tape that runs with ${summary.snapshotUpdate.updateAll}.`,
+  ]
 }
 
 function formatInt(n: number): string {

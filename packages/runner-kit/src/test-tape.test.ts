@@ -11,7 +11,7 @@ const CONFIG = {
   normalizers: [],
   allowSecrets: [],
 }
-const PATH = 'test/__cassettes__/agent.test.ts/refund.jsonl'
+const PATH = 'test/__cassettes__/agent.test.ts/billing/refund.jsonl'
 
 function setup(extra: Partial<TestTapeInput> = {}) {
   const store = createMemoryStore()
@@ -43,7 +43,7 @@ it('records the cassette beside the test file and reports the entry when the tes
   const { store, entries, open } = setup()
   const { tape, finish } = await open()
   await tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
-  expect(await finish([])).toBeUndefined()
+  expect(await finish()).toBeUndefined()
   expect(entries).toMatchObject([
     { test: 'test/agent.test.ts > billing > refund', cassettePath: PATH, status: 'recorded' },
   ])
@@ -54,25 +54,26 @@ it('reports the tokens a replay saved, read from the cassette it loaded', async 
   const { entries, open } = setup()
   const first = await open()
   await first.tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
-  await first.finish([])
+  await first.finish()
   const second = await open({ config: { ...CONFIG, mode: 'replay' } })
   await second.tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
-  await second.finish([])
+  await second.finish()
   expect(entries[1]).toMatchObject({ status: 'clean', tokens: { input: 100, output: 10 } })
 })
 
-it('returns the divergence to throw, with the re-record command, unless the test already failed with it', async () => {
+it('returns the divergence the test fails with, with the re-record command and no stack frames', async () => {
   const { open } = setup()
   const first = await open()
   await first.tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
-  await first.finish([])
+  await first.finish()
   const second = await open({ config: { ...CONFIG, mode: 'replay' } })
   const miss = await second.tape.call('llm', { model: 'gpt-5' }, () => 'unused').catch((e: Error) => e)
-  expect(await second.finish([])).toBeInstanceOf(Error)
-  expect(second.tape.failure()?.message).toContain(
+  const failure = await second.finish()
+  expect(failure).toBe(miss)
+  expect(failure?.message).toContain(
     "npx vitest run test/agent.test.ts -t '^billing refund$' -- --update-cassettes",
   )
-  expect(await second.finish([{ message: 'Connection error.', cause: miss }])).toBeUndefined()
+  expect(failure?.stack).toBe(`ReplayMiss: ${failure?.message}`)
 })
 
 it('keeps the run of a diverged replay, its secrets redacted, where the view command of the report looks', async () => {
@@ -81,13 +82,15 @@ it('keeps the run of a diverged replay, its secrets redacted, where the view com
   const first = await open()
   await first.tape.call('tool', { name: 'lookup', args: ['INV-1'] }, () => 'found')
   await first.tape.call('llm', { model: 'gpt-4o', prompt: 'refund it' }, () => 'done')
-  await first.finish([])
+  await first.finish()
   const second = await open({ config: { ...CONFIG, mode: 'replay' } })
   await second.tape.call('tool', { name: 'lookup', args: ['INV-1'] }, () => 'unused')
   await second.tape.call('llm', { model: 'gpt-4o', prompt: `refund it, key ${key}` }, () => 0).catch(() => {})
-  await second.finish([])
+  await second.finish()
   const run = entries[1]!.run!
-  expect(run).toMatch(/agent-tape-[0-9a-f]{12}\/runs\/test\/__cassettes__\/agent\.test\.ts\/refund\.jsonl$/)
+  expect(run).toMatch(
+    /agent-tape-[0-9a-f]{12}\/runs\/test\/__cassettes__\/agent\.test\.ts\/billing\/refund\.jsonl$/,
+  )
   expect(second.tape.failure()?.message).toContain(`  view      npx agent-tape view ${PATH} --run ${run}\n`)
   const kept = parseCassette((await store.read(run))!, run)
   expect(kept.decisions.map((d) => [d.kind, d.out])).toEqual([
@@ -102,10 +105,10 @@ it('keeps no run when the replay did not diverge', async () => {
   const { entries, open } = setup()
   const first = await open()
   await first.tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
-  await first.finish([])
+  await first.finish()
   const second = await open({ config: { ...CONFIG, mode: 'replay' } })
   await second.tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
-  await second.finish([])
+  await second.finish()
   expect(entries[1]).not.toHaveProperty('run')
 })
 
@@ -124,7 +127,7 @@ it('adds the setup file rules after the config rules, and asks for the harness o
   })
   const { tape, finish } = await open()
   await tape.tool('lookup', { id: 'ORD-42' }, () => 'found')
-  await finish([])
+  await finish()
   expect(identify.paths).toEqual(['src/agent'])
   expect(await store.read(PATH)).not.toContain('ORD-42')
 })
@@ -157,7 +160,7 @@ it('names what reaches the tape after its test finished in the entry, and report
   const { entries, open } = setup({ reportLate: (entry) => again.push(entry) })
   const { tape, finish } = await open()
   await tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
-  expect(await finish([])).toBeUndefined()
+  expect(await finish()).toBeUndefined()
   // A promise the test did not await, reaching the tape once it finished.
   const late = await tape.call('tool', { name: 'refund' }, () => 'ran').catch((e: Error) => e)
   expect(late).toMatchObject({ code: 'ERR_TAPE_USAGE' })
@@ -181,7 +184,7 @@ it('fails the test with what reaches the tape while it is still finishing', asyn
     await write(path, text)
     leaked = tape.call('llm', { model: 'gpt-4o', late: true }, () => 'late').catch((e: Error) => e)
   }
-  const failure = await finish([])
+  const failure = await finish()
   expect(await leaked).toMatchObject({ code: 'ERR_TAPE_USAGE' })
   expect(failure).toMatchObject({ code: 'ERR_TAPE_USAGE' })
   expect(failure?.message).toContain('A decision of kind "llm" reached tape')
@@ -196,4 +199,22 @@ it("gives the tape the test's timeout, which a replay paced as recorded must not
   const { tape: unbounded } = await setup().open()
   expect(unbounded.replayWaitLeftMs()).toBeGreaterThan(60_000)
   expect(unbounded.replayWaitLeftMs()).toBeLessThanOrEqual(5 * 60_000)
+})
+
+it('replays the cassette a tape in a describe had at its former path, and reports where it belongs now', async () => {
+  const former = 'test/__cassettes__/agent.test.ts/refund.jsonl'
+  const { store, entries, open } = setup()
+  const first = await open({ names: ['refund'] })
+  await first.tape.call('llm', { model: 'gpt-4o' }, () => 'answer')
+  await first.finish()
+  expect(Object.keys(store.files)).toEqual([former])
+  const moved = await open({ uniqueName: true })
+  expect(moved.tape.cassettePath).toBe(former)
+  await moved.tape.call('llm', { model: 'gpt-4o' }, () => 'unused')
+  expect(await moved.finish()).toBeUndefined()
+  expect(entries[1]).toMatchObject({ status: 'clean', cassettePath: former, movesTo: PATH })
+  // Two tapes of the file have the name: the former path is no one's.
+  const shared = await open({ uniqueName: false })
+  expect(shared.tape.cassettePath).toBe(PATH)
+  expect(shared.tape.action).toBe('record')
 })

@@ -13,10 +13,12 @@ import {
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import { childProcessesOf } from '@agent-tape/http'
 import { cassettePathFor } from './cassette-path.js'
+import { chooseCassette } from './legacy-cassette.js'
 import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
 import { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
 import type { TapeRuntimeOptions } from './runtime-options.js'
-import { needsFailureReport, replayedTokens, summarizeOpenFailure } from './tape-outcome.js'
+import { withoutFrames } from './tape-failure.js'
+import { replayedTokens, summarizeOpenFailure } from './tape-outcome.js'
 import { summarizeTape, type TapeSummaryEntry } from './tape-summary.js'
 import { readRecordedUsage, type UsageReader } from './usage.js'
 
@@ -38,10 +40,20 @@ export interface TestTapeInput {
   exec: string
   /** The test file, relative to the project root, with `/` separators. */
   testFile: string
-  /** Names from the outermost `describe` to the test. */
+  /** Names from the outermost `describe` to the test: the cassette's folders, then its name. */
   names: readonly string[]
   /** The tape name: the cassette file name. */
   name: string
+  /**
+   * Whether no other tape of the test file has this name: only then may a tape in describe
+   * blocks read the cassette it had before cassettes were named by their describe path.
+   */
+  uniqueName?: boolean
+  /**
+   * Where the test is defined (`/abs/test/a.test.ts:12:3`): the one frame of the failure's
+   * stack, for a runner that reads a stack without frames as a one-line message (Jest).
+   */
+  site?: string
   /** The project root: cassette paths and the harness are relative to it. */
   root: string
   /** Reads and writes cassettes relative to the root (default: the file system). */
@@ -70,10 +82,11 @@ export interface TestTapeInput {
 export interface TestTape {
   readonly tape: Tape
   /**
-   * Finishes the tape, reports its summary entry, and returns the failure the test still has
-   * to throw: none when the test already failed with it (`testErrors`), so it shows once.
+   * Finishes the tape, reports its summary entry, and returns its failure, if it has one: the
+   * failure the test reports first, whatever else it failed with (see `failureFirst`), with no
+   * stack frames of the agent-tape code that found it.
    */
-  finish(testErrors: readonly unknown[]): Promise<Error | undefined>
+  finish(): Promise<Error | undefined>
 }
 
 /**
@@ -83,13 +96,27 @@ export interface TestTape {
  *
  * @example
  * const { tape, finish } = await openTestTape({ runner: 'jest', testFile, names, name, ... })
- * const failure = await finish(bodyErrors)
+ * const failure = await finish()
  */
 export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   const { config, runtime, testFile, names } = input
   const id = `${testFile} > ${names.join(' > ')}`
-  const cassettePath = cassettePathFor({ testFile, name: input.name, cassetteDir: config.cassetteDir })
   const store = input.store ?? createFileStore(input.root)
+  const choice = await chooseCassette({
+    store,
+    testFile,
+    cassetteDir: config.cassetteDir,
+    name: input.name,
+    path: cassettePathFor({
+      testFile,
+      describes: names.slice(0, -1),
+      name: input.name,
+      cassetteDir: config.cassetteDir,
+    }),
+    uniqueName: input.uniqueName === true,
+    mode: openFailureMode(config, input.env),
+  })
+  const cassettePath = choice.path
   const runPath = runPathFor(input.root, cassettePath, input.env)
   const allowSecrets = [...config.allowSecrets, ...(runtime.allowSecrets ?? [])]
   // What reaches the tape once it has finished: the test fails with it while `finish` still runs,
@@ -131,13 +158,14 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   }
   return {
     tape,
-    async finish(testErrors) {
+    async finish() {
       phase = 'finishing'
       const state = await tape.finish()
       const reader = runtime.usage ?? input.usage ?? readRecordedUsage
       const tokens =
         state.action === 'replay' ? replayedTokens(state, tape.recordedDecisions, reader) : undefined
       const entry = summarizeTape(state, id, tokens)
+      if (choice.movesTo) entry.movesTo = choice.movesTo
       // A replay that diverged keeps its run where the report's view command looks for it.
       const run = tape.divergedRun()
       if (run) {
@@ -155,7 +183,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       phase = 'done'
       input.report(entry)
       const failure = tape.failure() ?? lateWhileFinishing[0]
-      return needsFailureReport(failure, testErrors) ? failure : undefined
+      return failure ? withoutFrames(failure, input.site) : undefined
     },
   }
 }

@@ -5,6 +5,7 @@ import { inject, type RunnerTestCase, type TestContext } from 'vitest'
 import { runtimeOptions } from './configure.js'
 import './meta.js'
 import type { ProvidedTapeConfig } from './options.js'
+import { hasUniqueName } from './track-names.js'
 
 /** The `tape` fixture: opens the test's tape, and fails the test when its replay diverged. */
 export async function tapeFixture(
@@ -13,9 +14,12 @@ export async function tapeFixture(
 ): Promise<void> {
   const config = readConfig()
   // Loaded by the first tape of the file, not by the setup file that every test file runs.
-  const { openTestTape, toPosix, toRunnerTapeConfig } = await import('@agent-tape/runner-kit')
+  const { failureFirst, isSameFailure, openTestTape, toPosix, toRunnerTapeConfig } = await import(
+    '@agent-tape/runner-kit'
+  )
   const test = task as RunnerTestCase
-  const name = test.meta.agentTape?.name ?? test.name
+  const meta = test.meta.agentTape ?? { name: test.name, describes: [] }
+  const { name } = meta
   const { tape, finish } = await openTestTape({
     runner: 'vitest',
     exec: config.exec,
@@ -23,20 +27,32 @@ export async function tapeFixture(
     testFile: toPosix(relative(config.root, test.file.filepath)),
     names: namesOf(test),
     name,
+    uniqueName: hasUniqueName(test),
     config: toRunnerTapeConfig(config),
     runtime: runtimeOptions(),
     // What a replay paced as recorded may wait: Vitest's own timeout of this test.
     ...(test.timeout > 0 ? { testTimeoutMs: test.timeout } : {}),
     report: (entry) => {
-      test.meta.agentTape = { name, entry }
+      test.meta.agentTape = { ...meta, entry }
     },
     reportLate: (entry) => {
       test.file.meta.agentTapeLate = { ...test.file.meta.agentTapeLate, [entry.test]: entry.lateUses ?? [] }
     },
   })
+  // Vitest runs these hooks last registered first: the tape finishes, and its failure joins the
+  // test's errors; then the failure is put first, and an SDK's error that only carries it dropped.
+  let failure: Error | undefined
+  onTestFinished(({ task: finished }) => {
+    const result = finished.result
+    if (!failure || !result?.errors) return
+    result.errors = failureFirst(failure, result.errors)
+    // The test may have thrown the failure itself (a tool call that missed), frames and all.
+    const first = result.errors[0]
+    if (first && isSameFailure(first, failure)) first.stack = failure.stack
+  })
   onTestFinished(async ({ task: finished }) => {
-    const failure = await finish(finished.result?.errors ?? [])
-    if (failure) throw failure
+    failure = await finish()
+    if (failure && !finished.result?.errors?.some((e) => isSameFailure(e, failure!))) throw failure
   })
   await use(tape)
 }

@@ -13,7 +13,7 @@ const tapeTest: TapeTestAPI = base.extend<{ tape: Tape }>({
 
 /**
  * Vitest's `it`, plus `it.tape(name, fn)`: a test whose boundaries are recorded to, and
- * replayed from, the cassette `__cassettes__/<test file>/<name>.jsonl` beside the test.
+ * replayed from, the cassette `__cassettes__/<test file>/<describe>/…/<name>.jsonl` beside the test.
  * `it.tape` has `.concurrent`, `.skip`, `.only`, `.for`, `.skipIf` … like `it`.
  *
  * @example

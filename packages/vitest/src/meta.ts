@@ -4,6 +4,10 @@ import type { TapeSummaryEntry } from '@agent-tape/runner-kit'
 export interface TapeMeta {
   /** The tape name, set when the test is defined, so skipped tests still claim their cassette. */
   name: string
+  /** The names of the describe blocks around the tape, outermost first: its cassette's folders. */
+  describes: string[]
+  /** Whether no other tape of the file has this name (it may read its cassette's former path). */
+  uniqueName?: boolean
   /** The run's outcome, set when the test finishes. */
   entry?: TapeSummaryEntry
 }

@@ -1,7 +1,9 @@
 import { relative } from 'node:path'
 import {
+  buildUpdateAllCommand,
   type CollectedTestFile,
   DEFAULT_CASSETTE_DIR,
+  detectExec,
   finishRun,
   type TapeSummaryEntry,
   toPosix,
@@ -42,25 +44,29 @@ export class TapeSummaryReporter implements Reporter {
     const entries: TapeSummaryEntry[] = []
     const collected: CollectedTestFile[] = []
     for (const module of testModules) {
-      const tapeNames: string[] = []
+      const tapes: string[][] = []
       const late = module.meta().agentTapeLate ?? {}
       for (const test of module.children.allTests()) {
         const meta = test.meta().agentTape
         if (!meta) continue
-        tapeNames.push(meta.name)
+        tapes.push([...(meta.describes ?? []), meta.name])
         if (!meta.entry) continue
         const lateUses = late[meta.entry.test]
         entries.push(lateUses ? { ...meta.entry, lateUses } : meta.entry)
       }
       if (module.errors().length === 0) {
-        collected.push({ testFile: toPosix(relative(root, module.moduleId)), tapeNames })
+        collected.push({ testFile: toPosix(relative(root, module.moduleId)), tapes })
       }
     }
     const cassetteDir = this.options.cassetteDir ?? DEFAULT_CASSETTE_DIR
     const viewDir = this.options.viewDir
+    // `-u`: Vitest updates every snapshot it meets; cassettes have their own switch.
+    const snapshots = vitest.config.snapshotOptions?.updateSnapshot === 'all'
+    const exec = detectExec(process.env.npm_config_user_agent)
     await finishRun([{ root, cassetteDir, entries, collected, ...(viewDir ? { viewDir } : {}) }], {
       prune: this.options.prune === true,
       print: (text) => vitest.logger.log(`\n${text}\n`),
+      ...(snapshots ? { snapshotUpdate: { updateAll: buildUpdateAllCommand('vitest', exec) } } : {}),
     })
   }
 }

@@ -4,9 +4,9 @@
 // tape needs beyond the interception loads with the first tape (fixture.ts), so a test file
 // without tapes pays for little more than the interception.
 import type { Tape } from '@agent-tape/core'
-import { replaysModels, resolveMode, runWithTape, setRunMode, type TapeMode } from '@agent-tape/core/context'
+import { resolveMode, runWithTape, setRunMode, type TapeMode } from '@agent-tape/core/context'
 import { installHttpBoundary, provideReplayKeys, useMswInterception } from '@agent-tape/http/install'
-import { toHttpOptions } from '@agent-tape/runner-kit/setup'
+import { placeholderKeysFor, toHttpOptions } from '@agent-tape/runner-kit/setup'
 import { aroundEach, expect, inject } from 'vitest'
 import { tapeMatchers } from './matchers.js'
 
@@ -20,8 +20,10 @@ if (config) {
   // of the run's tapes. A mode that cannot be resolved is reported by each tape, with its test.
   const mode = runModeOf(config)
   setRunMode(mode)
-  // A run that only replays needs no API key: SDK clients built at import time get a placeholder.
-  if (mode && replaysModels(mode)) provideReplayKeys()
+  // A tape that replays needs no API key: SDK clients built at import time get placeholders, and
+  // a tape of the run that has to record without its key is told which one.
+  const keys = mode ? placeholderKeysFor(mode) : undefined
+  if (keys) provideReplayKeys(process.env, keys)
 }
 expect.extend(tapeMatchers)
 

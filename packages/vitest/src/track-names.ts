@@ -59,10 +59,25 @@ function claim(test: RunnerTestCase): void {
     registries.set(file, registry)
   }
   assertTapeName(test.name, file.name)
-  const testName = test.fullTestName ?? test.name
-  registry.claim(file.name, test.name, {
-    testName,
+  const describes = describesOf(test)
+  registry.claim(file.name, test.name, describes, {
+    testName: [...describes, test.name].join(' > '),
     ...(test.location ? { line: test.location.line } : {}),
   })
-  test.meta.agentTape = { name: test.name }
+  test.meta.agentTape = { name: test.name, describes }
+}
+
+/** Whether `test` is the only tape of its file with its name, once the file is collected. */
+export function hasUniqueName(test: RunnerTestCase): boolean {
+  return registries.get(test.file)?.isUnique(test.file.name, test.name) === true
+}
+
+/**
+ * The names of the describe blocks around `test`, outermost first, while it is collected: the
+ * top-level describe has no parent suite yet, nor does a top-level test.
+ */
+function describesOf(test: RunnerTestCase): string[] {
+  const names: string[] = []
+  for (let suite = test.suite; suite && suite !== test.file; suite = suite.suite) names.unshift(suite.name)
+  return names
 }

@@ -108,7 +108,7 @@ export async function replayDiverging(
     anthropic: new Anthropic({ apiKey: 'test-dummy', baseURL: base, maxRetries: 0 }),
   }
   await runWithTape(tape, () => run(clients)).catch(() => {})
-  const failure = await finish([])
+  const failure = await finish()
   if (!failure || !entry?.run) throw new Error(`the replay did not diverge: ${JSON.stringify(entry)}`)
   return { message: failure.message, run: entry.run }
 }

@@ -22,7 +22,19 @@ export const BEDROCK_RUNTIME = {
   // Requests are signed (SigV4); in replay the SDKs still sign, and need these to do it. With
   // them set, the default credential chain stops at the environment instead of asking the
   // instance metadata service. The region is not a credential: it stays the user's to give.
-  keyVariables: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'],
+  keyVariables: [{ allOf: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] }],
+  // The rest of the default credential chain: a profile, web identity, a container's role.
+  otherCredentials: {
+    variables: [
+      'AWS_PROFILE',
+      'AWS_SHARED_CREDENTIALS_FILE',
+      'AWS_CONFIG_FILE',
+      'AWS_WEB_IDENTITY_TOKEN_FILE',
+      'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+      'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+    ],
+    files: ['~/.aws/credentials', '~/.aws/config'],
+  },
   // The request id, the error type the SDK reads the exception class from, InvokeModel's own.
   responseHeaders: ['x-amzn-requestid', 'x-amzn-errortype', 'x-amzn-bedrock-'],
   // `p` pads every streamed event to a random length, so that sizes do not leak the text.

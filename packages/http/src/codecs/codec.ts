@@ -17,8 +17,17 @@ export interface ModelCodec {
    * (a host name, or a RegExp on the host name). Several codecs may list the same host.
    */
   readonly hosts: readonly (string | RegExp)[]
-  /** Variables the provider's SDKs read an API key from when a client is constructed. */
-  readonly keyVariables: readonly string[]
+  /**
+   * Variables the provider's SDKs read an API key from when a client is constructed: each gets a
+   * placeholder in a run that may replay, when it is unset (see `replay-keys.ts`).
+   */
+  readonly keyVariables: readonly KeyVariable[]
+  /**
+   * Where the provider's SDKs find credentials besides its key variables (a profile, a token
+   * file): variables, and files (`~/` is the home folder). While one of them is there, a run that
+   * may record gives the key variables no placeholder, which the SDK would take over them.
+   */
+  readonly otherCredentials?: OtherCredentials
   /** Request headers that change what the provider does: part of the key. */
   readonly behaviourHeaders: readonly string[]
   /** Response headers worth storing beyond the common ones: names, or prefixes ending in `-`. */
@@ -67,6 +76,23 @@ export interface ModelCodec {
    * draining the body. Without it (or when no event says so), the recording ends with the body.
    */
   isLastEvent?(event: StreamEvent): boolean
+}
+
+/**
+ * One credential an SDK reads from the environment: a variable; `{ oneOf }`, variables an SDK
+ * reads the same key from, any one of them (a placeholder for the first, and none while one is
+ * set, or the SDK warns that several are); `{ allOf }`, variables read together (a key and its
+ * secret: placeholders for all, and none while one is set).
+ */
+export type KeyVariable =
+  | string
+  | { readonly oneOf: readonly string[] }
+  | { readonly allOf: readonly string[] }
+
+/** See {@link ModelCodec.otherCredentials}. */
+export interface OtherCredentials {
+  readonly variables: readonly string[]
+  readonly files: readonly string[]
 }
 
 export interface TokenUsage {

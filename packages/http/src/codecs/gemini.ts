@@ -25,7 +25,9 @@ export const geminiCodec: ModelCodec = {
     'aiplatform.googleapis.com',
     /^[a-z0-9-]+-aiplatform\.googleapis\.com$/,
   ],
-  keyVariables: ['GOOGLE_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
+  // `@google/genai` reads either of the first two (and warns when both are set); `@ai-sdk/google`
+  // reads the third.
+  keyVariables: [{ oneOf: ['GOOGLE_API_KEY', 'GEMINI_API_KEY'] }, 'GOOGLE_GENERATIVE_AI_API_KEY'],
   behaviourHeaders: [],
   responseHeaders: [],
   // The id and time of one answer, and the signature of the model's thoughts it asks to get back.

@@ -1,7 +1,7 @@
 import { anthropicMessagesCodec } from './anthropic-messages.js'
 import { bedrockConverseCodec } from './bedrock-converse.js'
 import { bedrockInvokeCodec } from './bedrock-invoke.js'
-import type { ModelCodec } from './codec.js'
+import type { KeyVariable, ModelCodec, OtherCredentials } from './codec.js'
 import { geminiCodec } from './gemini.js'
 import { ollamaCodec } from './ollama.js'
 import { openaiChatCodec } from './openai-chat.js'
@@ -44,11 +44,23 @@ export function isModelHost(hostname: string): boolean {
   return MODEL_HOSTS.some((host) => (typeof host === 'string' ? host === hostname : host.test(hostname)))
 }
 
+/** The variables of one credential (see {@link KeyVariable}). */
+export function keyVariableNames(variable: KeyVariable): readonly string[] {
+  if (typeof variable === 'string') return [variable]
+  return 'oneOf' in variable ? variable.oneOf : variable.allOf
+}
+
+/** The credentials of every known provider, with where else its SDKs find them. */
+export const PROVIDER_KEYS: readonly { keys: readonly KeyVariable[]; otherCredentials?: OtherCredentials }[] =
+  [...MODEL_CODECS, ...UNREAD_PROVIDERS].map((p) => ({
+    keys: p.keyVariables,
+    ...('otherCredentials' in p && p.otherCredentials ? { otherCredentials: p.otherCredentials } : {}),
+  }))
+
 /** The variables every known provider's SDKs read an API key from. */
-export const KEY_VARIABLES: readonly string[] = unique([
-  ...MODEL_CODECS.flatMap((c) => c.keyVariables),
-  ...UNREAD_PROVIDERS.flatMap((p) => p.keyVariables),
-])
+export const KEY_VARIABLES: readonly string[] = unique(
+  PROVIDER_KEYS.flatMap((p) => p.keys.flatMap(keyVariableNames)),
+)
 
 /** The behaviour headers of every codec, in the order a request's are stored. */
 export const BEHAVIOUR_HEADERS: readonly string[] = unique(MODEL_CODECS.flatMap((c) => c.behaviourHeaders))

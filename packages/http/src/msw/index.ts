@@ -1,6 +1,8 @@
 import { assertKnownOptions, claimingTapeCount, currentTape } from '@agent-tape/core/internal'
 import { bypass, type HttpHandler, http } from 'msw'
+import { findCodec } from '../codecs/index.js'
 import { classifyUrl, type EndpointPattern } from '../endpoints.js'
+import { errorAnswer } from '../error-answer.js'
 import { type BoundaryConfig, handleRequest } from '../handle-request.js'
 import { runnerMswConfig } from '../msw-interception.js'
 import { assertHostPatterns, type HostPattern, matchesHost } from '../network/allow-hosts.js'
@@ -8,6 +10,7 @@ import { installNetworkGuards } from '../network/guards.js'
 import { performingForTape } from '../network/performing.js'
 import { useCodecLabels } from '../read-exchange.js'
 import type { ReplayTiming } from '../replay-timing.js'
+import { ownInterceptionInstalled, twoInterceptionsError } from '../two-interceptions.js'
 
 export interface TapeHandlerOptions {
   /** Base URLs of model endpoints beyond the known provider hosts (added to the runner's). */
@@ -44,6 +47,8 @@ const HANDLER_OPTION_NAMES = Object.keys({
  */
 export function tapeHandlers(options: TapeHandlerOptions = {}): HttpHandler[] {
   assertKnownOptions(options, HANDLER_OPTION_NAMES, 'the tapeHandlers() options')
+  // The runner's own interception is already installed (its setup ran first): two interceptions.
+  if (ownInterceptionInstalled()) throw twoInterceptionsError()
   useCodecLabels()
   const hosts = [...(options.hosts ?? [])]
   assertHostPatterns(hosts)
@@ -71,6 +76,8 @@ export function tapeHandlers(options: TapeHandlerOptions = {}): HttpHandler[] {
     http.all(
       ({ request }) => claims(new URL(request.url), config()),
       async ({ request }) => {
+        // The runner's own interception came after this server (its setup ran later).
+        if (ownInterceptionInstalled()) return refuseSecondInterception(request)
         const perform = (r: Request) => performingForTape(() => fetch(bypass(r)))
         const outcome = await handleRequest(request, config(), perform)
         if (outcome.type === 'respond') return outcome.response
@@ -89,4 +96,16 @@ function claims(url: URL, config: BoundaryConfig): boolean {
   if (requestClass !== 'model' && !listed) return false
   const tape = currentTape()
   return tape ? tape.action !== 'passthrough' : claimingTapeCount() > 0
+}
+
+/**
+ * A request that both interceptions take: the tape fails with what to set, writes nothing, and
+ * the request is answered with an error (in the provider's shape for a model request, so that the
+ * SDK stops at once) instead of being sent.
+ */
+function refuseSecondInterception(request: Request): Response {
+  const error = twoInterceptionsError(request)
+  currentTape()?.refuseRecording(error)
+  const codec = findCodec(request.method, new URL(request.url).pathname)
+  return codec ? errorAnswer(codec, error.message, 'two-interceptions') : Response.error()
 }
