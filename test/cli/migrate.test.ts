@@ -8,7 +8,7 @@ import { runCli } from './support/cli.js'
 const REPO = join(import.meta.dirname, '..', '..')
 const FORMAT_1 = join(REPO, 'test/fixtures/format-1/support-agent-issue-412.jsonl')
 const OLD = 'test/__cassettes__/agent.test.ts/issue-412.jsonl'
-const CURRENT = 'test/__cassettes__/trip.test.ts/stream.jsonl'
+const CURRENT = 'test/__cassettes__/trip.test.ts/trip planner/stream.jsonl'
 const DAMAGED = 'test/__cassettes__/agent.test.ts/truncated.jsonl'
 
 function project() {
