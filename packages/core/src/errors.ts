@@ -15,6 +15,7 @@ export type AgentTapeErrorCode =
   | 'ERR_TAPE_NETWORK'
   | 'ERR_TAPE_DRIFT'
   | 'ERR_TAPE_TIMING'
+  | 'ERR_TAPE_BUDGET'
 
 /**
  * Base class of agent-tape's own errors. Errors thrown by user code (a tool that throws)
