@@ -36,7 +36,7 @@ export class IgnorePaths {
   private readonly rules: readonly CompiledRule[]
 
   constructor(rules: readonly IgnoreRule[]) {
-    this.rules = rules.map(compileRule)
+    this.rules = rules.map((rule, i) => compileRule(rule, i))
   }
 
   get size(): number {
@@ -63,16 +63,28 @@ export class IgnorePaths {
   }
 }
 
-/** Checks ignore rules as given in options; throws a {@link ConfigError} naming the bad one. */
-export function validateIgnoreRules(rules: readonly IgnoreRule[]): void {
-  rules.forEach(compileRule)
+/**
+ * Checks ignore rules as given in options (`where` says where, for the message); throws a
+ * {@link ConfigError} naming the bad one.
+ */
+export function validateIgnoreRules(rules: readonly IgnoreRule[], where?: string): void {
+  if (!Array.isArray(rules)) throw invalidRules(rules, where)
+  rules.forEach((rule, i) => compileRule(rule, i, where))
 }
 
-function compileRule(rule: IgnoreRule, index: number): CompiledRule {
+function invalidRules(rules: unknown, where: string | undefined): ConfigError {
+  return new ConfigError({
+    what: `Invalid ignore${where ? ` in ${where}` : ''}`,
+    why: `it must be a list of paths, got ${JSON.stringify(rules)}`,
+    fix: "Write ignore: ['body.metadata.request_id']",
+  })
+}
+
+function compileRule(rule: IgnoreRule, index: number, where?: string): CompiledRule {
   const path = typeof rule === 'string' ? rule : rule?.path
   const invalid = (why: string) =>
     new ConfigError({
-      what: `Invalid ignore rule #${index + 1} ${JSON.stringify(rule)}`,
+      what: `Invalid ignore rule #${index + 1} ${JSON.stringify(rule)}${where ? ` in ${where}` : ''}`,
       why,
       fix: "Write a dot-separated path into the canonical input, with * for any key or item: 'body.metadata.request_id', 'body.messages.*.id'",
     })

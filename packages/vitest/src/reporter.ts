@@ -3,6 +3,7 @@ import {
   type CollectedTestFile,
   DEFAULT_CASSETTE_DIR,
   finishRun,
+  obsoleteFailure,
   type TapeSummaryEntry,
   toPosix,
 } from '@agent-tape/runner-kit'
@@ -16,6 +17,8 @@ export interface TapeSummaryOptions {
   prune?: boolean
   /** The plugin's `viewDir`: where the divergence views of diverged tests are written. */
   viewDir?: string
+  /** Fail the run when it finds obsolete cassettes (`failOnObsolete`, `-- --fail-on-obsolete`). */
+  failOnObsolete?: boolean
 }
 
 /**
@@ -58,10 +61,20 @@ export class TapeSummaryReporter implements Reporter {
     }
     const cassetteDir = this.options.cassetteDir ?? DEFAULT_CASSETTE_DIR
     const viewDir = this.options.viewDir
-    await finishRun([{ root, cassetteDir, entries, collected, ...(viewDir ? { viewDir } : {}) }], {
-      prune: this.options.prune === true,
-      print: (text) => vitest.logger.log(`\n${text}\n`),
-    })
+    const summary = await finishRun(
+      [{ root, cassetteDir, entries, collected, ...(viewDir ? { viewDir } : {}) }],
+      {
+        prune: this.options.prune === true,
+        failOnObsolete: this.options.failOnObsolete === true,
+        print: (text) => vitest.logger.log(`\n${text}\n`),
+      },
+    )
+    const failure = obsoleteFailure(summary)
+    if (failure) {
+      vitest.logger.error(`${failure}\n`)
+      // Vitest sets no exit code for a run whose tests all passed: this one fails.
+      process.exitCode = 1
+    }
   }
 }
 
