@@ -82,6 +82,14 @@ export function describeUsd(report: CostReport): string {
   return report.unpriced.length > 0 ? `${formatUsd(report.usd)} + no price for ${unpriced}` : formatUsd(report.usd)
 }
 
+/** A cost with its models: `$0.0031 (gpt-4o $0.0029, claude-sonnet-4-5 $0.0002)`; one model is not repeated. */
+export function describeCost(report: CostReport): string {
+  const total = describeUsd(report)
+  if (report.models.length < 2) return total
+  const each = report.models.map((m) => `${modelName(m)} ${m.usd === undefined ? 'no price' : formatUsd(m.usd)}`)
+  return `${total} (${each.join(', ')})`
+}
+
 function percent(before: number, after: number): string {
   if (before === 0 || before === after) return ''
   const change = Math.round(((after - before) / before) * 100)
