@@ -65,6 +65,7 @@ it('prints the timeline of a streamed OpenAI chat run: env read, tool call and a
   env        WEATHER_UNITS
   decisions  4: 1 env read, 2 model requests, 1 tool call
   tokens     159 in / 23 out
+  cost       $0.00063
   time       <n> ms recorded
 
 #1  step 0  env read [WEATHER_UNITS]  ${keys[0]}  <n> ms
@@ -99,6 +100,7 @@ it('assembles an Anthropic stream: text blocks and a tool_use built from input_j
   harness    not recorded
   decisions  3: 2 model requests, 1 tool call
   tokens     130 in / 27 out
+  cost       $0.00053
   time       <n> ms recorded
 
 #1  step 1  model request (claude-sonnet-5)  ${keys[0]}  <n> ms
