@@ -5,7 +5,7 @@ import { streamEvents } from './streams/index.js'
 
 /**
  * Token usage recorded in a model decision (`in.api` names the codec, `out` is the response),
- * for the run summary's "tokens replayed instead of spent".
+ * for the run summary's tokens and their price.
  */
 export function recordedUsage(input: unknown, out: unknown): TokenUsage | undefined {
   const api = (input as { api?: unknown } | null)?.api

@@ -23,7 +23,7 @@ export interface TapeSummaryOptions {
 
 /**
  * Prints what every tape of the run did (replayed, recorded, missed, unused decisions), the
- * tokens replayed instead of spent, and cassettes that no test uses any more. Also writes a
+ * tokens replayed instead of spent and their price, and cassettes that no test uses any more. Also writes a
  * Markdown version to `GITHUB_STEP_SUMMARY` when it is set. The plugin adds it by default.
  */
 export class TapeSummaryReporter implements Reporter {
