@@ -11,7 +11,13 @@ import { configure, failure, RUNNERS, type Runner, type RunnerProject, testFile 
 const CLI = join(REPO_ROOT, 'packages/cli/dist/esm/bin.js')
 
 /** The runner's command with agent-tape's switches: after `--` for Vitest, Jest's own CLI for Jest. */
-function withSwitches(runner: Runner, project: RunnerProject, args: string, switches: string, env: Record<string, string>) {
+function withSwitches(
+  runner: Runner,
+  project: RunnerProject,
+  args: string,
+  switches: string,
+  env: Record<string, string>,
+) {
   return runner.name === 'Vitest'
     ? project.runTests(`${args} -- ${switches}`, env)
     : project.run(`npx agent-tape-jest ${args} ${switches}`, env)
@@ -19,8 +25,8 @@ function withSwitches(runner: Runner, project: RunnerProject, args: string, swit
 
 const TOOLS = [
   'const tools = {',
-  '  get_weather: async ({ city }: { city: string }) => `18°C in ${city}`,',
-  '  get_time: async ({ city }: { city: string }) => `14:05 in ${city}`,',
+  "  get_weather: async ({ city }: { city: string }) => '18°C in ' + city,",
+  "  get_time: async ({ city }: { city: string }) => '14:05 in ' + city,",
   '}',
 ]
 
@@ -144,7 +150,11 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     const cassette = 'test/__cassettes__/traced.test.ts/traced.jsonl'
     const record = await p.runTests('test/traced.test.ts', env())
     expect(record.code, record.output).toBe(0)
-    const [header, decision] = p.read(cassette).trimEnd().split('\n').map((l) => JSON.parse(l))
+    const [header, decision] = p
+      .read(cassette)
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(header.ignore).toEqual(['body.trace_id'])
     // Stored, so a person can read it: only the key leaves it out.
     const recordedId = decision.in.body.trace_id as string
@@ -162,9 +172,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     p.write(runner.configFile, config)
     const miss = await p.runTests('test/traced.test.ts', { ...env(), CI: 'true' })
     expect(miss.code, miss.output).toBe(1)
-    expect(miss.output).toMatch(
-      new RegExp(`body\\.trace_id: "${recordedId}" → "[0-9a-f-]{36}"`),
-    )
+    expect(miss.output).toMatch(new RegExp(`body\\.trace_id: "${recordedId}" → "[0-9a-f-]{36}"`))
   })
 
   it.sequential('reports a re-record against the cassette it replaced, as agent-tape diff does', async () => {
@@ -188,7 +196,9 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     expect(update[runner.summaryStream]).toContain(
       ['  Re-recorded (1), against the cassette each replaced:', `    ${line}`].join('\n'),
     )
-    expect(update[runner.summaryStream]).toContain('recorded 28 tokens ≈ $0.0000078, spent by this run (20 in, 8 out)')
+    expect(update[runner.summaryStream]).toContain(
+      'recorded 28 tokens ≈ $0.0000078, spent by this run (20 in, 8 out)',
+    )
     const diff = await p.run(`"${process.execPath}" "${CLI}" diff before.jsonl ${cassette}`)
     expect(diff.stdout.trimEnd().split('\n').at(-1)).toBe(line)
   })
@@ -213,7 +223,9 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
 
     const notice = await p.runTests(files, { ...env(), CI: 'true' })
     expect(notice.code, notice.output).toBe(0)
-    expect(notice[runner.summaryStream]).toContain('  Obsolete cassettes (1): no test uses them any more. Delete them')
+    expect(notice[runner.summaryStream]).toContain(
+      '  Obsolete cassettes (1): no test uses them any more. Delete them',
+    )
     expect(notice.output).not.toContain('failOnObsolete')
 
     const reason = `[agent-tape] The run found 1 obsolete cassette: no test uses ${gone} any more, and failOnObsolete is set.`

@@ -60,7 +60,9 @@ describe('ignore paths', () => {
     const { open } = setup()
     const error = await open('auto', { ignore: ['body..id'] }).catch((e: unknown) => e)
     expect(isAgentTapeError(error) && error.code).toBe('ERR_TAPE_CONFIG')
-    expect(String((error as Error).message)).toContain('Invalid ignore rule #1 "body..id": a path segment is empty')
+    expect(String((error as Error).message)).toContain(
+      'Invalid ignore rule #1 "body..id": a path segment is empty',
+    )
   })
 
   it('let a per-request id replay across runs, store it, count it, and write no fingerprints', async () => {
@@ -105,7 +107,9 @@ describe('ignore paths', () => {
 
     const other = await open('replay', { ignore: ['body.metadata.request_id'] })
     const miss = await other.call('llm', request('req-3', 'Weather in Oslo?'), () => 'live').catch((e) => e)
-    expect(String(miss.message)).toContain('body.messages[0].content: "Weather in Paris?" → "Weather in Oslo?"')
+    expect(String(miss.message)).toContain(
+      'body.messages[0].content: "Weather in Paris?" → "Weather in Oslo?"',
+    )
     expect(String(miss.message)).not.toContain('request_id')
   })
 

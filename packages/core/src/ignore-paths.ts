@@ -69,7 +69,7 @@ export class IgnorePaths {
  */
 export function validateIgnoreRules(rules: readonly IgnoreRule[], where?: string): void {
   if (!Array.isArray(rules)) throw invalidRules(rules, where)
-  rules.forEach((rule, i) => compileRule(rule, i, where))
+  for (const [i, rule] of rules.entries()) compileRule(rule, i, where)
 }
 
 function invalidRules(rules: unknown, where: string | undefined): ConfigError {

@@ -18,9 +18,9 @@ export {
   maskForPrinting,
 } from './format-message.js'
 export type { HarnessComparison } from './harness.js'
+export { compareHarness } from './harness.js'
 export type { IgnoreResult } from './ignore-paths.js'
 export { IGNORED_ITEM, IgnorePaths, validateIgnoreRules } from './ignore-paths.js'
-export { compareHarness } from './harness.js'
 export * from './index.js'
 export type { FieldChange } from './json-diff.js'
 export { diffJson, diffStringHunks, diffStrings, formatChange, formatChanges } from './json-diff.js'

@@ -60,7 +60,8 @@ export class RunLog {
   }
 
   countIgnored(matched: readonly string[]): void {
-    const ignored = (this.ignored ??= {})
+    this.ignored ??= {}
+    const ignored = this.ignored
     for (const path of matched) ignored[path] = (ignored[path] ?? 0) + 1
   }
 

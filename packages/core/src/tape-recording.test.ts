@@ -34,7 +34,15 @@ function decision(
   decisionIndex: number,
 ): KeyedDecision {
   const key = computeKey(kind, input, position)
-  return { kind, key, label: describeDecision(kind, input), position, normalized: input, keyed: input, decisionIndex }
+  return {
+    kind,
+    key,
+    label: describeDecision(kind, input),
+    position,
+    normalized: input,
+    keyed: input,
+    decisionIndex,
+  }
 }
 
 /** Records one model answer and one tool result, and ends the run. */

@@ -38,7 +38,15 @@ function decision(
   decisionIndex: number,
 ): KeyedDecision {
   const key = computeKey(kind, input, position)
-  return { kind, key, label: describeDecision(kind, input), position, normalized: input, keyed: input, decisionIndex }
+  return {
+    kind,
+    key,
+    label: describeDecision(kind, input),
+    position,
+    normalized: input,
+    keyed: input,
+    decisionIndex,
+  }
 }
 
 function cassetteOf(records: [KeyedDecision, unknown][], overlapped = false): Cassette {

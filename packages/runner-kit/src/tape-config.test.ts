@@ -30,11 +30,26 @@ describe('budget, ignore and failOnObsolete options', () => {
 
   it.each([
     [{ budget: 5 }, 'Invalid option budget in the agentTape() options: it must be an object, got 5.'],
-    [{ budget: { steps: -1 } }, 'Invalid option budget.steps in the agentTape() options: it must be a number of 0 or more, got -1.'],
-    [{ budget: { dollars: 1 } }, 'Invalid option budget.dollars in the agentTape() options: it must be one of steps, tokens, usd.'],
-    [{ budget: { tokens: { cached: 1 } } }, 'Invalid option budget.tokens.cached in the agentTape() options: it must be one of input, output.'],
-    [{ ignore: ['body..id'] }, 'Invalid ignore rule #1 "body..id" in the agentTape() options: a path segment is empty'],
-    [{ ignore: 'body.user' }, 'Invalid option ignore in the agentTape() options: it must be an array, got "body.user".'],
+    [
+      { budget: { steps: -1 } },
+      'Invalid option budget.steps in the agentTape() options: it must be a number of 0 or more, got -1.',
+    ],
+    [
+      { budget: { dollars: 1 } },
+      'Invalid option budget.dollars in the agentTape() options: it must be one of steps, tokens, usd.',
+    ],
+    [
+      { budget: { tokens: { cached: 1 } } },
+      'Invalid option budget.tokens.cached in the agentTape() options: it must be one of input, output.',
+    ],
+    [
+      { ignore: ['body..id'] },
+      'Invalid ignore rule #1 "body..id" in the agentTape() options: a path segment is empty',
+    ],
+    [
+      { ignore: 'body.user' },
+      'Invalid option ignore in the agentTape() options: it must be an array, got "body.user".',
+    ],
   ])('refuses %j, saying where', (options, message) => {
     expect(() => resolveTapeConfig(options, SOURCE)).toThrow(message)
   })

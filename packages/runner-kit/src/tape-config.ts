@@ -306,7 +306,9 @@ export function toRunnerTapeConfig(config: TapeConfig): RunnerTapeConfig {
 /** Ignore rules as data, checked: the core's message, with where they were written. */
 function ignoreRules(rules: readonly IgnoreRule[], where: string): IgnoreRule[] {
   validateIgnoreRules(rules, where)
-  return rules.map((r) => (typeof r === 'string' ? r : { path: r.path, ...(r.kinds ? { kinds: [...r.kinds] } : {}) }))
+  return rules.map((r) =>
+    typeof r === 'string' ? r : { path: r.path, ...(r.kinds ? { kinds: [...r.kinds] } : {}) },
+  )
 }
 
 /** A budget, checked: each limit a number of 0 or more, tokens a number or `{ input, output }`. */
@@ -314,7 +316,8 @@ function budgetOf(
   value: unknown,
   invalid: (option: string, expected: string, fix?: string) => ConfigError,
 ): TapeBudget {
-  const fix = 'Write budget: { steps: 8, tokens: 20_000, usd: 0.05 } (each limit optional; tokens may be { input, output })'
+  const fix =
+    'Write budget: { steps: 8, tokens: 20_000, usd: 0.05 } (each limit optional; tokens may be { input, output })'
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw invalid('budget', `an object, got ${describe(value)}`, fix)
   const record = value as Record<string, unknown>

@@ -77,15 +77,15 @@ export const TAPE_MATCHERS = {
   },
 
   /** The run made at most `steps` model requests so far. */
-  toHaveTakenAtMostSteps(isNot: boolean, received: unknown, steps: number): TapeMatcherResult {
+  toHaveTakenAtMostSteps(_isNot: boolean, received: unknown, steps: number): TapeMatcherResult {
     const tape = asTape(received, 'toHaveTakenAtMostSteps')
     assertLimit('toHaveTakenAtMostSteps', 'steps', steps)
-    return budgetMatcher(isNot, tape, 'toHaveTakenAtMostSteps', { steps }, (run) => `${run.steps} steps`)
+    return budgetMatcher(tape, 'toHaveTakenAtMostSteps', { steps }, (run) => `${run.steps} steps`)
   },
 
   /** The model answers of the run so far came to at most `tokens` tokens (all, or input and output apart). */
   toHaveUsedAtMostTokens(
-    isNot: boolean,
+    _isNot: boolean,
     received: unknown,
     tokens: number | { input?: number; output?: number },
   ): TapeMatcherResult {
@@ -95,7 +95,7 @@ export const TAPE_MATCHERS = {
       if (tokens.input !== undefined) assertLimit('toHaveUsedAtMostTokens', 'tokens.input', tokens.input)
       if (tokens.output !== undefined) assertLimit('toHaveUsedAtMostTokens', 'tokens.output', tokens.output)
     } else assertLimit('toHaveUsedAtMostTokens', 'tokens', tokens)
-    return budgetMatcher(isNot, tape, 'toHaveUsedAtMostTokens', { tokens }, (run) => {
+    return budgetMatcher(tape, 'toHaveUsedAtMostTokens', { tokens }, (run) => {
       const used = run.usage.reduce((t, u) => ({ input: t.input + u.input, output: t.output + u.output }), {
         input: 0,
         output: 0,
@@ -105,10 +105,10 @@ export const TAPE_MATCHERS = {
   },
 
   /** The model answers of the run so far cost at most `usd` US dollars, at the prices of their recording. */
-  toHaveCostAtMost(isNot: boolean, received: unknown, usd: number): TapeMatcherResult {
+  toHaveCostAtMost(_isNot: boolean, received: unknown, usd: number): TapeMatcherResult {
     const tape = asTape(received, 'toHaveCostAtMost')
     assertLimit('toHaveCostAtMost', 'usd', usd)
-    return budgetMatcher(isNot, tape, 'toHaveCostAtMost', { usd }, (run, measure) =>
+    return budgetMatcher(tape, 'toHaveCostAtMost', { usd }, (run, measure) =>
       formatUsd(measure.price(run.usage, run.recordedAt).usd ?? 0),
     )
   },
@@ -119,7 +119,6 @@ export const TAPE_MATCHERS = {
  * that cannot be measured (live, or a model without a price) throws, whether negated or not.
  */
 function budgetMatcher(
-  isNot: boolean,
   tape: Tape,
   matcher: string,
   budget: TapeBudget,
@@ -146,12 +145,19 @@ function budgetMatcher(
   }
   const pass = breaches.length === 0
   const details = (breach: BudgetBreach | undefined) =>
-    budgetDetails(run, breach?.show ?? (budget.steps !== undefined ? 'steps' : budget.usd !== undefined ? 'usd' : 'tokens'), measure.price)
+    budgetDetails(
+      run,
+      breach?.show ?? (budget.steps !== undefined ? 'steps' : budget.usd !== undefined ? 'usd' : 'tokens'),
+      measure.price,
+    )
   return {
     pass,
     message: () =>
       pass
-        ? [`expected tape "${tape.id}" to go over ${describeBudget(budget)}, it used ${used(run, measure)}:`, ...details(undefined)].join('\n')
+        ? [
+            `expected tape "${tape.id}" to go over ${describeBudget(budget)}, it used ${used(run, measure)}:`,
+            ...details(undefined),
+          ].join('\n')
         : [
             `expected tape "${tape.id}" to stay within ${describeBudget(budget)}: the run ${breaches.map((b) => b.text).join(', and ')}:`,
             ...details(breaches[0]),

@@ -14,7 +14,15 @@ const entries: TapeSummaryEntry[] = [
     replayed: 17,
     tokens: { input: 1200, output: 34, cached: 200 },
     usage: [
-      { seq: 1, step: 1, model: 'gpt-4o-2024-08-06', api: 'openai-chat', input: 1000, cached: 200, output: 20 },
+      {
+        seq: 1,
+        step: 1,
+        model: 'gpt-4o-2024-08-06',
+        api: 'openai-chat',
+        input: 1000,
+        cached: 200,
+        output: 20,
+      },
       { seq: 3, step: 2, model: 'gpt-4o-2024-08-06', api: 'openai-chat', input: 200, output: 14 },
     ],
     recordedAt: '2025-06-01T00:00:00.000Z',
@@ -110,7 +118,14 @@ it('says nothing of tokens saved when nothing was replayed (a run that only reco
 })
 
 it('prices a recording at its own date where prices changed, and reports each re-record against the cassette it replaced', () => {
-  const usage = (input: number, output: number) => ({ seq: 1, step: 1, model: 'o3', api: 'openai-responses', input, output })
+  const usage = (input: number, output: number) => ({
+    seq: 1,
+    step: 1,
+    model: 'o3',
+    api: 'openai-responses',
+    input,
+    output,
+  })
   // o3 cost $10/$40 per million tokens until 2025-06-10, $2/$8 from then on.
   const before = { decisions: 7, steps: 3, usage: [usage(1000, 152)], recordedAt: '2025-05-01T00:00:00.000Z' }
   const after = { decisions: 9, steps: 4, usage: [usage(1500, 190)], recordedAt: '2025-07-01T00:00:00.000Z' }

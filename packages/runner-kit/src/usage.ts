@@ -12,7 +12,11 @@ export interface RecordedUsage extends TokenUsage {
  * for decisions of your own (`tape.call('llm', …)`) may name the `model`, which is then priced
  * by the price table's own matching.
  */
-export type UsageReader = (decision: { kind: string; in?: unknown; out?: unknown }) => RecordedUsage | undefined
+export type UsageReader = (decision: {
+  kind: string
+  in?: unknown
+  out?: unknown
+}) => RecordedUsage | undefined
 
 /** The default {@link UsageReader}: a model decision's usage and model, as its provider's codec reads them. */
 export const readRecordedUsage: UsageReader = (decision) => {

@@ -52,7 +52,10 @@ export function checkBudget(budget: TapeBudget, run: RunUsage, price: Price): Bu
         ]
   for (const [what, limit, n] of limits) {
     if (limit !== undefined && n > limit)
-      breaches.push({ text: `used ${formatInt(n)} ${what}, over the budget of ${formatInt(limit)}`, show: 'tokens' })
+      breaches.push({
+        text: `used ${formatInt(n)} ${what}, over the budget of ${formatInt(limit)}`,
+        show: 'tokens',
+      })
   }
   if (budget.usd !== undefined) {
     const cost = price(run.usage, run.recordedAt)

@@ -21,7 +21,9 @@ export function priceRun(entries: readonly TapeSummaryEntry[]): RunCost {
   const pick = (action: TapeSummaryEntry['action']) =>
     merge(entries.flatMap((e, i) => (e.action === action && perEntry[i] ? [perEntry[i]] : [])))
   const deltas = entries.flatMap((e) =>
-    e.rerecorded ? [{ test: e.test, line: describeCostDelta(tapeName(e), e.rerecorded.before, e.rerecorded.after) }] : [],
+    e.rerecorded
+      ? [{ test: e.test, line: describeCostDelta(tapeName(e), e.rerecorded.before, e.rerecorded.after) }]
+      : [],
   )
   return { replayed: pick('replay'), recorded: pick('record'), perEntry, deltas }
 }
@@ -64,7 +66,9 @@ export function costCells(report: CostReport | undefined): [string, string] {
 
 /** `(1,500 in, 300 of them cached, 190 out; no price for llama3.2)` */
 function details(report: CostReport): string {
-  const parts = describeTokens(report.tokens).replace(/^[\d,]+ tokens \(/, '').replace(/\)$/, '')
+  const parts = describeTokens(report.tokens)
+    .replace(/^[\d,]+ tokens \(/, '')
+    .replace(/\)$/, '')
   const unpriced = report.unpriced.length > 0 ? `; no price for ${report.unpriced.join(', ')}` : ''
   return ` (${parts}${unpriced})`
 }

@@ -79,14 +79,18 @@ export function describeCostDelta(name: string, before: RunTotals, after: RunTot
 export function describeUsd(report: CostReport): string {
   const unpriced = report.unpriced.join(', ')
   if (report.usd === undefined) return report.models.length === 0 ? '$0' : `no price (${unpriced})`
-  return report.unpriced.length > 0 ? `${formatUsd(report.usd)} + no price for ${unpriced}` : formatUsd(report.usd)
+  return report.unpriced.length > 0
+    ? `${formatUsd(report.usd)} + no price for ${unpriced}`
+    : formatUsd(report.usd)
 }
 
 /** A cost with its models: `$0.0031 (gpt-4o $0.0029, claude-sonnet-4-5 $0.0002)`; one model is not repeated. */
 export function describeCost(report: CostReport): string {
   const total = describeUsd(report)
   if (report.models.length < 2) return total
-  const each = report.models.map((m) => `${modelName(m)} ${m.usd === undefined ? 'no price' : formatUsd(m.usd)}`)
+  const each = report.models.map(
+    (m) => `${modelName(m)} ${m.usd === undefined ? 'no price' : formatUsd(m.usd)}`,
+  )
   return `${total} (${each.join(', ')})`
 }
 

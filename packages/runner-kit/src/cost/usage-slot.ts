@@ -1,6 +1,6 @@
 import type { Tape } from '@agent-tape/core'
-import type { CostReport } from './run-cost.js'
 import type { DecisionUsage } from './decision-usage.js'
+import type { CostReport } from './run-cost.js'
 import type { RunUsage } from './tape-usage.js'
 
 /**

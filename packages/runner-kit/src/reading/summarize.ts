@@ -62,7 +62,10 @@ export function summarizeCassette(file: string, cassette: Cassette): CassetteSum
   }
   if (usages.some((u) => u !== undefined)) {
     totals.tokens = sumUsage(usages)
-    totals.cost = priceUsage(usageOfDecisions(cassette.decisions, readRecordedUsage), cassette.header.recordedAt)
+    totals.cost = priceUsage(
+      usageOfDecisions(cassette.decisions, readRecordedUsage),
+      cassette.header.recordedAt,
+    )
   }
   return { file, header: cassette.header, decisions, totals }
 }
