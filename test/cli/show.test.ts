@@ -164,6 +164,13 @@ it('prints the timeline as JSON with --json', async () => {
     kinds: { env: 1, llm: 2, tool: 1 },
     tokens: { input: 159, output: 23 },
   })
+  // gpt-4o at $2.50 per million input tokens and $10 output, as of the recording.
+  expect(summary.totals.cost).toMatchObject({
+    tokens: { input: 159, output: 23 },
+    models: [{ model: 'gpt-4o', api: 'openai-chat', decisions: 2, input: 159, output: 23 }],
+    unpriced: [],
+  })
+  expect(summary.totals.cost.usd).toBeCloseTo(159 * 2.5e-6 + 23 * 10e-6, 10)
   expect(summary.decisions[1].model.answer).toMatchObject({
     status: 200,
     streamed: true,
