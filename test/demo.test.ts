@@ -36,7 +36,7 @@ it('the demo records a failing run, replays it offline, shows the miss, re-recor
   )
   // The re-record against the cassette it replaced, and what the CI replay did not spend.
   expect(output).toMatch(
-    /^ {5}issue-412: 7 → \d+ decisions, [\d,]+ → [\d,]+ tokens( \([+-]\d+%\))?, \$[\d.]+ → \$[\d.]+$/m,
+    /^ {7}issue-412: 7 → \d+ decisions, [\d,]+ → [\d,]+ tokens( \([+-]\d+%\))?, \$[\d.]+ → \$[\d.]+$/m,
   )
   expect(output).toMatch(
     /^ {5}replayed [\d,]+ tokens of recordings ≈ \$[\d.]+ that this run did not spend \([\d,]+ in, [\d,]+ out\)$/m,
