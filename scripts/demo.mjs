@@ -58,8 +58,10 @@ function excerpt(output, from, to, indent = '   ') {
 }
 
 function summary(output) {
-  excerpt(output, /^agent-tape {2}\d+ tape/, /^\s*tokens replayed/)
-  excerpt(output, /^\s*tokens replayed/, /^$/)
+  excerpt(output, /^agent-tape {2}\d+ tape/, /^\s*decisions:/)
+  // The decisions, and what the replayed recordings would have cost live.
+  excerpt(output, /^\s*decisions:/, /^$/)
+  excerpt(output, /^\s*Tokens by model:/, /^$/)
 }
 
 function result(run) {
@@ -168,6 +170,8 @@ try {
   const fresh = readFileSync(cassette, 'utf8').trimEnd().split('\n')
   const refund = fresh.map((l) => JSON.parse(l)).find((d) => d.kind === 'tool' && d.in?.name === 'refund')
   console.log(`   the refund now recorded: ${JSON.stringify(refund?.in.args)}`)
+  // What the re-record changed against the cassette it replaced: steps, tokens, dollars.
+  excerpt(update.output, /^\s*Re-recorded \(/, /^$/)
 
   chapter('CI replays it: no key, no network, no tokens', 'CI=true npx vitest run')
   const ci = await vitest(dir, [], { CI: 'true' })

@@ -34,5 +34,13 @@ it('the demo records a failing run, replays it offline, shows the miss, re-recor
   expect(output).toContain(
     '     test/agent.test.ts > issue-412  replay  clean        7/7         -       0       0',
   )
+  // The re-record against the cassette it replaced, and what the CI replay did not spend.
+  expect(output).toMatch(
+    /^ {7}issue-412: 7 → \d+ decisions, [\d,]+ → [\d,]+ tokens( \([+-]\d+%\))?, \$[\d.]+ → \$[\d.]+$/m,
+  )
+  expect(output).toMatch(
+    /^ {5}replayed [\d,]+ tokens of recordings ≈ \$[\d.]+ that this run did not spend \([\d,]+ in, [\d,]+ out\)$/m,
+  )
+  expect(output).toMatch(/^ {7}gpt-4o\S* +\d+ decisions, [\d,]+ tokens \([\d,]+ in, [\d,]+ out\), \$[\d.]+$/m)
   expect(output).toContain('The loop worked')
 }, 120_000)

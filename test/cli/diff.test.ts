@@ -58,6 +58,7 @@ it('finds no difference between two recordings of the same run (ids, times and r
 = #4  step 2  model request (gpt-4o)
 
 4 → 4 decisions: 0 changed, 0 added, 0 removed, 4 unchanged
+again: 4 → 4 decisions, 182 → 182 tokens, $0.00063 → $0.00063
 `,
   })
 })
@@ -92,6 +93,7 @@ it('shows changed inputs field by field, changed answers, and the decisions a re
     what   "Paris: 18°C and rain; Lyon: 18°C and rain." · finish stop
 
 4 → 6 decisions: 2 changed, 2 added, 0 removed, 2 unchanged
+after: 4 → 6 decisions, 182 → 332 tokens (+82%), $0.00063 → $0.0011
 `)
 })
 
@@ -100,8 +102,15 @@ it('reports removed decisions when compared the other way round, and JSON with -
   expect(reverse.code).toBe(1)
   expect(reverse.stdout).toContain('- #5  step 2  tool "get_weather"')
   expect(reverse.stdout).toContain('6 → 4 decisions: 2 changed, 0 added, 2 removed, 2 unchanged')
+  expect(reverse.stdout).toContain('before: 6 → 4 decisions, 332 → 182 tokens (-45%), $0.0011 → $0.00063')
   const json = JSON.parse((await runCli(['diff', '--json', 'before.jsonl', 'after.jsonl'], root)).stdout)
   expect(json.counts).toEqual({ unchanged: 2, changed: 2, added: 2, removed: 0 })
+  // The numbers behind the re-record line: decisions, steps, tokens per model decision, the price.
+  expect(json.cost.line).toBe('after: 4 → 6 decisions, 182 → 332 tokens (+82%), $0.00063 → $0.0011')
+  expect(json.cost.a).toMatchObject({ decisions: 4, steps: 2, unpriced: [] })
+  expect(json.cost.b.steps).toBe(3)
+  expect(json.cost.b.usage.map((u: { model: string }) => u.model)).toEqual(['gpt-4o', 'gpt-4o', 'gpt-4o'])
+  expect(json.cost.b.usd).toBeCloseTo(0.0011, 4)
   expect(json.entries[1].input).toEqual([
     {
       path: 'body.messages[1].content',

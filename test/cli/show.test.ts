@@ -65,6 +65,7 @@ it('prints the timeline of a streamed OpenAI chat run: env read, tool call and a
   env        WEATHER_UNITS
   decisions  4: 1 env read, 2 model requests, 1 tool call
   tokens     159 in / 23 out
+  cost       $0.00063
   time       <n> ms recorded
 
 #1  step 0  env read [WEATHER_UNITS]  ${keys[0]}  <n> ms
@@ -99,6 +100,7 @@ it('assembles an Anthropic stream: text blocks and a tool_use built from input_j
   harness    not recorded
   decisions  3: 2 model requests, 1 tool call
   tokens     130 in / 27 out
+  cost       $0.00053
   time       <n> ms recorded
 
 #1  step 1  model request (claude-sonnet-5)  ${keys[0]}  <n> ms
@@ -162,6 +164,13 @@ it('prints the timeline as JSON with --json', async () => {
     kinds: { env: 1, llm: 2, tool: 1 },
     tokens: { input: 159, output: 23 },
   })
+  // gpt-4o at $2.50 per million input tokens and $10 output, as of the recording.
+  expect(summary.totals.cost).toMatchObject({
+    tokens: { input: 159, output: 23 },
+    models: [{ model: 'gpt-4o', api: 'openai-chat', decisions: 2, input: 159, output: 23 }],
+    unpriced: [],
+  })
+  expect(summary.totals.cost.usd).toBeCloseTo(159 * 2.5e-6 + 23 * 10e-6, 10)
   expect(summary.decisions[1].model.answer).toMatchObject({
     status: 200,
     streamed: true,

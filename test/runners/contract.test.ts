@@ -86,7 +86,9 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     expect(summary).toContain('  decisions: 31 replayed, 0 recorded, 0 missed, 0 unused')
     // Two agent runs of 3 model requests, ten echo requests and a Claude stream: usage as the fake
     // model reported it.
-    expect(summary).toMatch(/ {2}tokens replayed instead of spent: [\d,]+ \([\d,]+ in, [\d,]+ out\)/)
+    expect(summary).toMatch(
+      / {2}replayed [\d,]+ tokens of recordings ≈ \$[\d.]+ that this run did not spend \([\d,]+ in, [\d,]+ out\)/,
+    )
     const { 'step-summary.md': markdown, ...after } = project.snapshot()
     expect(after).toEqual(before)
     expect(markdown).toContain('### agent-tape\n\n**13 tapes: 13 replayed cleanly, 0 recorded, 0 diverged**')

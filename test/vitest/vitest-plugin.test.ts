@@ -33,15 +33,18 @@ it('runs only the it.tape.only tape, and lists only it without calling the other
   const run = await project.runTests('test/agent.test.ts', env())
   expect(run.code, run.output).toBe(0)
   expect(run.output).toContain('Tests  1 passed | 2 skipped (3)')
-  expect(run.output).toContain(
-    [
-      'agent-tape  1 tape: 1 replayed cleanly, 0 recorded, 0 diverged',
-      '',
-      '  tape                                mode  result  replayed  recorded  missed  unused',
-      '  test/agent.test.ts > weather-paris  auto  clean        5/5         -       0       0',
-      '',
-      '  decisions: 5 replayed, 0 recorded, 0 missed, 0 unused',
-    ].join('\n'),
+  expect(run.output).toMatch(
+    new RegExp(
+      [
+        'agent-tape {2}1 tape: 1 replayed cleanly, 0 recorded, 0 diverged',
+        '',
+        ' {2}tape {32}mode {2}result {2}replayed {2}recorded {2}missed {2}unused {2}tokens +cost',
+        // The tokens of the three model answers replayed, and their price.
+        ' {2}test/agent\\.test\\.ts > weather-paris {2}auto {2}clean {8}5/5 {9}- {7}0 {7}0 +[\\d,]+ +\\$[\\d.]+',
+        '',
+        ' {2}decisions: 5 replayed, 0 recorded, 0 missed, 0 unused',
+      ].join('\n'),
+    ),
   )
   expect(run.output).not.toContain('refund')
   expect(run.output).not.toContain('Obsolete')

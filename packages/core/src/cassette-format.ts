@@ -31,6 +31,11 @@ export interface CassetteHeader {
   overlapped?: true
   /** Where the run was recorded when not by a test: a command, or a run captured in a server. */
   source?: RecordingSource
+  /**
+   * The paths the keys leave out (the tape's `ignore` rules), for people reading the cassette:
+   * the fields are stored, and no key depends on them.
+   */
+  ignore?: string[]
 }
 
 /**
@@ -136,6 +141,7 @@ export function serializeCassette(cassette: Cassette, encoded = encodeInputs(cas
     env: h.env,
     overlapped: h.overlapped,
     source: h.source,
+    ignore: h.ignore,
   }
   const lines = [JSON.stringify(header)]
   cassette.decisions.forEach((d, i) => {
@@ -372,6 +378,11 @@ function validateHeader(value: Record<string, unknown>, file: string): CassetteH
   if (typeof value.test !== 'string') throw corrupt(file, 1, 'the header has no "test" id')
   if (typeof value.recordedAt !== 'string') throw corrupt(file, 1, 'the header has no "recordedAt" time')
   if (value.source !== undefined) validateSource(value.source, file)
+  if (
+    value.ignore !== undefined &&
+    (!Array.isArray(value.ignore) || value.ignore.some((path) => typeof path !== 'string'))
+  )
+    throw corrupt(file, 1, `the header's "ignore" is ${JSON.stringify(value.ignore)}, not a list of paths`)
   return value as unknown as CassetteHeader
 }
 

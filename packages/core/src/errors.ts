@@ -16,6 +16,7 @@ export type AgentTapeErrorCode =
   | 'ERR_TAPE_DRIFT'
   | 'ERR_TAPE_TIMING'
   | 'ERR_TAPE_NO_KEY'
+  | 'ERR_TAPE_BUDGET'
 
 /**
  * Base class of agent-tape's own errors. Errors thrown by user code (a tool that throws)

@@ -28,6 +28,7 @@ export {
   SecretLeakError,
 } from './errors.js'
 export type { HarnessIdentity, HarnessProvider } from './harness.js'
+export type { IgnoreRule } from './ignore-paths.js'
 export type { McpMessage, McpTransport, TapeMcpOptions } from './mcp-transport.js'
 export { tapeMcpTransport } from './mcp-transport.js'
 export type { TapeMode } from './modes.js'

@@ -19,6 +19,8 @@ export {
 } from './format-message.js'
 export type { HarnessComparison } from './harness.js'
 export { compareHarness } from './harness.js'
+export type { IgnoreResult } from './ignore-paths.js'
+export { IGNORED_ITEM, IgnorePaths, validateIgnoreRules } from './ignore-paths.js'
 export * from './index.js'
 export type { FieldChange } from './json-diff.js'
 export { diffJson, diffStringHunks, diffStrings, formatChange, formatChanges } from './json-diff.js'

@@ -1,6 +1,7 @@
 import type { Cassette } from './cassette-format.js'
 import { parseCassette } from './cassette-format.js'
 import { AgentTapeError, isAgentTapeError } from './errors.js'
+import { validateIgnoreRules } from './ignore-paths.js'
 import { describeCi, resolveMode, type TapeMode } from './modes.js'
 import { validateNormalizers } from './normalize.js'
 import { validateRedactors } from './redaction.js'
@@ -20,6 +21,7 @@ export async function openTape(options: TapeOptions): Promise<Tape> {
   const env = options.env ?? process.env
   validateRedactors(options.redactors ?? [])
   validateNormalizers(options.normalizers ?? [])
+  validateIgnoreRules(options.ignore ?? [])
   const { mode, ci } = resolveMode({
     mode: options.mode,
     env,

@@ -17,6 +17,8 @@ export class RunLog {
   /** Tools whose live result differed from the recording (`live-tools` mode). */
   readonly drifts: string[] = []
   readonly normalizations: Record<string, number> = {}
+  /** Per ignore path, the decisions it left a field out of; `undefined` for a tape without ignores. */
+  ignored: Record<string, number> | undefined
   /** Labels still to read, of decisions noted with a function for a label (see {@link note}). */
   private readonly unlabelled = new Map<DecisionState, () => string>()
 
@@ -26,7 +28,7 @@ export class RunLog {
    * every replayed request.
    */
   note(
-    decision: Omit<KeyedDecision, 'label' | 'normalized'> & { label: string | (() => string) },
+    decision: Omit<KeyedDecision, 'label' | 'normalized' | 'keyed'> & { label: string | (() => string) },
     seq: number,
     status: DecisionStatus,
   ): void {
@@ -55,6 +57,12 @@ export class RunLog {
   drift(drift: ToolDrift): void {
     this.drifts.push(drift.label)
     this.divergences.push(drift.error)
+  }
+
+  countIgnored(matched: readonly string[]): void {
+    this.ignored ??= {}
+    const ignored = this.ignored
+    for (const path of matched) ignored[path] = (ignored[path] ?? 0) + 1
   }
 
   countNormalizations(fired: readonly string[]): void {
@@ -111,6 +119,7 @@ export class RunLog {
       written: ending?.written ?? false,
       ...(ending?.writeSkipped ? { writeSkipped: ending.writeSkipped } : {}),
       normalizations: { ...this.normalizations },
+      ...(this.ignored ? { ignored: { ...this.ignored } } : {}),
       warnings: [...this.warnings],
       drifted: [...this.drifts],
       divergences: this.divergences.map((d) => ({ code: d.code, message: d.message })),

@@ -2,6 +2,7 @@ import type { DecisionRecord, RecordedError, RecordingSource } from './cassette-
 import type { CassetteStore } from './cassette-store.js'
 import type { AgentTapeError } from './errors.js'
 import type { HarnessProvider } from './harness.js'
+import type { IgnoreRule } from './ignore-paths.js'
 import type { TapeMode } from './modes.js'
 import type { Normalizer } from './normalize.js'
 import type { Redactor } from './redaction.js'
@@ -21,6 +22,12 @@ export interface TapeOptions {
   harness?: { provider: HarnessProvider; paths?: readonly string[]; strict?: boolean }
   redactors?: readonly Redactor[]
   normalizers?: readonly Normalizer[]
+  /**
+   * Fields the key leaves out, as JSON paths into the canonical input (`body.metadata.request_id`,
+   * `body.messages.*.id`): a value that changes on every run and does not decide the answer.
+   * They are still stored, redacted, and each is counted in `state.ignored` when it matches.
+   */
+  ignore?: readonly IgnoreRule[]
   /** Values the secret scan must accept, e.g. a fake key used by tests. */
   allowSecrets?: SecretAllowList
   /** Fail the run when recorded decisions are left unused (default true). */

@@ -2,6 +2,7 @@ import type { DecisionKey, DecisionPosition } from './canonical-key.js'
 import type { Cassette, DecisionRecord } from './cassette-format.js'
 import type { DivergenceContext } from './divergence.js'
 import type { HarnessIdentity } from './harness.js'
+import type { IgnorePaths } from './ignore-paths.js'
 import type { KeyHasher } from './key-hasher.js'
 import { runToolLive } from './live-tools.js'
 import type { TapeMode } from './modes.js'
@@ -17,8 +18,10 @@ export interface KeyedDecision {
   key: DecisionKey
   label: string
   position: DecisionPosition
-  /** The input after the normalizers, before redaction. */
+  /** The input after the normalizers, before redaction: what a recording stores. */
   normalized: unknown
+  /** What the key hashes: `normalized` without the fields the tape ignores (`normalized` itself without ignores). */
+  keyed: unknown
   /**
    * 1-based position of the decision in this run, counting every decision the run asked for.
    * A cassette numbers its decisions with `seq` instead, counting only those it recorded.
@@ -46,6 +49,8 @@ export interface PartContext {
   secrets: SecretScanner
   /** The harness identity of this run, when the tape checks one. */
   harness: HarnessIdentity | undefined
+  /** The fields keys leave out. */
+  ignores: IgnorePaths
 }
 
 /** How a part ended the run. */
@@ -104,6 +109,14 @@ export abstract class TapePart {
    * decision the run needs (it lacks a key), and a cassette without it would replay as a miss.
    */
   abandon(): void {}
+
+  /**
+   * The cassette on disk when the tape opened: the one a replay answers from, or the one a
+   * recording replaces (none for a first recording).
+   */
+  opened(): Cassette | undefined {
+    return undefined
+  }
 
   /** The run so far as a cassette, when this part can tell it apart from a recording (a replay). */
   run(): Cassette | undefined {

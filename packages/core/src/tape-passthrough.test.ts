@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest'
 import { createMemoryStore } from './cassette-store.js'
+import { IgnorePaths } from './ignore-paths.js'
 import { KeyHasher } from './key-hasher.js'
 import { RunLog } from './run-log.js'
 import { SecretScanner } from './secrets/index.js'
@@ -16,6 +17,7 @@ it('runs every decision for real, lists it under its place in the run, and write
     keys: new KeyHasher(),
     secrets: new SecretScanner(),
     harness: undefined,
+    ignores: new IgnorePaths([]),
   })
   const decision = {
     kind: 'llm',
@@ -23,6 +25,7 @@ it('runs every decision for real, lists it under its place in the run, and write
     label: 'model request',
     position: { step: 1 },
     normalized: {},
+    keyed: {},
     decisionIndex: 4,
   } as const
   expect(await part.call(decision, () => 'live answer')).toBe('live answer')

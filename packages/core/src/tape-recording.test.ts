@@ -4,6 +4,7 @@ import { type CaptureOutcome, parseCassette, serializeCassette } from './cassett
 import { createMemoryStore } from './cassette-store.js'
 import { describeDecision } from './describe-decision.js'
 import { isAgentTapeError } from './errors.js'
+import { IgnorePaths } from './ignore-paths.js'
 import { KeyHasher } from './key-hasher.js'
 import { RunLog } from './run-log.js'
 import { SecretScanner } from './secrets/index.js'
@@ -22,6 +23,7 @@ function contextFor(store = createMemoryStore(), options: Partial<TapeOptions> =
     keys: new KeyHasher(),
     secrets: new SecretScanner(),
     harness: undefined,
+    ignores: new IgnorePaths([]),
   }
 }
 
@@ -32,7 +34,15 @@ function decision(
   decisionIndex: number,
 ): KeyedDecision {
   const key = computeKey(kind, input, position)
-  return { kind, key, label: describeDecision(kind, input), position, normalized: input, decisionIndex }
+  return {
+    kind,
+    key,
+    label: describeDecision(kind, input),
+    position,
+    normalized: input,
+    keyed: input,
+    decisionIndex,
+  }
 }
 
 /** Records one model answer and one tool result, and ends the run. */

@@ -135,6 +135,10 @@ export class RecordingPart extends TapePart {
     return { status: 'recorded', written, writeSkipped: written ? undefined : 'unchanged' }
   }
 
+  override opened(): Cassette | undefined {
+    return this.previous
+  }
+
   override recording(): Cassette {
     const inFlight = new Set([...this.pending].map((p) => p.record))
     const decisions = this.records.filter((r) => !inFlight.has(r)).map((r, i) => ({ ...r, seq: i + 1 }))
@@ -208,7 +212,7 @@ export class RecordingPart extends TapePart {
   }
 
   private header(): CassetteHeader {
-    const { options, harness } = this.context
+    const { options, harness, ignores } = this.context
     const env = envSummary(this.records)
     const source = typeof options.source === 'function' ? options.source() : options.source
     return {
@@ -222,6 +226,7 @@ export class RecordingPart extends TapePart {
       ...(env ? { envSalt: this.envSalt, env } : {}),
       ...(this.overlapped ? { overlapped: true as const } : {}),
       ...(source ? { source } : {}),
+      ...(ignores.size > 0 ? { ignore: ignores.paths } : {}),
     }
   }
 }

@@ -4,6 +4,7 @@ import type { Cassette, DecisionRecord } from './cassette-format.js'
 import { createMemoryStore } from './cassette-store.js'
 import { describeDecision } from './describe-decision.js'
 import { isReplayMiss, type ReplayMiss } from './divergence.js'
+import { IgnorePaths } from './ignore-paths.js'
 import { KeyHasher } from './key-hasher.js'
 import { RunLog } from './run-log.js'
 import { SecretScanner } from './secrets/index.js'
@@ -26,6 +27,7 @@ function contextFor(
     keys: new KeyHasher(),
     secrets: new SecretScanner(),
     harness: undefined,
+    ignores: new IgnorePaths([]),
   }
 }
 
@@ -36,7 +38,15 @@ function decision(
   decisionIndex: number,
 ): KeyedDecision {
   const key = computeKey(kind, input, position)
-  return { kind, key, label: describeDecision(kind, input), position, normalized: input, decisionIndex }
+  return {
+    kind,
+    key,
+    label: describeDecision(kind, input),
+    position,
+    normalized: input,
+    keyed: input,
+    decisionIndex,
+  }
 }
 
 function cassetteOf(records: [KeyedDecision, unknown][], overlapped = false): Cassette {

@@ -147,6 +147,10 @@ export class ReplayPart extends TapePart {
     }
   }
 
+  override opened(): Cassette {
+    return this.cassette
+  }
+
   /** The miss of a decision that was never recorded, with the nearest recorded one and a diff. */
   private miss(decision: KeyedDecision): ReplayMiss {
     const { kind, key, label, decisionIndex, position } = decision
@@ -163,8 +167,9 @@ export class ReplayPart extends TapePart {
         total: this.index.total,
         replayedBefore: this.index.consumed,
       },
-      input,
-      nearest,
+      // What the key ignores is no difference: the diff leaves it out on both sides.
+      this.context.ignores.apply(kind, input).input,
+      nearest && { ...nearest, in: this.context.ignores.apply(kind, nearest.in).input },
     )
     if (moved) {
       details.hint = `this very request was recorded at ${describePosition(moved.step, moved.lane)}, not ${describePosition(position.step, position.lane)}: concurrent branches took their step numbers in another order than while recording. ${USE_LANES}`
@@ -183,7 +188,7 @@ export class ReplayPart extends TapePart {
    * The same request, recorded at another step of its lane and not replayed yet: concurrent
    * branches took their steps in another order than while recording.
    */
-  private movedFrom({ kind, normalized, position }: KeyedDecision): DecisionRecord | undefined {
+  private movedFrom({ kind, keyed, position }: KeyedDecision): DecisionRecord | undefined {
     return this.index
       .unused()
       .find(
@@ -194,7 +199,7 @@ export class ReplayPart extends TapePart {
           d.key ===
             this.context.keys.key(
               kind,
-              normalized,
+              keyed,
               d.lane === undefined ? { step: d.step } : { step: d.step, lane: d.lane },
             ),
       )

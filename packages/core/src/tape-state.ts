@@ -43,6 +43,8 @@ export interface TapeState {
   /** Why nothing was written, when it was not. */
   writeSkipped?: 'replay' | 'passthrough' | 'unchanged' | 'refused'
   normalizations: Record<string, number>
+  /** How many decisions each ignore path left a field out of (present when the tape has ignores). */
+  ignored?: Record<string, number>
   warnings: string[]
   /** Tools whose live result differed from the recording, in `live-tools` mode: `step 2, tool "x"`. */
   drifted: string[]

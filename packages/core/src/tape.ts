@@ -4,6 +4,7 @@ import { describeDecision } from './describe-decision.js'
 import type { DivergenceError, ReplayMiss } from './divergence.js'
 import { AgentTapeError, ConfigError, isAgentTapeError } from './errors.js'
 import type { HarnessIdentity } from './harness.js'
+import { IgnorePaths } from './ignore-paths.js'
 import { asJsonData, toJsonData } from './json-walk.js'
 import { KeyHasher } from './key-hasher.js'
 import { MODE_ENV, type TapeMode } from './modes.js'
@@ -47,9 +48,12 @@ export class Tape {
   private readonly lanes: Lanes
   private readonly envReads: EnvReads
   private readonly wires = new WireHasher()
+  /** The fields keys leave out (see {@link TapeOptions.ignore}). */
+  private readonly ignores: IgnorePaths
   /**
-   * Whether requests are fingerprinted (see {@link beginRequest}): not with normalizers, which
-   * may make identical bytes key differently and whose firings the run reports.
+   * Whether requests are fingerprinted (see {@link beginRequest}): not with normalizers or
+   * ignores, under which identical bytes key differently once the rules change, and whose
+   * firings the run reports.
    */
   private readonly wiresOn: boolean
   /** How many decisions the run has asked for: the next one's `decisionIndex` is one more. */
@@ -73,6 +77,8 @@ export class Tape {
   ) {
     this.options = options
     this.lanes = new Lanes(options.lane)
+    this.ignores = new IgnorePaths(options.ignore ?? [])
+    if (this.ignores.size > 0) this.log.ignored = {}
     this.id = options.id
     this.cassettePath = options.cassettePath
     this.mode = init.mode
@@ -97,9 +103,11 @@ export class Tape {
         return secrets
       },
       harness: init.harness,
+      ignores: this.ignores,
     })
     this.action = this.part.action
-    this.wiresOn = this.action !== 'passthrough' && (options.normalizers ?? []).length === 0
+    this.wiresOn =
+      this.action !== 'passthrough' && (options.normalizers ?? []).length === 0 && this.ignores.size === 0
     this.envReads = new EnvReads(this, init.env, this.part.envSalt)
   }
 
@@ -300,6 +308,14 @@ export class Tape {
     return this.part.recording()
   }
 
+  /**
+   * The cassette on disk when the tape opened: the one it replays, or the one its recording
+   * replaces (for a re-record's report of what changed); `undefined` for a first recording.
+   */
+  get openedCassette(): Cassette | undefined {
+    return this.part.opened()
+  }
+
   /** The decisions of the cassette this tape replays (none when it records or passes through). */
   get recordedDecisions(): readonly DecisionRecord[] {
     return this.part.replayable
@@ -333,15 +349,25 @@ export class Tape {
     this.assertOpen(kind)
     assertKind(kind)
     const position = this.lanes.place(kind)
-    const { normalized, key, label } = this.log.walk(kind, () => {
+    const { normalized, keyed, key, label } = this.log.walk(kind, () => {
       const normalized = this.normalize(kind, this.toInputData(input))
+      const keyed = this.ignore(kind, normalized)
       return {
         normalized,
-        key: this.keys.key(kind, normalized, position),
+        keyed,
+        key: this.keys.key(kind, keyed, position),
         label: describeDecision(kind, normalized),
       }
     })
-    const decision: KeyedDecision = { kind, key, label, position, normalized, decisionIndex: ++this.asked }
+    const decision: KeyedDecision = {
+      kind,
+      key,
+      label,
+      position,
+      normalized,
+      keyed,
+      decisionIndex: ++this.asked,
+    }
     if (wireAt) decision.wire = wireAt(position)
     return decision
   }
@@ -364,6 +390,14 @@ export class Tape {
    */
   private toInputData(input: unknown): unknown {
     return this.part.keysInPlace ? asJsonData(input) : toJsonData(input)
+  }
+
+  /** The input the key hashes: without the fields the tape ignores, each match counted. */
+  private ignore(kind: string, input: unknown): unknown {
+    if (this.ignores.size === 0) return input
+    const result = this.ignores.apply(kind, input)
+    if (result.matched.length > 0) this.log.countIgnored(result.matched)
+    return result.input
   }
 
   private normalize(kind: string, input: unknown): unknown {

@@ -25,11 +25,13 @@ const ERROR_TYPE: Record<number, string> = {
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown }
 
 function usage(ctx: TurnContext, outputTokens: number) {
+  // Anthropic counts what the prompt cache read or wrote apart from `input_tokens`.
+  const { inputTokens, cachedTokens = 0, cacheWriteTokens = 0 } = ctx.turn.usage
   return {
-    input_tokens: ctx.turn.usage.inputTokens,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    input_tokens: inputTokens - cachedTokens - cacheWriteTokens,
+    cache_creation_input_tokens: cacheWriteTokens,
+    cache_read_input_tokens: cachedTokens,
+    cache_creation: { ephemeral_5m_input_tokens: cacheWriteTokens, ephemeral_1h_input_tokens: 0 },
     output_tokens: outputTokens,
     service_tier: 'standard',
   }

@@ -23,8 +23,15 @@ function toolUseIds(ctx: TurnContext): string[] {
 }
 
 function usage(ctx: TurnContext) {
-  const { inputTokens, outputTokens } = ctx.turn.usage
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }
+  // Bedrock counts what the prompt cache read or wrote apart from `inputTokens`.
+  const { inputTokens, outputTokens, cachedTokens = 0, cacheWriteTokens = 0 } = ctx.turn.usage
+  return {
+    ...(cachedTokens > 0 ? { cacheReadInputTokens: cachedTokens } : {}),
+    ...(cacheWriteTokens > 0 ? { cacheWriteInputTokens: cacheWriteTokens } : {}),
+    inputTokens: inputTokens - cachedTokens - cacheWriteTokens,
+    outputTokens,
+    totalTokens: inputTokens + outputTokens,
+  }
 }
 
 const latencyMs = (ctx: TurnContext) => 100 + (Number.parseInt(ctx.ids.hex(3), 16) % 900)

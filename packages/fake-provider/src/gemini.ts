@@ -88,8 +88,10 @@ function usageMetadata(ctx: TurnContext, flavour: Flavour, final: boolean) {
     return flavour === 'vertex'
       ? { trafficType: 'ON_DEMAND' }
       : { promptTokenCount: inputTokens, totalTokenCount: inputTokens, ...prompt }
+  const cached = ctx.turn.usage.cachedTokens ?? 0
   return {
     promptTokenCount: inputTokens,
+    ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
     candidatesTokenCount: outputTokens,
     totalTokenCount: inputTokens + outputTokens,
     ...(flavour === 'vertex' ? { trafficType: 'ON_DEMAND' } : {}),

@@ -6,10 +6,10 @@ import { jsonEvent, type SseEvent } from './sse.js'
 type Item = Record<string, unknown> & { id: string; type: string }
 
 function usage(ctx: TurnContext) {
-  const { inputTokens, outputTokens } = ctx.turn.usage
+  const { inputTokens, outputTokens, cachedTokens = 0 } = ctx.turn.usage
   return {
     input_tokens: inputTokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: cachedTokens },
     output_tokens: outputTokens,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: inputTokens + outputTokens,

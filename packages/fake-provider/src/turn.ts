@@ -3,8 +3,13 @@ export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter'
 
 /** Token counts reported in the provider's `usage` object. */
 export interface Usage {
+  /** Every input token, those read from or written to the prompt cache included. */
   inputTokens: number
   outputTokens: number
+  /** Of the input tokens, those read from the prompt cache (default 0). */
+  cachedTokens?: number
+  /** Of the input tokens, those written to the prompt cache (default 0; Anthropic and Bedrock report them). */
+  cacheWriteTokens?: number
 }
 
 /** One function/tool call the scripted model makes. */

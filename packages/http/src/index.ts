@@ -24,11 +24,13 @@ export { useMswInterception } from './msw-interception.js'
 export type { HostPattern } from './network/allow-hosts.js'
 export type { ChildPreparer, ChildProcessPolicy, ChildStart } from './network/child-processes.js'
 export { addChildPreparer, childProcessesOf } from './network/child-processes.js'
+export type { RecordedModelUsage } from './read-exchange.js'
 export {
   compactArguments,
   describeHttpDecision,
   readModelAnswer,
   readModelRequest,
+  recordedModelUsage,
   useCodecLabels,
 } from './read-exchange.js'
 export type { NdjsonLine, RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'

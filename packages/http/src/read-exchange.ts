@@ -1,4 +1,5 @@
 import { addDecisionLabels, describeDecision } from '@agent-tape/core/internal'
+import type { TokenUsage } from './codecs/codec.js'
 import { codecByName } from './codecs/index.js'
 import {
   asRecord,
@@ -41,6 +42,35 @@ export function readModelAnswer(input: unknown, out: unknown): ModelAnswer | und
   const usage = recordedUsage(input, out)
   if (usage) answer.usage = usage
   return answer
+}
+
+/** The tokens of one recorded model answer, with the API and model they are priced by. */
+export interface RecordedModelUsage {
+  /** The codec's name (`openai-chat`, …). */
+  api: string
+  /** The model that answered as the answer names it, else the one the request asked for. */
+  model?: string
+  usage: TokenUsage
+  /** Where the price table looks the model up (see {@link ModelCodec.priceProviders}). */
+  priceProviders: readonly string[]
+}
+
+/**
+ * The token usage of a recorded model decision with its model, for costs; `undefined` when the
+ * decision is not a model exchange a codec reads, or its answer reports no usage.
+ */
+export function recordedModelUsage(input: unknown, out: unknown): RecordedModelUsage | undefined {
+  const api = asRecord(input).api
+  const codec = typeof api === 'string' ? codecByName(api) : undefined
+  const usage = recordedUsage(input, out)
+  if (!codec || !usage) return undefined
+  const model = readModelAnswer(input, out)?.model ?? readModelRequest(input).model
+  return {
+    api: codec.name,
+    ...(model === undefined ? {} : { model }),
+    usage,
+    priceProviders: codec.priceProviders,
+  }
 }
 
 /** What a recorded model request (`in` of an `llm` decision) asked, in a few words. */

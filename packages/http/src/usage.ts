@@ -1,11 +1,11 @@
-import type { TokenUsage } from './codecs/codec.js'
+import { type TokenUsage, tokenUsage } from './codecs/codec.js'
 import { codecByName } from './codecs/index.js'
 import { bodyJson, isRecordedResponse } from './recorded-response.js'
 import { streamEvents } from './streams/index.js'
 
 /**
  * Token usage recorded in a model decision (`in.api` names the codec, `out` is the response),
- * for the run summary's "tokens replayed instead of spent".
+ * for the run summary's tokens and their price.
  */
 export function recordedUsage(input: unknown, out: unknown): TokenUsage | undefined {
   const api = (input as { api?: unknown } | null)?.api
@@ -24,13 +24,18 @@ export function recordedUsage(input: unknown, out: unknown): TokenUsage | undefi
     : undefined
 }
 
-/** Adds usages; `undefined` entries count as zero. */
+/** Adds usages; `undefined` entries count as zero, and the cache counts appear when some usage has them. */
 export function sumUsage(usages: readonly (TokenUsage | undefined)[]): TokenUsage {
-  const total = { input: 0, output: 0 }
+  let input = 0
+  let output = 0
+  let cached = 0
+  let cacheWrite = 0
   for (const u of usages) {
     if (!u) continue
-    total.input += u.input
-    total.output += u.output
+    input += u.input
+    output += u.output
+    cached += u.cached ?? 0
+    cacheWrite += u.cacheWrite ?? 0
   }
-  return total
+  return tokenUsage(input, output, cached, cacheWrite)
 }

@@ -38,6 +38,8 @@ export interface FileReport {
   cassetteDir: string
   /** The config's `viewDir`, when divergence views are to be written. */
   viewDir?: string
+  /** The config's `failOnObsolete`, when set. */
+  failOnObsolete?: true
   testFile: string
   testPath: string
   tapes: string[][]
@@ -48,3 +50,5 @@ export interface FileReport {
 export const REPORT_DIR_ENV = 'AGENT_TAPE_JEST_REPORT_DIR'
 /** Set by the `agent-tape-jest` wrapper for `--prune-cassettes`. */
 export const PRUNE_ENV = 'AGENT_TAPE_PRUNE_CASSETTES'
+/** Set by the `agent-tape-jest` wrapper for `--fail-on-obsolete`. */
+export const FAIL_ON_OBSOLETE_ENV = 'AGENT_TAPE_FAIL_ON_OBSOLETE'

@@ -10,12 +10,12 @@ import {
   setModeFromFlag,
   TAPE_MODES,
 } from '@agent-tape/core/internal'
-import { JEST_BIN, PRUNE_FLAG, UPDATE_FLAG } from '@agent-tape/runner-kit'
-import { PRUNE_ENV } from './bridge.js'
+import { FAIL_ON_OBSOLETE_FLAG, JEST_BIN, PRUNE_FLAG, UPDATE_FLAG } from '@agent-tape/runner-kit'
+import { FAIL_ON_OBSOLETE_ENV, PRUNE_ENV } from './bridge.js'
 
 /**
- * `agent-tape-jest [jest arguments] [--update-cassettes] [--prune-cassettes]`: Jest's own CLI
- * with our two switches, wherever they stand (before or after `--`). Jest rejects flags it
+ * `agent-tape-jest [jest arguments] [--update-cassettes] [--prune-cassettes] [--fail-on-obsolete]`:
+ * Jest's own CLI with our switches, wherever they stand (before or after `--`). Jest rejects flags it
  * does not know, so they are taken out and passed on as environment variables.
  */
 export function main(argv: readonly string[] = process.argv.slice(2)): void {
@@ -24,6 +24,7 @@ export function main(argv: readonly string[] = process.argv.slice(2)): void {
   if (args.rest.includes('--help') || args.rest.includes('-h')) process.stdout.write(`${HELP}\n`)
   if (args.update) setModeFromFlag(process.env, 'update', UPDATE_FLAG)
   if (args.prune) process.env[PRUNE_ENV] = '1'
+  if (args.failOnObsolete) process.env[FAIL_ON_OBSOLETE_ENV] = '1'
   try {
     // Refuse recording in CI once, before Jest starts (`--ci` counts as CI, as it does for Jest).
     const ci = args.rest.includes('--ci') || args.rest.includes('--ci=true')
@@ -43,16 +44,28 @@ const HELP = `${JEST_BIN}: Jest's CLI, with agent-tape's switches (before or aft
 
   ${UPDATE_FLAG}   re-record every tape that runs (refused in CI unless ${ALLOW_CI_RECORDING_ENV}=1)
   ${PRUNE_FLAG}    delete the cassettes of tapes that no longer exist
+  ${FAIL_ON_OBSOLETE_FLAG}   fail the run when it finds such cassettes (CI), instead of listing them
 
 Environment: ${MODE_ENV}=${TAPE_MODES.join('|')} sets the mode for one run.
 Every other argument is Jest's:
 `
 
-export function takeSwitches(argv: readonly string[]): { rest: string[]; update: boolean; prune: boolean } {
-  const rest = argv.filter((a) => a !== UPDATE_FLAG && a !== PRUNE_FLAG)
+export function takeSwitches(argv: readonly string[]): {
+  rest: string[]
+  update: boolean
+  prune: boolean
+  failOnObsolete: boolean
+} {
+  const ours = [UPDATE_FLAG, PRUNE_FLAG, FAIL_ON_OBSOLETE_FLAG]
+  const rest = argv.filter((a) => !ours.includes(a))
   // A `--` that only introduced our switches would make Jest read nothing after it.
   if (rest.at(-1) === '--') rest.pop()
-  return { rest, update: argv.includes(UPDATE_FLAG), prune: argv.includes(PRUNE_FLAG) }
+  return {
+    rest,
+    update: argv.includes(UPDATE_FLAG),
+    prune: argv.includes(PRUNE_FLAG),
+    failOnObsolete: argv.includes(FAIL_ON_OBSOLETE_FLAG),
+  }
 }
 
 function loadJest(): { run(argv?: string[]): Promise<void> } {

@@ -72,6 +72,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
         root: this.bridge.root,
         cassetteDir: this.bridge.config.cassetteDir,
         ...(this.bridge.config.viewDir ? { viewDir: this.bridge.config.viewDir } : {}),
+        ...(this.bridge.config.failOnObsolete ? { failOnObsolete: true as const } : {}),
         testFile: this.bridge.testFile,
         testPath: this.testPath,
         tapes: this.bridge.tapes,

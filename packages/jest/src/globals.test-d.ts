@@ -8,6 +8,12 @@ it.tape('issue-412', async ({ tape }) => {
   expect(typed).toReplayCleanly()
   expect(tape).toHaveDecisions(3, 'llm')
   expect(tape).not.toHaveCalledTool('refund')
+  expect(tape).toHaveTakenAtMostSteps(8)
+  expect(tape).toHaveUsedAtMostTokens(20_000)
+  expect(tape).toHaveUsedAtMostTokens({ output: 2_000 })
+  expect(tape).toHaveCostAtMost(0.05)
+  // @ts-expect-error a cost is a number of dollars
+  expect(tape).toHaveCostAtMost('$0.05')
 })
 test.tape.concurrent('parallel', async ({ tape }) => {
   await tape.tool('lookup', { id: 1 }, async () => 1)

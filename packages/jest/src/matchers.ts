@@ -12,6 +12,19 @@ export const tapeMatchers = {
   toHaveCalledTool(this: MatcherContext, received: unknown, name: string, times?: number) {
     return TAPE_MATCHERS.toHaveCalledTool(this.isNot ?? false, received, name, times)
   },
+  toHaveTakenAtMostSteps(this: MatcherContext, received: unknown, steps: number) {
+    return TAPE_MATCHERS.toHaveTakenAtMostSteps(this.isNot ?? false, received, steps)
+  },
+  toHaveUsedAtMostTokens(
+    this: MatcherContext,
+    received: unknown,
+    tokens: number | { input?: number; output?: number },
+  ) {
+    return TAPE_MATCHERS.toHaveUsedAtMostTokens(this.isNot ?? false, received, tokens)
+  },
+  toHaveCostAtMost(this: MatcherContext, received: unknown, usd: number) {
+    return TAPE_MATCHERS.toHaveCostAtMost(this.isNot ?? false, received, usd)
+  },
 }
 
 export type { TapeMatchers }

@@ -5,19 +5,23 @@ import { isTruthyEnv } from '@agent-tape/core/internal'
 import {
   buildUpdateAllCommand,
   detectExec,
+  FAIL_ON_OBSOLETE_FLAG,
   finishRun,
   jestCommand,
+  obsoleteFailure,
   PRUNE_FLAG,
   type ProjectRun,
   type TapeSummaryEntry,
 } from '@agent-tape/runner-kit'
 import type { AggregatedResult } from '@jest/test-result'
 import type { Config } from '@jest/types'
-import { type FileReport, PRUNE_ENV, REPORT_DIR_ENV } from './bridge.js'
+import { FAIL_ON_OBSOLETE_ENV, type FileReport, PRUNE_ENV, REPORT_DIR_ENV } from './bridge.js'
 
 export interface TapeSummaryOptions {
   /** Delete obsolete cassettes instead of only listing them (also `-- --prune-cassettes`). */
   prune?: boolean
+  /** Fail the run when it finds obsolete cassettes (also `failOnObsolete`, `--fail-on-obsolete`). */
+  failOnObsolete?: boolean
 }
 
 /**
@@ -33,7 +37,10 @@ export default class TapeSummaryReporter {
   private readonly prune: boolean
   /** `-u`: Jest updates every snapshot it meets; cassettes have their own switch. */
   private readonly updatesSnapshots: boolean
+  private readonly failOnObsolete: boolean
   private dir: string | undefined
+  /** The run's failure when it found obsolete cassettes under `failOnObsolete`, for Jest to fail it with. */
+  private failure: Error | undefined
 
   constructor(globalConfig: Config.GlobalConfig, options: TapeSummaryOptions = {}) {
     this.updatesSnapshots = globalConfig.updateSnapshot === 'all'
@@ -42,6 +49,15 @@ export default class TapeSummaryReporter {
       options.prune === true ||
       isTruthyEnv(process.env[PRUNE_ENV]) ||
       (Array.isArray(patterns) && patterns.includes(PRUNE_FLAG))
+    this.failOnObsolete =
+      options.failOnObsolete === true ||
+      isTruthyEnv(process.env[FAIL_ON_OBSOLETE_ENV]) ||
+      (Array.isArray(patterns) && patterns.includes(FAIL_ON_OBSOLETE_FLAG))
+  }
+
+  /** Jest fails a run whose reporter has an error here, though its tests passed. */
+  getLastError(): Error | undefined {
+    return this.failure
   }
 
   // Runs before Jest starts its workers, which inherit the folder through the environment.
@@ -69,8 +85,9 @@ export default class TapeSummaryReporter {
         .map((r) => ({ testFile: r.testFile, tapes: r.tapes })),
     }))
     const exec = detectExec(process.env.npm_config_user_agent)
-    await finishRun(projects, {
+    const summary = await finishRun(projects, {
       prune: this.prune,
+      failOnObsolete: this.failOnObsolete || reports.some((r) => r.failOnObsolete),
       // Plain `jest` reads what follows `--` as test path patterns: the Jest CLI of agent-tape prunes.
       pruneCommand: jestCommand(PRUNE_FLAG, exec),
       print: (text) => process.stderr.write(`\n${text}\n\n`),
@@ -78,6 +95,11 @@ export default class TapeSummaryReporter {
         ? { snapshotUpdate: { updateAll: buildUpdateAllCommand('jest', exec) } }
         : {}),
     })
+    const failure = obsoleteFailure(summary)
+    if (failure) {
+      process.stderr.write(`${failure}\n\n`)
+      this.failure = new Error(failure)
+    }
   }
 }
 

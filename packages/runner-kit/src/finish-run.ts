@@ -1,8 +1,9 @@
 import { appendFileSync } from 'node:fs'
 import { readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { formatMessage } from '@agent-tape/core/context'
 import { createCassetteListing } from './cassette-listing.js'
-import { type CollectedTestFile, findObsoleteCassettes } from './obsolete-cassettes.js'
+import { type CollectedTestFile, findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
 import { type WrittenView, writeDivergenceViews } from './runs/write-views.js'
 import {
   renderSummaryMarkdown,
@@ -31,6 +32,11 @@ export interface FinishRunOptions {
   prune: boolean
   /** The command that deletes them, when it is not the runner's own command with the prune switch. */
   pruneCommand?: string
+  /**
+   * Fail the run when it finds obsolete cassettes (`failOnObsolete`): the summary says so, and
+   * the returned summary's `failOnObsolete` is set for the reporter to fail the run with.
+   */
+  failOnObsolete?: boolean
   /** Prints the summary text. */
   print(text: string): void
   /** Set when the run updates snapshots (`-u`): see {@link TapeRunSummary.snapshotUpdate}. */
@@ -79,9 +85,25 @@ export async function finishRun(
     ...(options.pruneCommand ? { pruneCommand: options.pruneCommand } : {}),
     ...(views.length > 0 ? { views } : {}),
     ...(options.snapshotUpdate ? { snapshotUpdate: options.snapshotUpdate } : {}),
+    ...(options.failOnObsolete && obsolete.length > 0 ? { failOnObsolete: true } : {}),
   }
   options.print(renderSummaryText(summary))
   const stepSummary = env.GITHUB_STEP_SUMMARY
   if (stepSummary) appendFileSync(stepSummary, renderSummaryMarkdown(summary, env))
   return summary
+}
+
+/**
+ * Why a finished run fails although its tests passed: obsolete cassettes under `failOnObsolete`.
+ * The projects' listing of each shard covers only the test files it ran, so a shard never
+ * fails on another shard's cassettes.
+ */
+export function obsoleteFailure(summary: TapeRunSummary | undefined): string | undefined {
+  if (!summary?.failOnObsolete || summary.obsolete.length === 0) return undefined
+  const n = summary.obsolete.length
+  return formatMessage({
+    what: `The run found ${n} obsolete cassette${n === 1 ? '' : 's'}`,
+    why: `no test uses ${summary.obsolete.join(', ')} any more, and failOnObsolete is set`,
+    fix: `Delete ${n === 1 ? 'it' : 'them'}, or prune with ${summary.pruneCommand ?? `-- ${PRUNE_FLAG}`}`,
+  })
 }

@@ -3,6 +3,9 @@ import { cassetteFolderFor, cassetteNameFor, DEFAULT_CASSETTE_DIR } from './cass
 /** The switch, given after `--` as the update switch is, that deletes obsolete cassettes. */
 export const PRUNE_FLAG = '--prune-cassettes'
 
+/** The switch, given after `--` as the update switch is, that fails a run which finds obsolete cassettes. */
+export const FAIL_ON_OBSOLETE_FLAG = '--fail-on-obsolete'
+
 /** What obsolete-cassette discovery needs from the file system (paths relative to the root). */
 export interface CassetteListing {
   /** Entries of a directory, or `[]` when it does not exist. */

@@ -2,12 +2,15 @@ import {
   assertKnownOptions,
   assertMode,
   ConfigError,
+  type IgnoreRule,
   type Normalizer,
   type Redactor,
   type TapeMode,
+  validateIgnoreRules,
 } from '@agent-tape/core/internal'
 import type { ReplayTiming } from '@agent-tape/http'
 import { DEFAULT_CASSETTE_DIR } from './cassette-path.js'
+import type { TapeBudget } from './cost/budget.js'
 import { toPattern, toRegExp } from './http-options.js'
 import type { RunnerTapeConfig } from './test-tape.js'
 
@@ -56,6 +59,23 @@ export interface RunnerOptions {
     flags?: string
     replacement: string
   }[]
+  /**
+   * Fields every key leaves out, as JSON paths into a decision's canonical input, `*` for any key
+   * or item: `['body.metadata.request_id', 'body.messages.*.id']`, or `{ path, kinds }` for some
+   * kinds only. The fields are still stored (redacted); `show` and `view` list them as ignored.
+   */
+  ignore?: readonly IgnoreRule[]
+  /**
+   * The most each tape may take, checked as it finishes, recording or replaying: model requests
+   * (`steps`), `tokens` (all, or `{ input, output }`), and `usd` at the recording's prices. A
+   * tape over it fails with `ERR_TAPE_BUDGET` and the numbers per decision.
+   */
+  budget?: TapeBudget
+  /**
+   * Fail the run when it finds cassettes that no test uses any more, instead of listing them
+   * (default false; also `--fail-on-obsolete`). A CI job then keeps the cassette folders clean.
+   */
+  failOnObsolete?: boolean
   /** Values the secret scan must accept, such as the fake key of a test server. */
   allowSecrets?: readonly Pattern[]
   /** How replayed streams are paced (default `instant`). */
@@ -88,6 +108,9 @@ export const RUNNER_OPTION_NAMES: readonly string[] = Object.keys({
   failOnUnused: true,
   redactors: true,
   normalizers: true,
+  ignore: true,
+  budget: true,
+  failOnObsolete: true,
   allowSecrets: true,
   timing: true,
   allowRecordingInCI: true,
@@ -118,6 +141,9 @@ export interface TapeConfig {
   failOnUnused: boolean
   redactors: { name: string; pattern: RegExpData; replacement?: string }[]
   normalizers: { name: string; kinds?: string[]; pattern: RegExpData; replacement: string }[]
+  ignore: IgnoreRule[]
+  budget?: TapeBudget
+  failOnObsolete: boolean
   allowSecrets: PatternData[]
   timing: ReplayTiming
   allowRecordingInCI: boolean
@@ -220,6 +246,9 @@ export function resolveTapeConfig(raw: unknown, source: ConfigSource): TapeConfi
       pattern: regExpData(n.pattern, n.flags, `normalizers[${i}].pattern`),
       replacement: n.replacement,
     })),
+    ignore: ignoreRules(list('ignore', options.ignore), source.where),
+    ...(options.budget === undefined ? {} : { budget: budgetOf(options.budget, invalid) }),
+    failOnObsolete: options.failOnObsolete === true,
     allowSecrets: list('allowSecrets', options.allowSecrets).map((p, i) =>
       patternData(p, `allowSecrets[${i}]`, source.secretStrings),
     ),
@@ -268,8 +297,50 @@ export function toRunnerTapeConfig(config: TapeConfig): RunnerTapeConfig {
       }),
     ),
     normalizers: config.normalizers.map((n): Normalizer => ({ ...n, pattern: toRegExp(n.pattern) })),
+    ...(config.ignore?.length ? { ignore: config.ignore } : {}),
     allowSecrets: config.allowSecrets.map(toPattern),
+    ...(config.budget ? { budget: config.budget } : {}),
   }
+}
+
+/** Ignore rules as data, checked: the core's message, with where they were written. */
+function ignoreRules(rules: readonly IgnoreRule[], where: string): IgnoreRule[] {
+  validateIgnoreRules(rules, where)
+  return rules.map((r) =>
+    typeof r === 'string' ? r : { path: r.path, ...(r.kinds ? { kinds: [...r.kinds] } : {}) },
+  )
+}
+
+/** A budget, checked: each limit a number of 0 or more, tokens a number or `{ input, output }`. */
+function budgetOf(
+  value: unknown,
+  invalid: (option: string, expected: string, fix?: string) => ConfigError,
+): TapeBudget {
+  const fix =
+    'Write budget: { steps: 8, tokens: 20_000, usd: 0.05 } (each limit optional; tokens may be { input, output })'
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalid('budget', `an object, got ${describe(value)}`, fix)
+  const record = value as Record<string, unknown>
+  const limit = (name: string, n: unknown): number => {
+    if (typeof n === 'number' && Number.isFinite(n) && n >= 0) return n
+    throw invalid(`budget.${name}`, `a number of 0 or more, got ${describe(n)}`, fix)
+  }
+  const budget: TapeBudget = {}
+  for (const [name, n] of Object.entries(record)) {
+    if (n === undefined) continue
+    if (name === 'steps' || name === 'usd') budget[name] = limit(name, n)
+    else if (name === 'tokens' && typeof n === 'object' && n !== null && !Array.isArray(n)) {
+      const tokens: { input?: number; output?: number } = {}
+      for (const [part, m] of Object.entries(n)) {
+        if (part !== 'input' && part !== 'output')
+          throw invalid(`budget.tokens.${part}`, 'one of input, output', fix)
+        tokens[part] = limit(`tokens.${part}`, m)
+      }
+      budget.tokens = tokens
+    } else if (name === 'tokens') budget.tokens = limit(name, n)
+    else throw invalid(`budget.${name}`, 'one of steps, tokens, usd', fix)
+  }
+  return budget
 }
 
 function childProcessesOf(

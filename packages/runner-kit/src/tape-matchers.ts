@@ -1,5 +1,8 @@
 import type { DecisionState, Tape } from '@agent-tape/core'
-import { formatMessage } from '@agent-tape/core/context'
+import { AgentTapeError, formatMessage } from '@agent-tape/core/context'
+import { type BudgetBreach, budgetDetails, checkBudget, type TapeBudget } from './cost/budget.js'
+import { formatInt, formatUsd } from './cost/format.js'
+import { runMeasureOf } from './cost/usage-slot.js'
 
 /** What a matcher returns, in the shape both Vitest's and Jest's `expect.extend` accept. */
 export interface TapeMatcherResult {
@@ -72,6 +75,116 @@ export const TAPE_MATCHERS = {
         `expected tape "${state.id}" ${isNot ? 'not ' : ''}to have called tool "${name}" ${expected}, it was called ${calls} time${calls === 1 ? '' : 's'} (tools called: ${names.join(', ') || 'none'})`,
     }
   },
+
+  /** The run made at most `steps` model requests so far. */
+  toHaveTakenAtMostSteps(_isNot: boolean, received: unknown, steps: number): TapeMatcherResult {
+    const tape = asTape(received, 'toHaveTakenAtMostSteps')
+    assertLimit('toHaveTakenAtMostSteps', 'steps', steps)
+    return budgetMatcher(tape, 'toHaveTakenAtMostSteps', { steps }, (run) => `${run.steps} steps`)
+  },
+
+  /** The model answers of the run so far came to at most `tokens` tokens (all, or input and output apart). */
+  toHaveUsedAtMostTokens(
+    _isNot: boolean,
+    received: unknown,
+    tokens: number | { input?: number; output?: number },
+  ): TapeMatcherResult {
+    const tape = asTape(received, 'toHaveUsedAtMostTokens')
+    if (typeof tokens === 'number') assertLimit('toHaveUsedAtMostTokens', 'tokens', tokens)
+    else if (typeof tokens === 'object' && tokens !== null && (tokens.input ?? tokens.output) !== undefined) {
+      if (tokens.input !== undefined) assertLimit('toHaveUsedAtMostTokens', 'tokens.input', tokens.input)
+      if (tokens.output !== undefined) assertLimit('toHaveUsedAtMostTokens', 'tokens.output', tokens.output)
+    } else assertLimit('toHaveUsedAtMostTokens', 'tokens', tokens)
+    return budgetMatcher(tape, 'toHaveUsedAtMostTokens', { tokens }, (run) => {
+      const used = run.usage.reduce((t, u) => ({ input: t.input + u.input, output: t.output + u.output }), {
+        input: 0,
+        output: 0,
+      })
+      return `${formatInt(used.input + used.output)} tokens (${formatInt(used.input)} in, ${formatInt(used.output)} out)`
+    })
+  },
+
+  /** The model answers of the run so far cost at most `usd` US dollars, at the prices of their recording. */
+  toHaveCostAtMost(_isNot: boolean, received: unknown, usd: number): TapeMatcherResult {
+    const tape = asTape(received, 'toHaveCostAtMost')
+    assertLimit('toHaveCostAtMost', 'usd', usd)
+    return budgetMatcher(tape, 'toHaveCostAtMost', { usd }, (run, measure) =>
+      formatUsd(measure.price(run.usage, run.recordedAt).usd ?? 0),
+    )
+  },
+}
+
+/**
+ * A budget matcher: the breaches of `budget` fail it, with the numbers per decision. A run
+ * that cannot be measured (live, or a model without a price) throws, whether negated or not.
+ */
+function budgetMatcher(
+  tape: Tape,
+  matcher: string,
+  budget: TapeBudget,
+  used: (run: RunUsageOf, measure: MeasureOf) => string,
+): TapeMatcherResult {
+  const measure = runMeasureOf(tape)
+  if (!measure) {
+    throw new TypeError(
+      `${matcher}() measures the tape of a test opened by it.tape, and this tape was opened another way (openTape): use toHaveDecisions() and the tape's state instead`,
+    )
+  }
+  const run = measure.usage()
+  const breaches = checkBudget(budget, run, measure.price)
+  const unmeasurable = breaches.find((b) => b.unknown)
+  if (unmeasurable) {
+    throw new AgentTapeError('ERR_TAPE_USAGE', {
+      what: `${matcher}() cannot measure tape "${tape.id}"`,
+      why: `the run ${unmeasurable.text}`,
+      fix:
+        unmeasurable.show === 'usd'
+          ? 'Assert its tokens with toHaveUsedAtMostTokens() instead, or give a usage reader that names a priced model'
+          : 'Assert budgets in record or replay mode',
+    })
+  }
+  const pass = breaches.length === 0
+  const details = (breach: BudgetBreach | undefined) =>
+    budgetDetails(
+      run,
+      breach?.show ?? (budget.steps !== undefined ? 'steps' : budget.usd !== undefined ? 'usd' : 'tokens'),
+      measure.price,
+    )
+  return {
+    pass,
+    message: () =>
+      pass
+        ? [
+            `expected tape "${tape.id}" to go over ${describeBudget(budget)}, it used ${used(run, measure)}:`,
+            ...details(undefined),
+          ].join('\n')
+        : [
+            `expected tape "${tape.id}" to stay within ${describeBudget(budget)}: the run ${breaches.map((b) => b.text).join(', and ')}:`,
+            ...details(breaches[0]),
+          ].join('\n'),
+  }
+}
+
+type MeasureOf = NonNullable<ReturnType<typeof runMeasureOf>>
+type RunUsageOf = ReturnType<MeasureOf['usage']>
+
+function describeBudget(budget: TapeBudget): string {
+  if (budget.steps !== undefined) return `${budget.steps} step${budget.steps === 1 ? '' : 's'}`
+  if (budget.usd !== undefined) return formatUsd(budget.usd)
+  const tokens = budget.tokens
+  if (typeof tokens === 'number') return `${formatInt(tokens)} tokens`
+  const parts = [
+    tokens?.input === undefined ? '' : `${formatInt(tokens.input)} input tokens`,
+    tokens?.output === undefined ? '' : `${formatInt(tokens.output)} output tokens`,
+  ].filter(Boolean)
+  return parts.join(' and ')
+}
+
+function assertLimit(matcher: string, name: string, value: unknown): void {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return
+  throw new TypeError(
+    `${matcher}() expects ${name} to be a number of 0 or more${name === 'tokens' ? ', or { input, output }' : ''}, got ${JSON.stringify(value) ?? String(value)}`,
+  )
 }
 
 /** The matchers' signatures on `expect(tape)`, for a runner's `Matchers` interface. */
@@ -82,6 +195,29 @@ export interface TapeMatchers<R = unknown> {
   toHaveDecisions(count: number, kind?: string): R
   /** The run called tool `name` (exactly `times` times, when given). */
   toHaveCalledTool(name: string, times?: number): R
+  /**
+   * The run made at most `steps` model requests so far.
+   *
+   * @example
+   * expect(tape).toHaveTakenAtMostSteps(8)
+   */
+  toHaveTakenAtMostSteps(steps: number): R
+  /**
+   * The model answers of the run so far came to at most `tokens` tokens: all of them, or input
+   * and output apart. A replay counts the recorded answers it served.
+   *
+   * @example
+   * expect(tape).toHaveUsedAtMostTokens({ input: 20_000, output: 2_000 })
+   */
+  toHaveUsedAtMostTokens(tokens: number | { input?: number; output?: number }): R
+  /**
+   * The model answers of the run so far cost at most `usd` US dollars, at the prices of the
+   * time they were recorded. Fails to measure a model the price table has no price for.
+   *
+   * @example
+   * expect(tape).toHaveCostAtMost(0.05)
+   */
+  toHaveCostAtMost(usd: number): R
 }
 
 function asTape(received: unknown, matcher: string): Tape {

@@ -12,7 +12,20 @@ const entries: TapeSummaryEntry[] = [
     status: 'clean',
     inCassette: 17,
     replayed: 17,
-    tokens: { input: 1200, output: 34 },
+    tokens: { input: 1200, output: 34, cached: 200 },
+    usage: [
+      {
+        seq: 1,
+        step: 1,
+        model: 'gpt-4o-2024-08-06',
+        api: 'openai-chat',
+        input: 1000,
+        cached: 200,
+        output: 20,
+      },
+      { seq: 3, step: 2, model: 'gpt-4o-2024-08-06', api: 'openai-chat', input: 200, output: 14 },
+    ],
+    recordedAt: '2025-06-01T00:00:00.000Z',
   },
   {
     ...base,
@@ -23,6 +36,8 @@ const entries: TapeSummaryEntry[] = [
     status: 'recorded',
     captured: 5,
     written: true,
+    usage: [{ seq: 1, step: 1, model: 'llama3.2', api: 'ollama', input: 50, output: 5 }],
+    recordedAt: '2025-07-01T00:00:00.000Z',
   },
   {
     ...base,
@@ -43,13 +58,20 @@ it('renders the text summary with per-tape counts and totals', () => {
     [
       'agent-tape  3 tapes: 1 replayed cleanly, 1 recorded, 1 diverged',
       '',
-      '  tape                              mode  result    replayed  recorded  missed  unused',
-      '  test/agent.test.ts > issue-412    auto  clean        17/17         -       0       0',
-      '  test/agent.test.ts > new-case     auto  recorded         -         5       -       -',
-      '  test/agent.test.ts > prompt-edit  auto  diverged       0/4         -       1       -',
+      '  tape                              mode  result    replayed  recorded  missed  unused  tokens                 cost',
+      '  test/agent.test.ts > issue-412    auto  clean        17/17         -       0       0   1,234              $0.0031',
+      '  test/agent.test.ts > new-case     auto  recorded         -         5       -       -      55  no price (llama3.2)',
+      '  test/agent.test.ts > prompt-edit  auto  diverged       0/4         -       1       -       -                    -',
       '',
       '  decisions: 17 replayed, 5 recorded, 1 missed, 0 unused',
-      '  tokens replayed instead of spent: 1,234 (1,200 in, 34 out)',
+      // gpt-4o at $2.50 per million input tokens, $1.25 cached, $10 output: 800 + 200 cached + 20
+      // out is $0.00245, 200 + 14 out $0.00064. A local model has no price, never $0.
+      '  replayed 1,234 tokens of recordings ≈ $0.0031 that this run did not spend (1,200 in, 200 of them cached, 34 out)',
+      '  recorded 55 tokens, spent by this run (50 in, 5 out; no price for llama3.2)',
+      '',
+      '  Tokens by model:',
+      '    gpt-4o-2024-08-06  2 decisions, 1,234 tokens (1,200 in, 200 of them cached, 34 out), $0.0031',
+      '    llama3.2           1 decision, 55 tokens (50 in, 5 out), no price',
       '',
       '  Obsolete cassettes (1): no test uses them any more. Delete them, or prune them with -- --prune-cassettes:',
       '    test/__cassettes__/agent.test.ts/old.jsonl',
@@ -65,30 +87,69 @@ it('renders the Markdown summary as a table', () => {
       '',
       '**1 tape: 1 replayed cleanly, 0 recorded, 0 diverged**',
       '',
-      '| tape | mode | result | replayed | recorded | missed | unused |',
-      '| --- | --- | --- | --: | --: | --: | --: |',
-      '| `test/agent.test.ts > issue-412` | auto | clean | 17/17 | - | 0 | 0 |',
+      '| tape | mode | result | replayed | recorded | missed | unused | tokens | cost |',
+      '| --- | --- | --- | --: | --: | --: | --: | --: | --: |',
+      '| `test/agent.test.ts > issue-412` | auto | clean | 17/17 | - | 0 | 0 | 1,234 | $0.0031 |',
       '',
       'decisions: 17 replayed, 0 recorded, 0 missed, 0 unused  ',
-      'tokens replayed instead of spent: 1,234 (1,200 in, 34 out)',
+      'replayed 1,234 tokens of recordings ≈ $0.0031 that this run did not spend (1,200 in, 200 of them cached, 34 out)  ',
+      '',
+      '  Tokens by model:',
+      '- gpt-4o-2024-08-06  2 decisions, 1,234 tokens (1,200 in, 200 of them cached, 34 out), $0.0031',
       '',
     ].join('\n'),
   )
 })
 
 it('says nothing of tokens saved when nothing was replayed (a run that only recorded)', () => {
-  const text = renderSummaryText({ entries: entries.slice(1, 2), obsolete: [] })
+  const recorded = { ...entries[1]!, usage: undefined }
+  const text = renderSummaryText({ entries: [recorded], obsolete: [] })
   expect(text).toBe(
     [
       'agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged',
       '',
-      '  tape                           mode  result    replayed  recorded  missed  unused',
-      '  test/agent.test.ts > new-case  auto  recorded         -         5       -       -',
+      '  tape                           mode  result    replayed  recorded  missed  unused  tokens  cost',
+      '  test/agent.test.ts > new-case  auto  recorded         -         5       -       -       -     -',
       '',
       '  decisions: 0 replayed, 5 recorded, 0 missed, 0 unused',
     ].join('\n'),
   )
-  expect(renderSummaryMarkdown({ entries: entries.slice(1, 2), obsolete: [] })).not.toContain('tokens')
+  expect(renderSummaryMarkdown({ entries: [recorded], obsolete: [] })).not.toContain('tokens of')
+})
+
+it('prices a recording at its own date where prices changed, and reports each re-record against the cassette it replaced', () => {
+  const usage = (input: number, output: number) => ({
+    seq: 1,
+    step: 1,
+    model: 'o3',
+    api: 'openai-responses',
+    input,
+    output,
+  })
+  // o3 cost $10/$40 per million tokens until 2025-06-10, $2/$8 from then on.
+  const before = { decisions: 7, steps: 3, usage: [usage(1000, 152)], recordedAt: '2025-05-01T00:00:00.000Z' }
+  const after = { decisions: 9, steps: 4, usage: [usage(1500, 190)], recordedAt: '2025-07-01T00:00:00.000Z' }
+  const entry: TapeSummaryEntry = {
+    ...entries[1]!,
+    test: 'test/agent.test.ts > issue-412',
+    cassettePath: 'test/__cassettes__/agent.test.ts/issue-412.jsonl',
+    captured: 9,
+    usage: after.usage,
+    recordedAt: after.recordedAt,
+    rerecorded: { before, after },
+  }
+  const text = renderSummaryText({ entries: [entry], obsolete: [] })
+  // $0.01 + $0.00608 before; $0.003 + $0.00152 after.
+  expect(text).toContain(
+    [
+      '  Re-recorded (1), against the cassette each replaced:',
+      '    issue-412: 7 → 9 decisions, 1,152 → 1,690 tokens (+47%), $0.016 → $0.0045',
+    ].join('\n'),
+  )
+  expect(text).toContain('  recorded 1,690 tokens ≈ $0.0045, spent by this run (1,500 in, 190 out)')
+  expect(renderSummaryMarkdown({ entries: [entry], obsolete: [] })).toContain(
+    '- issue-412: 7 → 9 decisions, 1,152 → 1,690 tokens (+47%), $0.016 → $0.0045',
+  )
 })
 
 it("lists each tape's warnings under the table, and prunes with the runner's own command", () => {

@@ -1,5 +1,8 @@
 import { createPrintMask, type TapeAction, type TapeMode, type TapeState } from '@agent-tape/core/internal'
 import { sumUsage, type TokenUsage } from '@agent-tape/http'
+import { costCells, costLines, modelLines, priceRun, type RunCost } from './cost/cost-summary.js'
+import type { DecisionUsage } from './cost/decision-usage.js'
+import type { RunTotals } from './cost/run-cost.js'
 import { PRUNE_FLAG } from './obsolete-cassettes.js'
 import type { WrittenView } from './runs/write-views.js'
 
@@ -30,6 +33,15 @@ export interface TapeSummaryEntry {
   recordingRefused?: true
   /** Tokens of the replayed model decisions: what the run would have spent live. */
   tokens?: TokenUsage
+  /**
+   * The tokens of each model decision the tape replayed (what the run did not spend) or
+   * recorded (what it spent), with their models: what the summary prices.
+   */
+  usage?: DecisionUsage[]
+  /** When the decisions of `usage` were recorded: prices are those of that time. */
+  recordedAt?: string
+  /** A re-record that changed the cassette: the cassette it replaced, and the new one. */
+  rerecorded?: { before: RunTotals; after: RunTotals }
   /** What the tape warned about without failing (a model host that is not configured, a stale harness). */
   warnings?: string[]
   /** Tools whose live result differed from the recording (`live-tools` mode). */
@@ -66,6 +78,8 @@ export interface TapeRunSummary {
    * that `-u` does not update cassettes, and `updateAll`, the command that does.
    */
   snapshotUpdate?: { updateAll: string }
+  /** Whether obsolete cassettes fail the run (`failOnObsolete`): the summary says so. */
+  failOnObsolete?: boolean
 }
 
 export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsage): TapeSummaryEntry {
@@ -122,9 +136,9 @@ export function totalSummary(entries: readonly TapeSummaryEntry[]): SummaryTotal
   }
 }
 
-const HEAD = ['tape', 'mode', 'result', 'replayed', 'recorded', 'missed', 'unused'] as const
+const HEAD = ['tape', 'mode', 'result', 'replayed', 'recorded', 'missed', 'unused', 'tokens', 'cost'] as const
 
-function row(e: TapeSummaryEntry): string[] {
+function row(e: TapeSummaryEntry, cost: RunCost, i: number): string[] {
   const replaying = e.action === 'replay'
   return [
     e.test,
@@ -134,6 +148,7 @@ function row(e: TapeSummaryEntry): string[] {
     e.action === 'record' ? `${e.captured}${recordedNote(e)}` : '-',
     replaying ? String(e.missed) : '-',
     replaying && e.missed === 0 ? String(e.unused) : '-',
+    ...costCells(cost.perEntry[i]),
   ]
 }
 
@@ -154,21 +169,13 @@ function decisionsLine(t: SummaryTotals): string {
   return `decisions: ${d.replayed} replayed, ${d.recorded} recorded, ${d.missed} missed, ${d.unused} unused`
 }
 
-/** The tokens the replays saved; nothing when no model answer was replayed (a run that only recorded). */
-function tokensLine(t: SummaryTotals): string[] {
-  const n = t.tokens.input + t.tokens.output
-  if (n === 0) return []
-  return [
-    `tokens replayed instead of spent: ${formatInt(n)} (${formatInt(t.tokens.input)} in, ${formatInt(t.tokens.output)} out)`,
-  ]
-}
-
 /** The plain-text summary a reporter prints at the end of a run. */
 export function renderSummaryText(summary: TapeRunSummary): string {
   const t = totalSummary(summary.entries)
+  const cost = priceRun(summary.entries)
   const lines = [`agent-tape  ${headline(t)}`, '']
   if (summary.entries.length > 0) {
-    const rows = [[...HEAD], ...summary.entries.map(row)]
+    const rows = [[...HEAD], ...summary.entries.map((e, i) => row(e, cost, i))]
     const widths = HEAD.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
     for (const r of rows) {
       const cells = r.map((cell, i) => (i >= 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
@@ -176,7 +183,9 @@ export function renderSummaryText(summary: TapeRunSummary): string {
     }
     lines.push('')
   }
-  lines.push(`  ${decisionsLine(t)}`, ...tokensLine(t).map((line) => `  ${line}`))
+  lines.push(`  ${decisionsLine(t)}`, ...costLines(cost).map((line) => `  ${line}`))
+  lines.push(...section(modelLines(cost), 'Tokens by model', (line) => `    ${line}`))
+  lines.push(...section(deltaLines(cost), rerecordedTitle(cost), (line) => `    ${line}`))
   lines.push(...driftLines(summary, (test, tool) => `    ${test}: ${tool}`))
   lines.push(...warningLines(summary, (test, message) => `    ${test}: ${message}`))
   lines.push(...childLines(summary, (test, command) => `    ${test}: ${command}`))
@@ -199,17 +208,20 @@ export function renderSummaryMarkdown(
   env: Record<string, string | undefined> = {},
 ): string {
   const t = totalSummary(summary.entries)
+  const cost = priceRun(summary.entries)
   const lines = ['### agent-tape', '', `**${headline(t)}**`, '']
   if (summary.entries.length > 0) {
     lines.push(`| ${HEAD.join(' | ')} |`, `| ${HEAD.map((_, i) => (i >= 3 ? '--:' : '---')).join(' | ')} |`)
-    for (const r of summary.entries.map(row)) {
+    for (const r of summary.entries.map((e, i) => row(e, cost, i))) {
       lines.push(
         `| ${r.map((cell, i) => (i === 0 ? `\`${cell}\`` : cell).replace(/\|/g, '\\|')).join(' | ')} |`,
       )
     }
     lines.push('')
   }
-  lines.push(`${decisionsLine(t)}  `, ...tokensLine(t))
+  lines.push(`${decisionsLine(t)}  `, ...costLines(cost).map((line) => `${line}  `))
+  lines.push(...section(modelLines(cost), 'Tokens by model', (line) => `- ${line}`))
+  lines.push(...section(deltaLines(cost), rerecordedTitle(cost), (line) => `- ${line}`))
   lines.push(...driftLines(summary, (test, tool) => `- \`${test}\`: ${tool}`))
   lines.push(...warningLines(summary, (test, message) => `- \`${test}\`: ${message}`))
   lines.push(...childLines(summary, (test, command) => `- \`${test}\`: \`${command.replace(/`/g, "'")}\``))
@@ -218,6 +230,19 @@ export function renderSummaryMarkdown(
   lines.push(...movedLines(summary, (from, to) => `- \`git mv '${from}' '${to}'\``))
   lines.push(...obsoleteLines(summary, (path) => `- \`${path}\``))
   return `${createPrintMask()(lines.join('\n'))}\n`
+}
+
+/** A titled list after a blank line; nothing when the list is empty. */
+function section(items: readonly string[], title: string, item: (line: string) => string): string[] {
+  return items.length === 0 ? [] : ['', `  ${title}:`, ...items.map(item)]
+}
+
+function deltaLines(cost: RunCost): string[] {
+  return cost.deltas.map((d) => d.line)
+}
+
+function rerecordedTitle(cost: RunCost): string {
+  return `Re-recorded (${cost.deltas.length}), against the cassette each replaced`
 }
 
 function driftLines(summary: TapeRunSummary, item: (test: string, tool: string) => string): string[] {
@@ -294,9 +319,10 @@ function obsoleteLines(summary: TapeRunSummary, item: (path: string) => string):
   const lines: string[] = []
   if (summary.obsolete.length > 0) {
     const prune = summary.pruneCommand ?? `-- ${PRUNE_FLAG}`
+    const fails = summary.failOnObsolete ? ', and fail this run (failOnObsolete)' : ''
     lines.push(
       '',
-      `  Obsolete cassettes (${summary.obsolete.length}): no test uses them any more. Delete them, or prune them with ${prune}:`,
+      `  Obsolete cassettes (${summary.obsolete.length}): no test uses them any more${fails}. Delete them, or prune them with ${prune}:`,
       ...summary.obsolete.map(item),
     )
   }
@@ -320,8 +346,4 @@ function snapshotUpdateLines(summary: TapeRunSummary, t: SummaryTotals): string[
     '',
     `  -u updates snapshots, not cassettes: re-record a diverged test with the command its failure prints, or every tape that runs with ${summary.snapshotUpdate.updateAll}.`,
   ]
-}
-
-function formatInt(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 }

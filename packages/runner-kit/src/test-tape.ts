@@ -2,6 +2,7 @@ import {
   type AgentTapeError,
   type CassetteStore,
   type HarnessProvider,
+  type IgnoreRule,
   type Normalizer,
   openTape,
   type Redactor,
@@ -13,6 +14,10 @@ import {
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import { childProcessesOf } from '@agent-tape/http'
 import { cassettePathFor } from './cassette-path.js'
+import { budgetFailure, type TapeBudget } from './cost/budget.js'
+import { priceUsage } from './cost/run-cost.js'
+import { readRerecord, readRunUsage } from './cost/tape-usage.js'
+import { provideRunMeasure } from './cost/usage-slot.js'
 import { chooseCassette } from './legacy-cassette.js'
 import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
 import { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
@@ -31,7 +36,11 @@ export interface RunnerTapeConfig {
   failOnUnused: boolean
   redactors: readonly Redactor[]
   normalizers: readonly Normalizer[]
+  /** Fields every key leaves out (JSON paths into the canonical input). */
+  ignore?: readonly IgnoreRule[]
   allowSecrets: SecretAllowList
+  /** The most each tape may take, checked as it finishes, recording or replaying. */
+  budget?: TapeBudget
 }
 
 export interface TestTapeInput {
@@ -144,6 +153,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       ...(config.harness ? { harness: { provider: harnessOf(input), ...config.harness } } : {}),
       redactors: [...config.redactors, ...(runtime.redactors ?? [])],
       normalizers: [...config.normalizers, ...(runtime.normalizers ?? [])],
+      ...(config.ignore && config.ignore.length > 0 ? { ignore: config.ignore } : {}),
       allowSecrets,
       failOnUnused: config.failOnUnused,
       rerecordCommand: buildRerecordCommand({ runner: input.runner, testFile, names, exec: input.exec }),
@@ -156,20 +166,28 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
     input.report(summarizeOpenFailure(id, cassettePath, error, openFailureMode(config, input.env)))
     throw error
   }
+  const reader = runtime.usage ?? input.usage ?? readRecordedUsage
+  provideRunMeasure(tape, { usage: () => readRunUsage(tape, tape.state, reader), price: priceUsage })
   return {
     tape,
     async finish() {
       phase = 'finishing'
       const state = await tape.finish()
-      const reader = runtime.usage ?? input.usage ?? readRecordedUsage
       const tokens =
         state.action === 'replay' ? replayedTokens(state, tape.recordedDecisions, reader) : undefined
       const entry = summarizeTape(state, id, tokens)
       if (choice.movesTo) entry.movesTo = choice.movesTo
+      const run = readRunUsage(tape, state, reader)
+      if (run.usage.length > 0) entry.usage = run.usage
+      if (run.recordedAt !== undefined && run.usage.length > 0) entry.recordedAt = run.recordedAt
+      const rerecorded = readRerecord(tape, state, reader)
+      if (rerecorded) entry.rerecorded = rerecorded
+      // Checked recording as well as replaying: a re-record that blows the budget fails as it happens.
+      const overBudget = config.budget ? budgetFailure(config.budget, tape, run, priceUsage) : undefined
       // A replay that diverged keeps its run where the report's view command looks for it.
-      const run = tape.divergedRun()
-      if (run) {
-        const kept = await keepDivergedRun(run, runPath, store, {
+      const diverged = tape.divergedRun()
+      if (diverged) {
+        const kept = await keepDivergedRun(diverged, runPath, store, {
           env: input.env ?? process.env,
           allow: allowSecrets,
         })
@@ -182,7 +200,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       reported = entry
       phase = 'done'
       input.report(entry)
-      const failure = tape.failure() ?? lateWhileFinishing[0]
+      const failure = tape.failure() ?? lateWhileFinishing[0] ?? overBudget
       return failure ? withoutFrames(failure, input.site) : undefined
     },
   }

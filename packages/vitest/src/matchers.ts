@@ -17,6 +17,19 @@ export const tapeMatchers = {
   toHaveCalledTool(this: MatcherState, received: unknown, name: string, times?: number): ExpectationResult {
     return TAPE_MATCHERS.toHaveCalledTool(this.isNot, received, name, times)
   },
+  toHaveTakenAtMostSteps(this: MatcherState, received: unknown, steps: number): ExpectationResult {
+    return TAPE_MATCHERS.toHaveTakenAtMostSteps(this.isNot, received, steps)
+  },
+  toHaveUsedAtMostTokens(
+    this: MatcherState,
+    received: unknown,
+    tokens: number | { input?: number; output?: number },
+  ): ExpectationResult {
+    return TAPE_MATCHERS.toHaveUsedAtMostTokens(this.isNot, received, tokens)
+  },
+  toHaveCostAtMost(this: MatcherState, received: unknown, usd: number): ExpectationResult {
+    return TAPE_MATCHERS.toHaveCostAtMost(this.isNot, received, usd)
+  },
 }
 
 export type { TapeMatchers }

@@ -1,6 +1,12 @@
 import { fileURLToPath } from 'node:url'
 import { resolveMode, setModeFromFlag } from '@agent-tape/core/internal'
-import { detectExec, PRUNE_FLAG, resolveTapeConfig, UPDATE_FLAG } from '@agent-tape/runner-kit'
+import {
+  detectExec,
+  FAIL_ON_OBSOLETE_FLAG,
+  PRUNE_FLAG,
+  resolveTapeConfig,
+  UPDATE_FLAG,
+} from '@agent-tape/runner-kit'
 import type { Plugin } from 'vitest/config'
 import { type AgentTapeOptions, type ProvidedTapeConfig, VITEST_CONFIG_SOURCE } from './options.js'
 import { TapeSummaryReporter } from './reporter.js'
@@ -42,6 +48,7 @@ export function agentTape(options: AgentTapeOptions = {}): Plugin {
         new TapeSummaryReporter({
           cassetteDir: config.cassetteDir,
           prune: process.argv.includes(PRUNE_FLAG),
+          failOnObsolete: config.failOnObsolete || process.argv.includes(FAIL_ON_OBSOLETE_FLAG),
           ...(config.viewDir ? { viewDir: config.viewDir } : {}),
         }),
       )

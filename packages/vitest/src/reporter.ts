@@ -5,6 +5,7 @@ import {
   DEFAULT_CASSETTE_DIR,
   detectExec,
   finishRun,
+  obsoleteFailure,
   type TapeSummaryEntry,
   toPosix,
 } from '@agent-tape/runner-kit'
@@ -18,11 +19,13 @@ export interface TapeSummaryOptions {
   prune?: boolean
   /** The plugin's `viewDir`: where the divergence views of diverged tests are written. */
   viewDir?: string
+  /** Fail the run when it finds obsolete cassettes (`failOnObsolete`, `-- --fail-on-obsolete`). */
+  failOnObsolete?: boolean
 }
 
 /**
  * Prints what every tape of the run did (replayed, recorded, missed, unused decisions), the
- * tokens replayed instead of spent, and cassettes that no test uses any more. Also writes a
+ * tokens replayed instead of spent and their price, and cassettes that no test uses any more. Also writes a
  * Markdown version to `GITHUB_STEP_SUMMARY` when it is set. The plugin adds it by default.
  */
 export class TapeSummaryReporter implements Reporter {
@@ -63,11 +66,21 @@ export class TapeSummaryReporter implements Reporter {
     // `-u`: Vitest updates every snapshot it meets; cassettes have their own switch.
     const snapshots = vitest.config.snapshotOptions?.updateSnapshot === 'all'
     const exec = detectExec(process.env.npm_config_user_agent)
-    await finishRun([{ root, cassetteDir, entries, collected, ...(viewDir ? { viewDir } : {}) }], {
-      prune: this.options.prune === true,
-      print: (text) => vitest.logger.log(`\n${text}\n`),
-      ...(snapshots ? { snapshotUpdate: { updateAll: buildUpdateAllCommand('vitest', exec) } } : {}),
-    })
+    const summary = await finishRun(
+      [{ root, cassetteDir, entries, collected, ...(viewDir ? { viewDir } : {}) }],
+      {
+        prune: this.options.prune === true,
+        failOnObsolete: this.options.failOnObsolete === true,
+        print: (text) => vitest.logger.log(`\n${text}\n`),
+        ...(snapshots ? { snapshotUpdate: { updateAll: buildUpdateAllCommand('vitest', exec) } } : {}),
+      },
+    )
+    const failure = obsoleteFailure(summary)
+    if (failure) {
+      vitest.logger.error(`${failure}\n`)
+      // Vitest sets no exit code for a run whose tests all passed: this one fails.
+      process.exitCode = 1
+    }
   }
 }
 

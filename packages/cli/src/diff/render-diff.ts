@@ -33,6 +33,7 @@ export function renderDiff(diff: CassetteDiff, { style, maxChanges }: DiffRender
   lines.push(
     '',
     `${total('a')} → ${total('b')} decisions: ${changed} changed, ${added} added, ${removed} removed, ${unchanged} unchanged`,
+    diff.cost.line,
   )
   return `${lines.join('\n')}\n`
 }

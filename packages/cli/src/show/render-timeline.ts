@@ -10,6 +10,7 @@ import {
   type CassetteSummary,
   countKind,
   type DecisionSummary,
+  describeCost,
   describeHarness,
   describeSource,
   previewJson,
@@ -55,6 +56,8 @@ export function renderTimeline(summary: CassetteSummary, options: TimelineOption
   const kinds = Object.entries(t.kinds).map(([kind, n]) => countKind(kind, n))
   field('decisions', `${t.decisions}${kinds.length > 0 ? `: ${kinds.join(', ')}` : ''}`)
   if (t.tokens) field('tokens', tokens(t.tokens))
+  if (t.cost) field('cost', describeCost(t.cost))
+  if (h.ignore?.length) field('ignored', `${h.ignore.join(', ')} (left out of every key; stored, redacted)`)
   field('time', `${t.ms} ms recorded`)
   for (const d of summary.decisions) {
     lines.push('')

@@ -1,4 +1,4 @@
-import { type ModelCodec, numberAt, postsTo, sortTools, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, sortTools, tokenUsage, withoutVolatile } from './codec.js'
 import {
   asArray,
   asRecord,
@@ -18,6 +18,7 @@ export const anthropicMessagesCodec: ModelCodec = {
   hosts: ['api.anthropic.com'],
   keyVariables: ['ANTHROPIC_API_KEY'],
   behaviourHeaders: ['anthropic-version', 'anthropic-beta'],
+  priceProviders: ['anthropic'],
   responseHeaders: ['anthropic-ratelimit-'],
   volatileFields: ['anthropic-ratelimit-'],
   // Messages, tool uses, server tool uses, requests.
@@ -35,20 +36,22 @@ export const anthropicMessagesCodec: ModelCodec = {
     return type === 'message_stop' || type === 'error'
   },
   usage(body, events) {
-    const direct = {
-      input: numberAt(body, 'usage', 'input_tokens'),
-      output: numberAt(body, 'usage', 'output_tokens'),
-    }
+    const direct = cachedUsage(asRecord(asRecord(body).usage))
     if (direct.input !== undefined && direct.output !== undefined)
-      return direct as { input: number; output: number }
-    // Streamed: input tokens arrive in message_start, the cumulative output count in message_delta.
-    let input: number | undefined
-    let output: number | undefined
+      return tokenUsage(direct.input, direct.output, direct.cached, direct.cacheWrite)
+    // Streamed: input tokens arrive in message_start, the cumulative counts in message_delta.
+    const counts: Partial<Record<keyof ReturnType<typeof cachedUsage>, number>> = {}
     for (const event of events) {
-      input = numberAt(event, 'message', 'usage', 'input_tokens') ?? input
-      output = numberAt(event, 'usage', 'output_tokens') ?? output
+      const e = asRecord(event)
+      for (const usage of [asRecord(asRecord(e.message).usage), asRecord(e.usage)]) {
+        for (const [name, value] of Object.entries(cachedUsage(usage)))
+          if (value !== undefined) counts[name as keyof typeof counts] = value
+      }
     }
-    return input !== undefined && output !== undefined ? { input, output } : undefined
+    const { input, output, cached, cacheWrite } = counts
+    return input !== undefined && output !== undefined
+      ? tokenUsage(input, output, cached, cacheWrite)
+      : undefined
   },
   readRequest({ body }) {
     const json = asRecord(body)
@@ -106,6 +109,27 @@ export const anthropicMessagesCodec: ModelCodec = {
     }
     return answer
   },
+}
+
+/**
+ * An Anthropic usage object's counts: `input_tokens` leaves out what was read from or written to
+ * the prompt cache, so the input here adds them.
+ */
+function cachedUsage(usage: Json): {
+  input?: number
+  output?: number
+  cached?: number
+  cacheWrite?: number
+} {
+  const fresh = numberAt(usage, 'input_tokens')
+  const cached = numberAt(usage, 'cache_read_input_tokens')
+  const cacheWrite = numberAt(usage, 'cache_creation_input_tokens')
+  return {
+    ...(fresh === undefined ? {} : { input: fresh + (cached ?? 0) + (cacheWrite ?? 0) }),
+    ...(numberAt(usage, 'output_tokens') === undefined ? {} : { output: numberAt(usage, 'output_tokens') }),
+    ...(cached === undefined ? {} : { cached }),
+    ...(cacheWrite === undefined ? {} : { cacheWrite }),
+  }
 }
 
 function describeBlock(part: Json): string | undefined {

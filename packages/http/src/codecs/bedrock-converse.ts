@@ -1,4 +1,4 @@
-import { type ModelCodec, numberAt, postsTo, sortTools, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, sortTools, tokenUsage, withoutVolatile } from './codec.js'
 import {
   type AnswerToolCall,
   asArray,
@@ -43,6 +43,7 @@ export const BEDROCK_RUNTIME = {
   // (400) is one the AWS SDK and Vercel `ai` do not retry.
   errorBody: (message: string) => ({ message }),
   errorHeaders: { 'x-amzn-errortype': 'ValidationException' },
+  priceProviders: ['aws'],
 } as const
 
 /** The model id a Bedrock Runtime path names (`/model/anthropic.claude-…%3A0/converse`), decoded. */
@@ -83,7 +84,11 @@ export const bedrockConverseCodec: ModelCodec = {
     for (const source of [body, ...events]) {
       const input = numberAt(source, 'usage', 'inputTokens')
       const output = numberAt(source, 'usage', 'outputTokens')
-      if (input !== undefined && output !== undefined) return { input, output }
+      // `inputTokens` leaves out what was read from or written to the prompt cache.
+      const cached = numberAt(source, 'usage', 'cacheReadInputTokens') ?? 0
+      const written = numberAt(source, 'usage', 'cacheWriteInputTokens') ?? 0
+      if (input !== undefined && output !== undefined)
+        return tokenUsage(input + cached + written, output, cached, written)
     }
     return undefined
   },

@@ -1,6 +1,6 @@
 import { anthropicMessagesCodec } from './anthropic-messages.js'
 import { BEDROCK_RUNTIME, modelInPath } from './bedrock-converse.js'
-import { type ModelCodec, numberAt, postsTo } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, tokenUsage } from './codec.js'
 import { asRecord, parseJson, type StreamEvent, str } from './read.js'
 
 const API_PATH = /\/model\/[^/]+\/invoke(?:-with-response-stream)?$/
@@ -41,7 +41,7 @@ export const bedrockInvokeCodec: ModelCodec = {
       const metrics = asRecord(chunkOf(event))['amazon-bedrock-invocationMetrics']
       const input = numberAt(metrics, 'inputTokenCount')
       const output = numberAt(metrics, 'outputTokenCount')
-      if (input !== undefined && output !== undefined) return { input, output }
+      if (input !== undefined && output !== undefined) return tokenUsage(input, output)
     }
     return undefined
   },

@@ -64,6 +64,12 @@ export interface ModelCodec {
   readonly errorHeaders?: Readonly<Record<string, string>>
   /** Token usage of a recorded answer, for reports (`undefined` when it has none). */
   usage(body: unknown, events: readonly unknown[]): TokenUsage | undefined
+  /**
+   * The providers whose prices apply to this API's models, as the price table names them, in
+   * the order a model is looked up (the first that prices it wins); empty when its models have
+   * no price per token (a model served on the user's own machine).
+   */
+  readonly priceProviders: readonly string[]
   /** The request in a few words, from the canonical input (path and body). */
   readRequest(input: { path?: string; body: unknown }): Omit<ModelRequest, 'api' | 'method' | 'path'>
   /** The answer of a JSON body (a successful one: errors are read in common). */
@@ -95,9 +101,26 @@ export interface OtherCredentials {
   readonly files: readonly string[]
 }
 
+/**
+ * Tokens of one answer. `input` counts every input token, those read from or written to a
+ * prompt cache included (providers that report cached tokens apart are added up), so that
+ * `cached` and `cacheWrite` are parts of it, priced at their own rates.
+ */
 export interface TokenUsage {
   input: number
   output: number
+  /** Input tokens read from the provider's prompt cache (absent when the answer says none). */
+  cached?: number
+  /** Input tokens written to the provider's prompt cache (absent when the answer says none). */
+  cacheWrite?: number
+}
+
+/** A usage, with the cache counts set only when they are above zero. */
+export function tokenUsage(input: number, output: number, cached = 0, cacheWrite = 0): TokenUsage {
+  const usage: TokenUsage = { input, output }
+  if (cached > 0) usage.cached = cached
+  if (cacheWrite > 0) usage.cacheWrite = cacheWrite
+  return usage
 }
 
 /** A codec's `matches`: a POST to a path that ends with its {@link ModelCodec.apiPath}. */

@@ -1,4 +1,4 @@
-import { type ModelCodec, numberAt, postsTo, type TokenUsage, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, type TokenUsage, tokenUsage, withoutVolatile } from './codec.js'
 import { asArray, asRecord, contentText, emptyAnswer, type Json, str, toolCall } from './read.js'
 
 /**
@@ -29,6 +29,8 @@ export const geminiCodec: ModelCodec = {
   // reads the third.
   keyVariables: [{ oneOf: ['GOOGLE_API_KEY', 'GEMINI_API_KEY'] }, 'GOOGLE_GENERATIVE_AI_API_KEY'],
   behaviourHeaders: [],
+  // The Gemini API's prices; Vertex AI's are the same per token.
+  priceProviders: ['google'],
   responseHeaders: [],
   // The id and time of one answer, and the signature of the model's thoughts it asks to get back.
   volatileFields: ['responseId', 'createTime', 'thoughtSignature'],
@@ -157,7 +159,8 @@ function usageOf(source: unknown): TokenUsage | undefined {
   if (input === undefined) return undefined
   const answer = numberAt(source, 'usageMetadata', 'candidatesTokenCount') ?? 0
   const thoughts = numberAt(source, 'usageMetadata', 'thoughtsTokenCount') ?? 0
-  return { input, output: answer + thoughts }
+  const cached = numberAt(source, 'usageMetadata', 'cachedContentTokenCount')
+  return tokenUsage(input, answer + thoughts, cached)
 }
 
 /** Adds one response (a whole body, or one chunk of a stream) to the answer. */

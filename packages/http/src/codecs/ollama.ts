@@ -24,6 +24,8 @@ export const ollamaCodec: ModelCodec = {
   // The `ollama` client sends it as a bearer token to https://ollama.com only.
   keyVariables: ['OLLAMA_API_KEY'],
   behaviourHeaders: [],
+  // Models run on the user's machine (or Ollama's cloud, priced by plan): no price per token.
+  priceProviders: [],
   responseHeaders: [],
   volatileFields: ['created_at', 'total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration'],
   // Tool calls (recent servers give each one an id).

@@ -1,4 +1,4 @@
-import { type ModelCodec, numberAt, postsTo, sortTools, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, sortTools, tokenUsage, withoutVolatile } from './codec.js'
 import {
   type AnswerToolCall,
   asArray,
@@ -51,6 +51,19 @@ export const openaiChatCodec: ModelCodec = {
     'PERPLEXITY_API_KEY',
   ],
   behaviourHeaders: ['openai-beta'],
+  // The API's own models first, then those of the providers that serve it (by model name).
+  priceProviders: [
+    'openai',
+    'azure',
+    'mistral',
+    'groq',
+    'deepseek',
+    'together',
+    'fireworks',
+    'x-ai',
+    'perplexity',
+    'openrouter',
+  ],
   responseHeaders: ['openai-version', 'openai-processing-ms'],
   volatileFields: ['openai-processing-ms', 'system_fingerprint', 'obfuscation'],
   // Completions, tool calls, requests.
@@ -75,7 +88,9 @@ export const openaiChatCodec: ModelCodec = {
     for (const source of [body, ...events]) {
       const input = numberAt(source, 'usage', 'prompt_tokens')
       const output = numberAt(source, 'usage', 'completion_tokens')
-      if (input !== undefined && output !== undefined) return { input, output }
+      // Cached tokens are part of the prompt's count.
+      const cached = numberAt(source, 'usage', 'prompt_tokens_details', 'cached_tokens')
+      if (input !== undefined && output !== undefined) return tokenUsage(input, output, cached)
     }
     return undefined
   },

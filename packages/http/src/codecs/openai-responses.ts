@@ -1,4 +1,4 @@
-import { type ModelCodec, numberAt, postsTo, sortTools, withoutVolatile } from './codec.js'
+import { type ModelCodec, numberAt, postsTo, sortTools, tokenUsage, withoutVolatile } from './codec.js'
 import {
   type AnswerToolCall,
   asArray,
@@ -27,6 +27,7 @@ export const openaiResponsesCodec: ModelCodec = {
   ],
   keyVariables: ['OPENAI_API_KEY', 'AZURE_OPENAI_API_KEY'],
   behaviourHeaders: ['openai-beta'],
+  priceProviders: ['openai', 'azure'],
   responseHeaders: ['openai-version', 'openai-processing-ms'],
   volatileFields: ['openai-processing-ms', 'obfuscation'],
   // Responses, output messages, function calls, reasoning, web searches, custom tool calls.
@@ -47,7 +48,9 @@ export const openaiResponsesCodec: ModelCodec = {
     for (const source of [body, ...events.map((e) => (e as { response?: unknown }).response)]) {
       const input = numberAt(source, 'usage', 'input_tokens')
       const output = numberAt(source, 'usage', 'output_tokens')
-      if (input !== undefined && output !== undefined) return { input, output }
+      // Cached tokens are part of the input's count.
+      const cached = numberAt(source, 'usage', 'input_tokens_details', 'cached_tokens')
+      if (input !== undefined && output !== undefined) return tokenUsage(input, output, cached)
     }
     return undefined
   },

@@ -1,3 +1,5 @@
+import type { TokenUsage } from './codec.js'
+
 /**
  * What `show`, `diff` and `view` read from a recorded model exchange, whatever the API: the
  * request in a few words, and the answer assembled (text and tool calls from a body or from a
@@ -19,7 +21,7 @@ export interface ModelAnswer {
   text: string
   toolCalls: AnswerToolCall[]
   finishReason?: string
-  usage?: { input: number; output: number }
+  usage?: TokenUsage
   /** An HTTP error, an in-band stream error, or a stream cut off mid-way. */
   error?: string
 }

@@ -6,6 +6,7 @@ import {
   type FieldChange,
 } from '@agent-tape/core/internal'
 import { compactArguments, type ModelAnswer } from '@agent-tape/http'
+import { cassetteTotals, describeCostDelta, priceUsage, type RunTotals } from '../cost/run-cost.js'
 import { previewJson, tokens } from '../reading/preview.js'
 import { type DecisionSummary, summarizeDecision } from '../reading/summarize.js'
 import { alignDecisions } from './align.js'
@@ -34,6 +35,17 @@ export interface CassetteDiff {
   tests: { a: string; b: string }
   entries: DiffEntry[]
   counts: Record<EntryStatus, number>
+  /**
+   * What the change costs: each recording's decisions, steps and tokens by decision, and the
+   * line a re-record reports (`issue-412: 7 → 9 decisions, 1,152 → 1,690 tokens (+47%), $0.004 → $0.006`).
+   */
+  cost: { a: CostSide; b: CostSide; line: string }
+}
+
+/** One recording's totals in a diff, priced as of its recording. */
+export interface CostSide extends RunTotals {
+  usd?: number
+  unpriced: string[]
 }
 
 /**
@@ -66,7 +78,18 @@ export function diffCassettes(fileA: string, a: Cassette, fileB: string, b: Cass
     tests: { a: a.header.test, b: b.header.test },
     entries,
     counts,
+    cost: costOf(a, b, fileB),
   }
+}
+
+function costOf(a: Cassette, b: Cassette, fileB: string): CassetteDiff['cost'] {
+  const side = (c: Cassette): CostSide => {
+    const totals = cassetteTotals(c)
+    const priced = priceUsage(totals.usage, totals.recordedAt)
+    return { ...totals, ...(priced.usd === undefined ? {} : { usd: priced.usd }), unpriced: priced.unpriced }
+  }
+  const name = fileB.replace(/^.*[\\/]/, '').replace(/\.jsonl$/, '')
+  return { a: side(a), b: side(b), line: describeCostDelta(name, cassetteTotals(a), cassetteTotals(b)) }
 }
 
 function withEnvPresenceOnly(c: Cassette): Cassette {

@@ -10,6 +10,9 @@ import {
   sumUsage,
   type TokenUsage,
 } from '@agent-tape/http'
+import { usageOfDecisions } from '../cost/decision-usage.js'
+import { type CostReport, priceUsage } from '../cost/run-cost.js'
+import { readRecordedUsage } from '../usage.js'
 
 /** One decision of a run, read for people: what was asked and what came back. */
 export interface DecisionSummary {
@@ -39,6 +42,8 @@ export interface CassetteSummary {
     /** Decisions per kind, in order of first appearance. */
     kinds: Record<string, number>
     tokens?: TokenUsage
+    /** The tokens by model and their price as of the recording (present when answers report tokens). */
+    cost?: CostReport
     ms: number
   }
 }
@@ -55,7 +60,13 @@ export function summarizeCassette(file: string, cassette: Cassette): CassetteSum
     kinds,
     ms: decisions.reduce((sum, d) => sum + d.ms, 0),
   }
-  if (usages.some((u) => u !== undefined)) totals.tokens = sumUsage(usages)
+  if (usages.some((u) => u !== undefined)) {
+    totals.tokens = sumUsage(usages)
+    totals.cost = priceUsage(
+      usageOfDecisions(cassette.decisions, readRecordedUsage),
+      cassette.header.recordedAt,
+    )
+  }
   return { file, header: cassette.header, decisions, totals }
 }
 

@@ -1,5 +1,6 @@
 import type { Cassette, DecisionRecord, RecordedError } from '@agent-tape/core/internal'
 import { type ModelAnswer, type ModelRequest, recordedStream } from '@agent-tape/http'
+import { describeCost } from '../cost/run-cost.js'
 import { countKind, describeHarness, describeSource, tokens } from '../reading/preview.js'
 import { type CassetteSummary, type DecisionSummary, summarizeCassette } from '../reading/summarize.js'
 import type { SharedValues } from './shared-values.js'
@@ -50,6 +51,10 @@ export interface HeaderData {
   /** `4: 1 env read, 2 model requests, 1 tool call` */
   decisions: string
   tokens: string
+  /** `$0.0031 (gpt-4o $0.0031)`, or `no price (llama3.2)`, as of the recording. */
+  cost: string
+  /** The paths every key of the recording left out (`ignore`), which its inputs still hold. */
+  ignored: string
   time: string
 }
 
@@ -142,6 +147,8 @@ function describeHeader({ header: h, totals: t }: CassetteSummary): HeaderData {
     env: Object.keys(h.env ?? {}).join(', '),
     decisions: `${t.decisions}${kinds.length > 0 ? `: ${kinds.join(', ')}` : ''}`,
     tokens: t.tokens ? tokens(t.tokens) : '',
+    cost: t.cost ? describeCost(t.cost) : '',
+    ignored: h.ignore?.length ? `${h.ignore.join(', ')} (left out of every key; stored, redacted)` : '',
     time: `${t.ms} ms recorded`,
   }
 }

@@ -77,7 +77,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
     var rows = [
       ['file', side.file], ['test', h.test], ['source', h.source], ['recorded', h.recordedAt], ['harness', h.harness],
       ['runtime', h.runtime], ['sdks', h.sdks], ['env', h.env], ['decisions', h.decisions],
-      ['tokens', h.tokens], ['time', h.time],
+      ['tokens', h.tokens], ['cost', h.cost], ['ignored', h.ignored], ['time', h.time],
     ]
     return el('section', { class: 'head', 'aria-label': ROLES[side.role] + ': ' + side.file },
       el('h2', null, ROLES[side.role]),

@@ -153,3 +153,26 @@ describe('two runs side by side', () => {
     )
   })
 })
+
+describe('the head of a side', () => {
+  it("shows the recording's cost by model at its prices, and the paths its keys ignored", () => {
+    const priced = (model: string, input: number, output: number) => {
+      const d = chat('Weather?')
+      return {
+        ...d,
+        in: { ...d.in, body: { ...d.in.body, model } },
+        out: {
+          ...d.out,
+          body: { json: { ...d.out.body.json, usage: { prompt_tokens: input, completion_tokens: output } } },
+        },
+      }
+    }
+    const recording = cassette([priced('gpt-4o', 1000, 100), priced('my-local-model', 10, 1)])
+    recording.header.ignore = ['body.trace_id']
+    const head = embedded(renderRunView({ file: 'a.jsonl', cassette: recording })).sides[0]!.header
+    // gpt-4o: 1,000 in at $2.50 per million, 100 out at $10. A model the table does not know has no price.
+    expect(head.cost).toBe('$0.0035 + no price for my-local-model (gpt-4o $0.0035, my-local-model no price)')
+    expect(head.ignored).toBe('body.trace_id (left out of every key; stored, redacted)')
+    expect(PAGE_SCRIPT).toContain("['cost', h.cost], ['ignored', h.ignored]")
+  })
+})

@@ -1,0 +1,31 @@
+import type { TokenUsage } from '@agent-tape/http'
+
+/** Tokens in all, with their parts: `1,690 tokens (1,500 in, 300 of them cached, 190 out)`. */
+export function describeTokens(tokens: TokenUsage): string {
+  const total = tokens.input + tokens.output
+  const cached = tokens.cached ? `, ${formatInt(tokens.cached)} of them cached` : ''
+  const written = tokens.cacheWrite ? `, ${formatInt(tokens.cacheWrite)} written to cache` : ''
+  return `${formatInt(total)} tokens (${formatInt(tokens.input)} in${cached}${written}, ${formatInt(tokens.output)} out)`
+}
+
+/**
+ * Dollars as people read them: cents from a dime up (`$0.41`, `$12.30`), two significant
+ * digits below (`$0.0043`, `$0.004`), so a cheap run never reads as `$0.00`.
+ */
+export function formatUsd(usd: number): string {
+  if (usd === 0) return '$0'
+  if (usd >= 0.1) {
+    const [whole, cents] = usd.toFixed(2).split('.') as [string, string]
+    return `$${formatInt(Number(whole))}.${cents}`
+  }
+  const decimals = Math.min(12, 1 - Math.floor(Math.log10(usd)))
+  return `$${usd.toFixed(decimals).replace(/0+$/, '')}`
+}
+
+export function formatInt(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
+
+export function modelName(m: { model?: string }): string {
+  return m.model ?? '(no model named)'
+}
