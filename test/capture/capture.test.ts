@@ -155,6 +155,7 @@ it('a request made outside every captured run passes while runs are open, where 
     cassettePath: 't.jsonl',
     store: createMemoryStore(),
     mode: 'update',
+    env: {},
   })
   let releaseTape!: () => void
   const tapeGate = new Promise<void>((resolve) => (releaseTape = resolve))
@@ -286,6 +287,7 @@ it('a run inside another run, or inside a test tape, is part of it', async () =>
     cassettePath: 't.jsonl',
     store: createMemoryStore(),
     mode: 'update',
+    env: {},
   })
   await runWithTape(tape, () => capture.run('in-test', {}, async () => expect(currentTape()).toBe(tape)))
   await capture.flush()
