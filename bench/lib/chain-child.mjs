@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import { openTape, parseCassette } from '@agent-tape/core'
 import { findCassetteSecrets, SecretScanner } from '@agent-tape/core/internal'
 import { createFileStore } from '@agent-tape/core/node'
-import { createCliIo, main } from 'agent-tape'
+import { createCliIo, main } from '@agent-tape/cli'
 
 const [operation, path, decisions] = process.argv.slice(2)
 const expected = Number(decisions)

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { createCliIo, main } from 'agent-tape'
+import { createCliIo, main } from '@agent-tape/cli'
 import { expect, it } from 'vitest'
 import { runBin } from './support/bin.js'
 import { runCli } from './support/cli.js'

@@ -291,5 +291,5 @@ export function projectFiles(
 
 /** The npm name of a published package folder. */
 export function packageName(folder: Published): string {
-  return folder === 'cli' ? 'agent-tape' : `@agent-tape/${folder}`
+  return `@agent-tape/${folder}`
 }

@@ -76,7 +76,7 @@ it('packs the seven published packages under their npm names', () => {
     '@agent-tape/runner-kit',
     '@agent-tape/vitest',
     '@agent-tape/jest',
-    'agent-tape',
+    '@agent-tape/cli',
     '@agent-tape/capture',
   ])
 })

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { openTape, parseCassette } from '@agent-tape/core'
 import { findCassetteSecrets, SecretScanner } from '@agent-tape/core/internal'
 import { createFileStore } from '@agent-tape/core/node'
-import { createCliIo, main } from 'agent-tape'
+import { createCliIo, main } from '@agent-tape/cli'
 
 const [n, dir] = [Number(process.argv[2]), process.argv[3]]
 const path = join(dir, `chain-${n}.jsonl`)
