@@ -152,7 +152,7 @@ try {
     'See the divergence',
     "The report's view line: the recording and this run side by side, as one HTML page that loads nothing.",
   )
-  const view = / {2}view {6}npx agent-tape (view \S+ --run \S+)/.exec(miss.output)?.[1]
+  const view = / {2}view {6}npx --no-install agent-tape (view \S+ --run \S+)/.exec(miss.output)?.[1]
   // Kept after the demo, outside the repository, for you to open.
   const page = join(tmpdir(), 'agent-tape-demo', 'issue-412.html')
   const cli = join(root, 'packages/cli/dist/esm/bin.js')

@@ -14,8 +14,8 @@ const PACKAGES = {
   core: [],
   http: [],
   'runner-kit': [],
-  vitest: ['core', 'http', 'runner-kit'],
-  jest: ['core', 'http', 'runner-kit'],
+  vitest: ['core', 'http', 'runner-kit', 'cli'],
+  jest: ['core', 'http', 'runner-kit', 'cli'],
   cli: ['core', 'http', 'runner-kit'],
   capture: ['core', 'http'],
 }

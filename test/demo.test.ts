@@ -25,7 +25,7 @@ it('the demo records a failing run, replays it offline, shows the miss, re-recor
     "   ReplayMiss: [agent-tape] Replay miss at step 1, model request (gpt-4o): the run asked for a decision that was never recorded. If the change is intended, re-record this test: npx vitest run test/agent.test.ts -t '^issue-412$' -- --update-cassettes.",
   )
   expect(output).toContain(
-    '     view      npx agent-tape view test/__cassettes__/agent.test.ts/issue-412.jsonl --run node_modules/.cache/agent-tape/runs/test/__cassettes__/agent.test.ts/issue-412.jsonl',
+    '     view      npx --no-install agent-tape view test/__cassettes__/agent.test.ts/issue-412.jsonl --run node_modules/.cache/agent-tape/runs/test/__cassettes__/agent.test.ts/issue-412.jsonl',
   )
   const page = /^ {3}(file:\S+issue-412\.html)$/m.exec(output)?.[1]
   expect(page, output).toBeDefined()

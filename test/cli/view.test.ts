@@ -64,7 +64,7 @@ it('writes two recordings side by side where -o says', async () => {
 
 it('opens the run a replay kept with the command its miss report prints', async () => {
   expect(diverged.message, diverged.message).toContain('  view      npx')
-  const command = /\n {2}view {6}npx agent-tape view (\S+) --run (\S+)\n/.exec(diverged.message)
+  const command = /\n {2}view {6}npx --no-install agent-tape view (\S+) --run (\S+)\n/.exec(diverged.message)
   expect(command?.slice(1)).toEqual([CASSETTE, diverged.run])
   expect(diverged.run).toBe(
     'node_modules/.cache/agent-tape/runs/test/__cassettes__/weather.test.ts/paris.jsonl',

@@ -31,8 +31,10 @@ export type { CassetteSummary, DecisionSummary } from './reading/summarize.js'
 export { summarizeCassette, summarizeDecision } from './reading/summarize.js'
 export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'
 export {
+  binCommand,
   buildRerecordCommand,
   buildUpdateAllCommand,
+  CLI_BIN,
   detectExec,
   JEST_BIN,
   jestCommand,
