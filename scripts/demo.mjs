@@ -177,7 +177,8 @@ try {
   else console.log(`   no page: ${written?.stderr ?? 'the report has no view line'}`)
 
   // The command the miss printed, run as printed: the one a user copies.
-  const rerecord = /re-record this test: (.+?)\.$/m.exec(miss.output)?.[1] ?? 'the miss printed no re-record command'
+  const rerecord =
+    /re-record this test: (.+?)\.$/m.exec(miss.output)?.[1] ?? 'the miss printed no re-record command'
   chapter('Re-record this one test', rerecord)
   const update = await shell(dir, rerecord, online)
   result(update)

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { FakeProvider } from '@agent-tape/fake-provider'
 import { replayCommand } from '@agent-tape/cli'
+import type { FakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 // @ts-expect-error a plain ES module of the test support, without types
 import { startHttpWeatherServer } from '../support/mcp/weather-server.mjs'

@@ -98,7 +98,7 @@ it("runs the steps of the README's GitHub Actions workflow: replay and verify, t
       run: s.run!,
       env: s.env ?? {},
     }))
-  expect(commands('replay').map((c) => c.run)).toEqual(['npx vitest run', 'npx agent-tape verify'])
+  expect(commands('replay').map((c) => c.run)).toEqual(['npx vitest run', 'npx agent-tape verify --strict'])
   expect(commands('rerecord').map((c) => c.run)).toEqual([
     'npx vitest run -- --update-cassettes',
     'npx agent-tape verify',

@@ -100,7 +100,11 @@ export async function recordCommand(
     modelEndpoints,
     allowHosts: [...(options.allowHosts ?? [])],
     allowSecrets,
-    rerecordCommand: binCommand(CLI_BIN, `record --force ${quoteShell(shown)} -- ${displayCommand(line.argv)}`, exec),
+    rerecordCommand: binCommand(
+      CLI_BIN,
+      `record --force ${quoteShell(shown)} -- ${displayCommand(line.argv)}`,
+      exec,
+    ),
   })
   try {
     // The command's environment reads are the CLI's own decisions, in the main lane at step 0.

@@ -112,7 +112,11 @@ export async function replayCommand(
     cassettePath: shown,
     runPath: displayPath(resolve(root, runPath), cwd),
   })
-  const rerecordCommand = binCommand(CLI_BIN, `record --force ${quoteShell(shown)} -- ${displayCommand(argv)}`, exec)
+  const rerecordCommand = binCommand(
+    CLI_BIN,
+    `record --force ${quoteShell(shown)} -- ${displayCommand(argv)}`,
+    exec,
+  )
   const allowSecrets = [...(options.allowSecrets ?? [])]
   const id = basename(file).replace(/\.jsonl$/, '')
   const session = await openCommandSession({

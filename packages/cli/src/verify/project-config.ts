@@ -43,14 +43,21 @@ export function readVerifyConfig(cwd: string): VerifyConfig {
   if (!isObject(settings)) throw invalid(file, `"${CONFIG_FIELD}" must be an object, got ${kind(settings)}`)
   const verify = settings.verify
   if (verify === undefined) return { file, ignore: [], ignores: () => false }
-  if (!isObject(verify)) throw invalid(file, `"${CONFIG_FIELD}.verify" must be an object, got ${kind(verify)}`)
+  if (!isObject(verify))
+    throw invalid(file, `"${CONFIG_FIELD}.verify" must be an object, got ${kind(verify)}`)
   const unknown = Object.keys(verify).filter((k) => k !== 'ignore')
   if (unknown.length > 0) {
-    throw invalid(file, `"${CONFIG_FIELD}.verify" has an unknown setting "${unknown[0]}"; the only one is "ignore"`)
+    throw invalid(
+      file,
+      `"${CONFIG_FIELD}.verify" has an unknown setting "${unknown[0]}"; the only one is "ignore"`,
+    )
   }
   const ignore = verify.ignore ?? []
   if (!Array.isArray(ignore) || !ignore.every((p) => typeof p === 'string' && p.length > 0)) {
-    throw invalid(file, `"${CONFIG_FIELD}.verify.ignore" must be a list of path patterns, got ${JSON.stringify(ignore)}`)
+    throw invalid(
+      file,
+      `"${CONFIG_FIELD}.verify.ignore" must be a list of path patterns, got ${JSON.stringify(ignore)}`,
+    )
   }
   const root = dirname(file)
   const matches = createIgnore(ignore)

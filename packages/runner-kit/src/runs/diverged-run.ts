@@ -37,7 +37,11 @@ export function runPathFor(
  * // 'npx --no-install agent-tape view test/__cassettes__/a.test.ts/x.jsonl --run node_modules/.cache/agent-tape/runs/…'
  */
 export function buildViewCommand(input: { exec: string; cassettePath: string; runPath: string }): string {
-  return binCommand(CLI_BIN, `view ${quoteShell(input.cassettePath)} --run ${quoteShell(input.runPath)}`, input.exec)
+  return binCommand(
+    CLI_BIN,
+    `view ${quoteShell(input.cassettePath)} --run ${quoteShell(input.runPath)}`,
+    input.exec,
+  )
 }
 
 /** Why a diverged run was not kept; nothing when it was. */
