@@ -215,6 +215,9 @@ it('fits the timeline to an 80-column terminal, and keeps whole lines in a pipe'
   expect(terminal.stdout).toContain('user: "Weather in Paris? Tell me everything')
   const piped = await runCli(['show', path], root)
   expect(Math.max(...piped.stdout.split('\n').map((l) => l.length))).toBeGreaterThan(120)
+  // In a pipe, as docs/cli.md says, lines stay whole: the last message is not cut at any length.
+  expect(piped.stdout).toContain(`user: ${JSON.stringify(long)}`)
+  expect(piped.stdout).not.toContain('…')
   // verify and diff fit too.
   const verify = await onTerminal(['verify', '--root', root, path, CHAT], 60)
   for (const line of verify.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(60)
@@ -241,4 +244,16 @@ it('shows one decision whole with --decision: the full request, every message, a
   expect(missing.stderr).toContain(
     '--decision 9: test/__cassettes__/weather.test.ts/whole.jsonl has decisions #1 to #',
   )
+  // What is not a number is told so, not answered with the range.
+  for (const value of ['x', '2.5', '-1', '', 'two']) {
+    const bad = await runCli(['show', '--decision', value, path], root)
+    expect(bad.code, value).toBe(2)
+    expect(bad.stderr, value).toMatch(
+      new RegExp(
+        `^\\[agent-tape\\] Invalid arguments for agent-tape show: --decision ${value.replace('.', '\\.')} is not a number\\. Give the number of a decision: test/__cassettes__/weather\\.test\\.ts/whole\\.jsonl has decisions #1 to #\\d+\\.\\n$`,
+      ),
+    )
+  }
+  // The number as show prints it is accepted.
+  expect((await runCli(['show', '-d', '#2', path], root)).stdout).toMatch(/^#2 {2}step 1/)
 })

@@ -151,7 +151,7 @@ it('exits 2 on a missing path or an unknown option', async () => {
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] Invalid arguments for agent-tape verify: unknown option --stict; valid options are --strict, --root, --ignore, --allow-secret, --json, --quiet (-q), --help (-h). Run agent-tape verify --help for usage.\n',
+      '[agent-tape] Invalid arguments for agent-tape verify: unknown option --stict (did you mean --strict?); valid options are --strict, --root, --ignore, --allow-secret, --json, --quiet (-q), --help (-h). Run agent-tape verify --help for usage.\n',
   })
 })
 

@@ -22,7 +22,7 @@ export { compareHarness } from './harness.js'
 export * from './index.js'
 export type { FieldChange } from './json-diff.js'
 export { diffJson, diffStringHunks, diffStrings, formatChange, formatChanges } from './json-diff.js'
-export { assertKnownOptions } from './known-options.js'
+export { assertKnownOptions, closestName } from './known-options.js'
 export type { ResolvedMode, ResolveModeOptions } from './modes.js'
 export {
   ALLOW_CI_RECORDING_ENV,
