@@ -15,7 +15,7 @@ export {
 export type { Alignable, Alignment } from './diff/align.js'
 export { alignDecisions } from './diff/align.js'
 export type { CassetteDiff, DiffEntry, EntryStatus } from './diff/compare.js'
-export { diffCassettes } from './diff/compare.js'
+export { diffCassettes, isUnanswered } from './diff/compare.js'
 export { maskVolatile } from './diff/volatile.js'
 export type { FinishRunOptions, ProjectRun } from './finish-run.js'
 export { finishRun } from './finish-run.js'
