@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseCassette } from '@agent-tape/core'
+import { tokens } from '@agent-tape/runner-kit'
 import { beforeAll, expect, it } from 'vitest'
+import { REPO_ROOT } from '../support/fixture-project.js'
 import {
   RESEARCH_TURNS,
   runResearchAgent,
@@ -256,4 +258,19 @@ it('shows one decision whole with --decision: the full request, every message, a
   }
   // The number as show prints it is accepted.
   expect((await runCli(['show', '-d', '#2', path], root)).stdout).toMatch(/^#2 {2}step 1/)
+})
+
+it('prints counts of a thousand and more grouped, as the run summary does: one format everywhere', async () => {
+  // The support agent's committed run, whose replay the run summary reports as
+  // "tokens replayed instead of spent: 1,152 (1,080 in, 72 out)".
+  const example = join(REPO_ROOT, 'examples/support-agent/test/__cassettes__/agent.test.ts/issue-412.jsonl')
+  const shown = await runCli(['show', example], root)
+  expect(shown.code, shown.stderr).toBe(0)
+  expect(shown.stdout).toContain('\n  tokens     1,080 in / 72 out\n')
+  expect(shown.stdout).not.toMatch(/\b\d{4,} (?:in|out|ms|tokens)\b/)
+  // diff and the view read token counts through the same function.
+  const diff = await runCli(['diff', example, example], root)
+  expect(diff.code).toBe(0)
+  expect(tokens({ input: 1080, output: 72 })).toBe('1,080 in / 72 out')
+  expect(tokens({ input: 1_234_567, output: 999 })).toBe('1,234,567 in / 999 out')
 })

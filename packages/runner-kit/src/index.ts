@@ -26,7 +26,14 @@ export { TapeNameRegistry } from './name-registry.js'
 export type { CassetteListing, CollectedTestFile } from './obsolete-cassettes.js'
 export { findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
 export { placeholderKeysFor } from './placeholder-keys.js'
-export { countKind, describeHarness, describeSource, previewJson, tokens } from './reading/preview.js'
+export {
+  countKind,
+  describeHarness,
+  describeSource,
+  formatCount,
+  previewJson,
+  tokens,
+} from './reading/preview.js'
 export type { CassetteSummary, DecisionSummary } from './reading/summarize.js'
 export { summarizeCassette, summarizeDecision } from './reading/summarize.js'
 export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'

@@ -1,6 +1,7 @@
 import { createPrintMask, type TapeAction, type TapeMode, type TapeState } from '@agent-tape/core/internal'
 import { sumUsage, type TokenUsage } from '@agent-tape/http'
 import { PRUNE_FLAG } from './obsolete-cassettes.js'
+import { formatCount } from './reading/preview.js'
 import type { WrittenView } from './runs/write-views.js'
 
 /** One tape of a run, as the summary shows it: plain data a worker can send to the reporter. */
@@ -322,6 +323,4 @@ function snapshotUpdateLines(summary: TapeRunSummary, t: SummaryTotals): string[
   ]
 }
 
-function formatInt(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
-}
+const formatInt = formatCount
