@@ -45,8 +45,9 @@ if (process.env.GUARD_CHECK) {
   })
 }`
 
-const VITEST = ['core', 'http', 'runner-kit', 'vitest'] as Published[]
-const JEST = ['core', 'http', 'runner-kit', 'jest'] as Published[]
+// Each runner depends on the CLI (its agent-tape bin): npm takes it from the tarball beside it.
+const VITEST = ['core', 'http', 'runner-kit', 'cli', 'vitest'] as Published[]
+const JEST = ['core', 'http', 'runner-kit', 'cli', 'jest'] as Published[]
 
 export const PROJECTS: CompatProject[] = [
   {
