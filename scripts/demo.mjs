@@ -42,6 +42,20 @@ function vitest(dir, args, env) {
   })
 }
 
+/** Runs a command line in the copy as a user's shell would, and returns its output without colours. */
+function shell(dir, command, env) {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', command], {
+      cwd: dir,
+      env: { ...userShell(), FORCE_COLOR: '0', CI: '', AGENT_TAPE_MODE: '', ...env },
+    })
+    let output = ''
+    child.stdout.on('data', (chunk) => (output += chunk))
+    child.stderr.on('data', (chunk) => (output += chunk))
+    child.on('exit', (code) => resolve({ code, output: output.replace(ANSI, '') }))
+  })
+}
+
 /** The environment of a user's shell: without the npm_* variables of the `pnpm demo` that runs us. */
 function userShell() {
   return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')))
@@ -154,7 +168,7 @@ try {
     'See the divergence',
     "The report's view line: the recording and this run side by side, as one HTML page that loads nothing.",
   )
-  const view = / {2}view {6}npx agent-tape (view \S+ --run \S+)/.exec(miss.output)?.[1]
+  const view = / {2}view {6}npx --no-install agent-tape (view \S+ --run \S+)/.exec(miss.output)?.[1]
   // Kept after the demo, outside the repository, for you to open.
   const page = join(tmpdir(), 'agent-tape-demo', 'issue-412.html')
   const cli = join(root, 'packages/cli/dist/esm/bin.js')
@@ -164,8 +178,11 @@ try {
   if (written?.status === 0) console.log(`   ${pathToFileURL(page)}`)
   else console.log(`   no page: ${written?.stderr ?? 'the report has no view line'}`)
 
-  chapter('Re-record this one test', 'npx vitest run -t issue-412 -- --update-cassettes')
-  const update = await vitest(dir, ['-t', 'issue-412', '--', '--update-cassettes'], online)
+  // The command the miss printed, run as printed: the one a user copies.
+  const rerecord =
+    /re-record this test: (.+?)\.$/m.exec(miss.output)?.[1] ?? 'the miss printed no re-record command'
+  chapter('Re-record this one test', rerecord)
+  const update = await shell(dir, rerecord, online)
   result(update)
   const fresh = readFileSync(cassette, 'utf8').trimEnd().split('\n')
   const refund = fresh.map((l) => JSON.parse(l)).find((d) => d.kind === 'tool' && d.in?.name === 'refund')

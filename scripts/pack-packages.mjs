@@ -1,21 +1,22 @@
 #!/usr/bin/env node
 // Packs the published packages into `packed/` (`pnpm run pack`), as npm would publish them:
 // pnpm turns `workspace:` and `catalog:` versions into plain versions. Until the packages are on
-// the npm registry, a project installs these tarballs; the printed lines say how.
+// the npm registry, a project vendors these tarballs (so that `npm ci` works in its CI) and
+// installs them from there; the printed lines, the README's, say how.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
 const out = join(root, 'packed')
-// Each runner needs core, http and the runner kit beside it: installed together, npm takes them
-// from the tarballs.
+// Each runner needs core, http, the runner kit and the CLI beside it: installed together, npm
+// takes them from the tarballs.
 const PACKAGES = {
   core: [],
   http: [],
   'runner-kit': [],
-  vitest: ['core', 'http', 'runner-kit'],
-  jest: ['core', 'http', 'runner-kit'],
+  vitest: ['core', 'http', 'runner-kit', 'cli'],
+  jest: ['core', 'http', 'runner-kit', 'cli'],
   cli: ['core', 'http', 'runner-kit'],
   capture: ['core', 'http'],
 }
@@ -35,9 +36,12 @@ for (const folder of Object.keys(PACKAGES)) {
   )
 }
 
-console.log(`Packed into ${out}. In your project, install what you use:\n`)
+const vendor = 'vendor/agent-tape'
+console.log(`Packed into ${out}. In your project, vendor them and install what you use:\n`)
+console.log(`  mkdir -p ${vendor} && cp "${out}"/*.tgz ${vendor}/`)
 for (const [folder, needs] of Object.entries(PACKAGES)) {
   if (needs.length === 0) continue
-  const files = [...needs, folder].map((f) => tarballs[f])
-  console.log(`  ${folder.padEnd(7)} npm install -D ${files.join(' ')}`)
+  const files = [...needs, folder].map((f) => `./${vendor}/${basename(tarballs[f])}`)
+  console.log(`  npm install -D ${files.join(' ')}    # ${folder}`)
 }
+console.log(`\nCommit ${vendor}/ with the lockfile: npm ci installs from there in CI.`)

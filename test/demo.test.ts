@@ -25,11 +25,15 @@ it('the demo records a failing run, replays it offline, shows the miss, re-recor
     "   ReplayMiss: [agent-tape] Replay miss at step 1, model request (gpt-4o): the run asked for a decision that was never recorded. If the change is intended, re-record this test: npx vitest run test/agent.test.ts -t '^issue-412$' -- --update-cassettes.",
   )
   expect(output).toContain(
-    '     view      npx agent-tape view test/__cassettes__/agent.test.ts/issue-412.jsonl --run node_modules/.cache/agent-tape/runs/test/__cassettes__/agent.test.ts/issue-412.jsonl',
+    '     view      npx --no-install agent-tape view test/__cassettes__/agent.test.ts/issue-412.jsonl --run node_modules/.cache/agent-tape/runs/test/__cassettes__/agent.test.ts/issue-412.jsonl',
   )
   const page = /^ {3}(file:\S+issue-412\.html)$/m.exec(output)?.[1]
   expect(page, output).toBeDefined()
   expect(readFileSync(fileURLToPath(page!), 'utf8')).toContain('"role":"run"')
+  // Step 5 re-records with the very command the miss printed a moment earlier.
+  const printed = /re-record this test: (.+?)\.$/m.exec(output)?.[1]
+  expect(printed).toBe("npx vitest run test/agent.test.ts -t '^issue-412$' -- --update-cassettes")
+  expect(output).toContain(`5. Re-record this one test\n${printed}\n`)
   expect(output).toContain('   the refund now recorded: [{"paymentId":"pay_2","amount":4200}]')
   expect(output).toContain(
     '     test/agent.test.ts > issue-412  replay  clean        7/7         -       0       0',

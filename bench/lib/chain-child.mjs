@@ -7,10 +7,10 @@
 //   verify   `agent-tape verify <path>`, the command (its exit code must be 0)
 //   empty    the imports and nothing else, to subtract the runtime's own memory
 import { readFileSync } from 'node:fs'
+import { createCliIo, main } from '@agent-tape/cli'
 import { openTape, parseCassette } from '@agent-tape/core'
 import { findCassetteSecrets, SecretScanner } from '@agent-tape/core/internal'
 import { createFileStore } from '@agent-tape/core/node'
-import { createCliIo, main } from 'agent-tape'
 
 const [operation, path, decisions] = process.argv.slice(2)
 const expected = Number(decisions)

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { createCliIo, main } from 'agent-tape'
+import { createCliIo, main } from '@agent-tape/cli'
 import { expect, it } from 'vitest'
 import { runBin } from './support/bin.js'
 import { runCli } from './support/cli.js'
@@ -60,6 +60,29 @@ it('rejects an unknown command with the list of commands', async () => {
     stderr:
       '[agent-tape] unknown command "rewind": the commands are record, replay, show, diff, view, verify, prune, migrate, promote. Run agent-tape --help for usage.\n',
   })
+})
+
+it('suggests the command a misspelt one is closest to, with the rest of the command line', async () => {
+  const commands = 'the commands are record, replay, show, diff, view, verify, prune, migrate, promote'
+  for (const [typed, meant] of [
+    ['shwo', 'show'],
+    ['Show', 'show'],
+    ['verfy', 'verify'],
+    ['dif', 'diff'],
+    ['prun', 'prune'],
+    ['replya', 'replay'],
+    ['migarte', 'migrate'],
+  ] as const) {
+    expect(await runCli([typed, 'a b.jsonl', '--json'], cwd)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `[agent-tape] unknown command "${typed}" (did you mean ${meant}?): ${commands}. Run agent-tape ${meant} 'a b.jsonl' --json, or agent-tape --help for usage.\n`,
+    })
+  }
+  // A misspelt option of a command is named too.
+  expect((await runCli(['show', '--jsno', 'a.jsonl'], cwd)).stderr).toContain(
+    'unknown option --jsno (did you mean --json?); valid options are',
+  )
 })
 
 it('rejects option values that do not fit the option', async () => {

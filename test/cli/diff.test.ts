@@ -1,10 +1,10 @@
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
 import { runWeatherAgent, weatherTurns } from './support/agents.js'
 import { runCli } from './support/cli.js'
-import { recordCassette } from './support/record.js'
+import { recordCassette, replayDiverging } from './support/record.js'
 
 const root = mkdtempSync(join(tmpdir(), 'agent-tape-cli-diff-'))
 const test = { id: 'weather.test.ts > paris', env: { WEATHER_UNITS: 'metric' } }
@@ -159,4 +159,65 @@ it('warns when the two cassettes record different tests', async () => {
   expect((await runCli(['diff', 'before.jsonl', 'after.jsonl'], root)).stdout).not.toContain(
     'different tests',
   )
+})
+
+it('compares a recording with the run a replay kept: the request it missed has no answer, and what it never reached is said once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-tape-cli-diff-run-'))
+  mkdirSync(join(dir, 'node_modules'))
+  const cassette = 'test/__cassettes__/weather.test.ts/paris.jsonl'
+  await recordCassette(dir, cassette, {
+    reply: weatherTurns(['It is 18°C ', 'and raining.']),
+    run: (c) => runWeatherAgent(c, 'Weather in Paris?'),
+    tape: { id: 'test/weather.test.ts > paris', env: { WEATHER_UNITS: 'metric' } },
+  })
+  const diverged = await replayDiverging(
+    dir,
+    { file: 'test/weather.test.ts', name: 'paris' },
+    (c) => runWeatherAgent(c, 'Weather in Paris and Lyon?'),
+    { WEATHER_UNITS: 'metric' },
+  )
+  const result = await runCli(['diff', cassette, diverged.run], dir)
+  expect(result.code).toBe(1)
+  expect(result.stdout).not.toContain('undefined')
+  expect(result.stdout).toContain(
+    '    out    answer: recorded → none (the run stopped here: no recorded decision answers this request)\n',
+  )
+  expect(result.stdout).toContain(
+    '· #3 to #4  not reached: the run stopped at the request it missed, before these 2 recorded decisions\n',
+  )
+  expect(result.stdout).not.toMatch(/^- #/m)
+  expect(result.stdout).toContain(
+    '4 → 2 decisions: 1 changed, 0 added, 0 removed, 2 not reached, 1 unchanged',
+  )
+  // The other way round, nothing is a run: the recorded decisions the run lacks are added.
+  const reversed = await runCli(['diff', diverged.run, cassette], dir)
+  expect(reversed.stdout).not.toContain('undefined')
+  expect(reversed.stdout).toContain('answer: none → recorded')
+  expect(reversed.stdout).toMatch(/^\+ #3 /m)
+})
+
+it('says a header field one cassette lacks is absent, never undefined', async () => {
+  const lines = readFileSync(join(root, 'before.jsonl'), 'utf8').split('\n')
+  const header = JSON.parse(lines[0]!)
+  const harness = {
+    git: true,
+    commit: '0123456789abcdef0123456789abcdef01234567',
+    paths: ['src'],
+    tree: '0123456789abcdef',
+    dirty: false,
+  }
+  writeFileSync(
+    join(root, 'with-harness.jsonl'),
+    [JSON.stringify({ ...header, harness }), ...lines.slice(1)].join('\n'),
+  )
+  const added = await runCli(['diff', 'before.jsonl', 'with-harness.jsonl'], root)
+  expect(added.code).toBe(1)
+  expect(added.stdout).toContain(
+    '\nheader\n    harness: (absent) → {"git":true,"paths":["src"],"tree":"0123456789abcdef","dirty":false}\n',
+  )
+  const removed = await runCli(['diff', 'with-harness.jsonl', 'before.jsonl'], root)
+  expect(removed.stdout).toContain(
+    '    harness: {"git":true,"paths":["src"],"tree":"0123456789abcdef","dirty":false} → (absent)\n',
+  )
+  for (const out of [added.stdout, removed.stdout]) expect(out).not.toContain('undefined')
 })

@@ -90,3 +90,59 @@ it('rejects a path that is not a folder', async () => {
       '[agent-tape] Invalid arguments for agent-tape prune: test/agent.test.ts is not a folder. Pass the folders to search for __cassettes__.\n',
   })
 })
+
+it('judges cassettes in describe folders as the runners do: nested ones listed, a former path kept only until its describe path exists', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-tape-cli-prune-describe-'))
+  const at = (path: string, text: string) => {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  const recorded = readFileSync(join(root, CASSETTES[0]!), 'utf8')
+  at(
+    'test/shop.test.ts',
+    `import { describe, expect, it } from '@agent-tape/vitest'
+
+it.tape('top', async () => {})
+describe('checkout', () => {
+  it.tape('pays', async () => {
+    expect(await pay()).toMatch(/paid \\(in full/)
+  })
+  it.tape('legacy', async () => {})
+  describe('refunds', () => {
+    it.tape('twice', async () => {})
+  })
+})
+`,
+  )
+  const folder = 'test/__cassettes__/shop.test.ts'
+  const kept = ['top', 'checkout/pays', 'checkout/refunds/twice', 'legacy']
+  for (const name of [...kept, 'pays', 'checkout/gone', 'checkout/refunds/gone', 'old/x']) {
+    at(`${folder}/${name}.jsonl`, recorded)
+  }
+  const result = await runCli(['prune', '--dry-run'], dir)
+  expect(result).toEqual({
+    code: 0,
+    stderr: '',
+    stdout: `obsolete    ${folder}/checkout/gone.jsonl  (test/shop.test.ts declares no tape "checkout > gone")
+obsolete    ${folder}/checkout/refunds/gone.jsonl  (test/shop.test.ts declares no tape "checkout > refunds > gone")
+obsolete    ${folder}/old/x.jsonl  (test/shop.test.ts declares no tape "old > x")
+obsolete    ${folder}/pays.jsonl  (the tape "checkout > pays" reads ${folder}/checkout/pays.jsonl now)
+
+Would delete 4 obsolete cassettes (dry run: nothing was deleted).
+`,
+  })
+  // legacy.jsonl is read by the tape "checkout > legacy" until checkout/legacy.jsonl exists.
+  expect((await runCli(['prune'], dir)).stdout).toContain('Deleted 4 obsolete cassettes.')
+  const left = readdirSync(join(dir, folder), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f) => f.slice(0, -'.jsonl'.length))
+    .sort()
+  expect(left).toEqual([...kept].sort())
+  // The folder of a describe block left empty is removed with its last cassette.
+  expect(existsSync(join(dir, folder, 'old'))).toBe(false)
+  at(`${folder}/checkout/legacy.jsonl`, recorded)
+  expect((await runCli(['prune', '--dry-run'], dir)).stdout).toContain(
+    `obsolete    ${folder}/legacy.jsonl  (the tape "checkout > legacy" reads ${folder}/checkout/legacy.jsonl now)`,
+  )
+})

@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseCassette } from '@agent-tape/core'
+import { tokens } from '@agent-tape/runner-kit'
 import { beforeAll, expect, it } from 'vitest'
+import { REPO_ROOT } from '../support/fixture-project.js'
 import {
   RESEARCH_TURNS,
   runResearchAgent,
@@ -224,6 +226,9 @@ it('fits the timeline to an 80-column terminal, and keeps whole lines in a pipe'
   expect(terminal.stdout).toContain('user: "Weather in Paris? Tell me everything')
   const piped = await runCli(['show', path], root)
   expect(Math.max(...piped.stdout.split('\n').map((l) => l.length))).toBeGreaterThan(120)
+  // In a pipe, as docs/cli.md says, lines stay whole: the last message is not cut at any length.
+  expect(piped.stdout).toContain(`user: ${JSON.stringify(long)}`)
+  expect(piped.stdout).not.toContain('…')
   // verify and diff fit too.
   const verify = await onTerminal(['verify', '--root', root, path, CHAT], 60)
   for (const line of verify.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(60)
@@ -250,4 +255,31 @@ it('shows one decision whole with --decision: the full request, every message, a
   expect(missing.stderr).toContain(
     '--decision 9: test/__cassettes__/weather.test.ts/whole.jsonl has decisions #1 to #',
   )
+  // What is not a number is told so, not answered with the range.
+  for (const value of ['x', '2.5', '-1', '', 'two']) {
+    const bad = await runCli(['show', '--decision', value, path], root)
+    expect(bad.code, value).toBe(2)
+    expect(bad.stderr, value).toMatch(
+      new RegExp(
+        `^\\[agent-tape\\] Invalid arguments for agent-tape show: --decision ${value.replace('.', '\\.')} is not a number\\. Give the number of a decision: test/__cassettes__/weather\\.test\\.ts/whole\\.jsonl has decisions #1 to #\\d+\\.\\n$`,
+      ),
+    )
+  }
+  // The number as show prints it is accepted.
+  expect((await runCli(['show', '-d', '#2', path], root)).stdout).toMatch(/^#2 {2}step 1/)
+})
+
+it('prints counts of a thousand and more grouped, as the run summary does: one format everywhere', async () => {
+  // The support agent's committed run, whose replay the run summary reports as
+  // "tokens replayed instead of spent: 1,152 (1,080 in, 72 out)".
+  const example = join(REPO_ROOT, 'examples/support-agent/test/__cassettes__/agent.test.ts/issue-412.jsonl')
+  const shown = await runCli(['show', example], root)
+  expect(shown.code, shown.stderr).toBe(0)
+  expect(shown.stdout).toContain('\n  tokens     1,080 in / 72 out\n')
+  expect(shown.stdout).not.toMatch(/\b\d{4,} (?:in|out|ms|tokens)\b/)
+  // diff and the view read token counts through the same function.
+  const diff = await runCli(['diff', example, example], root)
+  expect(diff.code).toBe(0)
+  expect(tokens({ input: 1080, output: 72 })).toBe('1,080 in / 72 out')
+  expect(tokens({ input: 1_234_567, output: 999 })).toBe('1,234,567 in / 999 out')
 })

@@ -151,7 +151,7 @@ it('exits 2 on a missing path or an unknown option', async () => {
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] Invalid arguments for agent-tape verify: unknown option --stict; valid options are --strict, --root, --ignore, --allow-secret, --json, --quiet (-q), --help (-h). Run agent-tape verify --help for usage.\n',
+      '[agent-tape] Invalid arguments for agent-tape verify: unknown option --stict (did you mean --strict?); valid options are --strict, --root, --ignore, --allow-secret, --json, --quiet (-q), --help (-h). Run agent-tape verify --help for usage.\n',
   })
 })
 
@@ -199,6 +199,45 @@ it('skips the paths given with --ignore, such as deliberately damaged fixtures',
     expect((await runCli(['verify', '--ignore', 'test/other'], root)).code).toBe(1)
   } finally {
     rmSync(join(root, 'test/fixtures'), { recursive: true, force: true })
+  }
+})
+
+it("skips what the project's package.json ignores, from wherever verify runs, but checks a file named on the command line", async () => {
+  const damaged = 'test/fixtures/__cassettes__/damaged.test.ts/bad.jsonl'
+  write(damaged, '{"agentTape":1,')
+  const manifest = (settings: unknown) =>
+    write('package.json', `${JSON.stringify({ name: 'shop', agentTape: settings }, null, 2)}\n`)
+  try {
+    manifest({ verify: { ignore: ['test/fixtures'] } })
+    const ignored = await runCli(['verify', '--strict'], root)
+    expect(ignored.code, ignored.stdout).toBe(0)
+    expect(ignored.stdout).not.toContain('damaged')
+    // From a subfolder, the patterns are still relative to the package.json that holds them.
+    const below = await runCli(['verify'], join(root, 'test'))
+    expect(below.code, below.stdout).toBe(0)
+    expect(below.stdout).toContain('2 cassettes checked: 2 ok, 0 with problems.')
+    // Named on the command line, the file is checked: the settings skip what a search finds.
+    const named = await runCli(['verify', damaged], root)
+    expect(named.code).toBe(1)
+    expect(named.stdout).toContain(`FAIL  ${damaged}`)
+
+    // A setting of the wrong shape fails, naming the file and the shape expected: a typo must not
+    // check, or skip, other cassettes than the project meant.
+    manifest({ verify: { ignore: 'test/fixtures' } })
+    const wrong = await runCli(['verify'], root)
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain(
+      `[agent-tape] Invalid agent-tape settings in ${join(root, 'package.json')}: "agentTape.verify.ignore" must be a list of path patterns, got "test/fixtures".`,
+    )
+    manifest({ verify: { ignores: ['test/fixtures'] } })
+    expect((await runCli(['verify'], root)).stderr).toContain(
+      '"agentTape.verify" has an unknown setting "ignores"; the only one is "ignore"',
+    )
+    manifest({ verify: {} })
+    expect((await runCli(['verify'], root)).code).toBe(1)
+  } finally {
+    rmSync(join(root, 'test/fixtures'), { recursive: true, force: true })
+    rmSync(join(root, 'package.json'), { force: true })
   }
 })
 

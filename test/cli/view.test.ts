@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { beforeAll, expect, it } from 'vitest'
 import { runWeatherAgent, weatherTurns } from './support/agents.js'
 import { runCli } from './support/cli.js'
@@ -36,10 +37,15 @@ beforeAll(async () => {
   )
 })
 
-it('writes the page of one run beside the project cache and prints its path', async () => {
+/** What view prints for a page of the project: its file:// URL, which a terminal or browser opens as it is. */
+function url(path: string): string {
+  return pathToFileURL(join(root, path)).href
+}
+
+it('writes the page of one run beside the project cache and prints its file:// URL', async () => {
   const result = await runCli(['view', CASSETTE], root)
   const path = 'node_modules/.cache/agent-tape/views/test/__cassettes__/weather.test.ts/paris.html'
-  expect(result).toEqual({ code: 0, stdout: `${path}\n`, stderr: '' })
+  expect(result).toEqual({ code: 0, stdout: `${url(path)}\n`, stderr: '' })
   const html = readFileSync(join(root, path), 'utf8')
   expect(html).toMatch(/^<!doctype html>/)
   const page = data(html)
@@ -55,7 +61,7 @@ it('writes the page of one run beside the project cache and prints its path', as
 
 it('writes two recordings side by side where -o says', async () => {
   const result = await runCli(['view', CASSETTE, CASSETTE, '-o', 'pages/same.html'], root)
-  expect(result).toEqual({ code: 0, stdout: 'pages/same.html\n', stderr: '' })
+  expect(result).toEqual({ code: 0, stdout: `${url('pages/same.html')}\n`, stderr: '' })
   const page = data(readFileSync(join(root, 'pages/same.html'), 'utf8'))
   expect(page.kind).toBe('compare')
   expect(page.rows!.every((r) => r.verdict === 'same')).toBe(true)
@@ -64,14 +70,14 @@ it('writes two recordings side by side where -o says', async () => {
 
 it('opens the run a replay kept with the command its miss report prints', async () => {
   expect(diverged.message, diverged.message).toContain('  view      npx')
-  const command = /\n {2}view {6}npx agent-tape view (\S+) --run (\S+)\n/.exec(diverged.message)
+  const command = /\n {2}view {6}npx --no-install agent-tape view (\S+) --run (\S+)\n/.exec(diverged.message)
   expect(command?.slice(1)).toEqual([CASSETTE, diverged.run])
   expect(diverged.run).toBe(
     'node_modules/.cache/agent-tape/runs/test/__cassettes__/weather.test.ts/paris.jsonl',
   )
   const result = await runCli(['view', CASSETTE, '--run', diverged.run], root)
   const page = 'node_modules/.cache/agent-tape/views/test/__cassettes__/weather.test.ts/paris.run.html'
-  expect(result).toEqual({ code: 0, stdout: `${page}\n`, stderr: '' })
+  expect(result).toEqual({ code: 0, stdout: `${url(page)}\n`, stderr: '' })
   const view = data(readFileSync(join(root, page), 'utf8'))
   expect(view.sides.map((s) => s.role)).toEqual(['recording', 'run'])
   expect(view.rows!.map((r) => r.verdict)).toEqual(['same', 'missed', 'not reached', 'not reached'])
@@ -101,7 +107,7 @@ it.runIf(process.platform === 'linux')('opens the page with the platform opener 
   writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > "${log}"\n`)
   chmodSync(join(bin, 'xdg-open'), 0o755)
   const result = await runCli(['view', CASSETTE, '-o', 'opened.html', '--open'], root, { PATH: bin })
-  expect(result).toEqual({ code: 0, stdout: 'opened.html\n', stderr: '' })
+  expect(result).toEqual({ code: 0, stdout: `${url('opened.html')}\n`, stderr: '' })
   await expect.poll(() => existsSync(log) && readFileSync(log, 'utf8')).toBe(`${join(root, 'opened.html')}\n`)
   const missing = await runCli(['view', CASSETTE, '-o', 'opened.html', '--open'], root, { PATH: root })
   expect(missing.code).toBe(0)

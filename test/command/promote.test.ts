@@ -52,7 +52,7 @@ it('promotes a recorded command into a Vitest test that replays it with no netwo
   expect(test).toBe(
     [
       "import { fileURLToPath } from 'node:url'",
-      "import { replayCommand } from 'agent-tape'",
+      "import { replayCommand } from '@agent-tape/cli'",
       "import { expect, it } from 'vitest'",
       '',
       `// Recorded command: node agent.mjs --task ${TASK} (in .), recorded ${test.match(/recorded (\S+)\./)?.[1]}.`,

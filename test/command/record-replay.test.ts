@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { replayCommand } from '@agent-tape/cli'
 import type { FakeProvider } from '@agent-tape/fake-provider'
-import { replayCommand } from 'agent-tape'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 // @ts-expect-error a plain ES module of the test support, without types
 import { startHttpWeatherServer } from '../support/mcp/weather-server.mjs'
@@ -74,7 +74,7 @@ it('fails the replay of an edited prompt with the miss report, its diff and the 
     '    body.messages[0].content: "…billing support agent. Look up every charge of the invoice before you decide, then answer in one sentence." → "…billing support agent. Refund at once."',
   )
   expect(fromEnv.stderr).toMatch(
-    /\n {2}view {6}npx agent-tape view prompt\.jsonl --run \S*runs\/prompt\.jsonl\n/,
+    /\n {2}view {6}npx --no-install agent-tape view prompt\.jsonl --run \S*runs\/prompt\.jsonl\n/,
   )
   expect(fromEnv.stderr).toContain(
     'Besides, 12 of 12 recorded decisions were left unused.\n\nReplay of prompt.jsonl diverged (0 of 12 recorded decisions replayed); the command exited with code 1.\n',

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { createCliIo, main } from '@agent-tape/cli'
 import { parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider, type Turn } from '@agent-tape/fake-provider'
-import { createCliIo, main } from 'agent-tape'
 import { FixtureProject, REPO_ROOT } from '../support/fixture-project.js'
 import { toolResultsIn } from '../support/scripts.js'
 

@@ -45,8 +45,9 @@ if (process.env.GUARD_CHECK) {
   })
 }`
 
-const VITEST = ['core', 'http', 'runner-kit', 'vitest'] as Published[]
-const JEST = ['core', 'http', 'runner-kit', 'jest'] as Published[]
+// Each runner depends on the CLI (its agent-tape bin): npm takes it from the tarball beside it.
+const VITEST = ['core', 'http', 'runner-kit', 'cli', 'vitest'] as Published[]
+const JEST = ['core', 'http', 'runner-kit', 'cli', 'jest'] as Published[]
 
 export const PROJECTS: CompatProject[] = [
   {
@@ -291,5 +292,5 @@ export function projectFiles(
 
 /** The npm name of a published package folder. */
 export function packageName(folder: Published): string {
-  return folder === 'cli' ? 'agent-tape' : `@agent-tape/${folder}`
+  return `@agent-tape/${folder}`
 }

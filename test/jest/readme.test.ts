@@ -32,7 +32,7 @@ it('takes a newcomer from an empty project to a replaying Jest test with the doc
   const commands = {
     run: 'npx jest',
     all: 'npx agent-tape-jest --update-cassettes',
-    one: "npx agent-tape-jest test/triage.test.ts -t '^double-charge$' --update-cassettes",
+    one: "npx --no-install agent-tape-jest test/triage.test.ts -t '^double-charge$' --update-cassettes",
     plain: 'npx jest test/triage.test.ts -- --update-cassettes',
     script: 'AGENT_TAPE_MODE=update npx jest',
   }

@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { join, posix } from 'node:path'
+import { dirname, join, posix } from 'node:path'
+import { promisify } from 'node:util'
 import { checkPackage, createPackageFromTarballData } from '@arethetypeswrong/core'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
@@ -46,6 +48,24 @@ describe.each(PACKAGES)('%s', (name) => {
     if (String(manifest.name).startsWith('@')) expect(manifest.publishConfig).toEqual({ access: 'public' })
   })
 
+  it('passes npm publish --dry-run with no warning, to public access', async () => {
+    // npm's own checks of what it would publish: a bin that is not in the tarball, a manifest
+    // field it would rewrite, a scoped package that would be published as restricted.
+    const { tarball } = packed[name]
+    const { stdout, stderr } = await promisify(execFile)('npm', ['publish', '--dry-run', tarball], {
+      cwd: dirname(tarball),
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    })
+    const output = `${stdout}${stderr}`
+    // Nobody is logged in to the registry here: npm says so, and only that.
+    const warnings = output
+      .split('\n')
+      .filter((line) => /^npm (?:warn|error)/i.test(line) && !line.includes('requires you to be logged in'))
+    expect(warnings).toEqual([])
+    expect(output).toContain(`+ ${packed[name].name}@`)
+    expect(output).toContain('with tag latest and public access (dry-run)')
+  })
+
   it('passes publint with no warning', async () => {
     const { dir } = packed[name]
     const { messages, pkg } = await publint({ pkgDir: dir, pack: false, level: 'warning' })
@@ -76,7 +96,7 @@ it('packs the seven published packages under their npm names', () => {
     '@agent-tape/runner-kit',
     '@agent-tape/vitest',
     '@agent-tape/jest',
-    'agent-tape',
+    '@agent-tape/cli',
     '@agent-tape/capture',
   ])
 })

@@ -124,7 +124,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     expect(project.snapshot('test')).toEqual(before)
     // The report names the command that opens the run next to its recording; the run is kept there.
     const kept = '.agent-tape-cache/runs/test/__cassettes__/agent.test.ts/weather-paris.jsonl'
-    const view = `npx agent-tape view test/__cassettes__/agent.test.ts/weather-paris.jsonl --run ${kept}`
+    const view = `npx --no-install agent-tape view test/__cassettes__/agent.test.ts/weather-paris.jsonl --run ${kept}`
     expect(count(run.output, `${runner.failureIndent}  view      ${view}\n`)).toBe(1)
     expect(project.read(kept).trimEnd().split('\n')).toHaveLength(2)
     expect(project.read(kept)).toContain('You answer questions about cities, briefly.')

@@ -93,7 +93,7 @@ export const VITEST: Runner = {
   },
 }
 
-const JEST_PRUNE = 'npx agent-tape-jest --prune-cassettes'
+const JEST_PRUNE = 'npx --no-install agent-tape-jest --prune-cassettes'
 
 export const JEST: Runner = {
   name: 'Jest',
@@ -116,9 +116,9 @@ export const JEST: Runner = {
     ].join('\n'),
   cli: 'npx jest',
   // Jest's CLI with agent-tape's switches: plain Jest would echo the switch as a path pattern.
-  rerecord: { start: 'npx agent-tape-jest', end: '--update-cassettes' },
+  rerecord: { start: 'npx --no-install agent-tape-jest', end: '--update-cassettes' },
   failureStart: (_file, names) => `  ● ${names.replaceAll(' ', ' › ')}\n\n    `,
-  updateAllCommand: 'npx agent-tape-jest --update-cassettes',
+  updateAllCommand: 'npx --no-install agent-tape-jest --update-cassettes',
   updateAll: (project, env) => project.run('npx agent-tape-jest --update-cassettes', env),
   pruneHint: JEST_PRUNE,
   prune: (project, env) => project.run(JEST_PRUNE, env),

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createStyle, main } from '@agent-tape/cli'
 import { type Cassette, serializeCassette } from '@agent-tape/core'
-import { createStyle, main } from 'agent-tape'
 import { describe, expect, it } from 'vitest'
 import { SECRET_CORPUS, type SecretSample, shownBeyondPreview } from '../support/secret-corpus.js'
 

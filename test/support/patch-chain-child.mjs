@@ -5,10 +5,10 @@
 //   node patch-chain-child.mjs <n> <dir>
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { createCliIo, main } from '@agent-tape/cli'
 import { openTape, parseCassette } from '@agent-tape/core'
 import { findCassetteSecrets, SecretScanner } from '@agent-tape/core/internal'
 import { createFileStore } from '@agent-tape/core/node'
-import { createCliIo, main } from 'agent-tape'
 
 const [n, dir] = [Number(process.argv[2]), process.argv[3]]
 const path = join(dir, `chain-${n}.jsonl`)

@@ -20,8 +20,19 @@ beforeAll(async () => {
     reply: () => ({ text: 'Refund', usage: { inputTokens: 52, outputTokens: 9 } }),
   })
   project = new VitestProject('readme')
+  // Step 1's commands as written, but for the install, which the linked node_modules stands in
+  // for: the fixture's package.json is the one `npm install` writes in an empty folder.
+  const setup = /\*\*1\. Install\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(section)?.[1]?.trim().split('\n') ?? []
+  expect(setup.at(-1)).toBe('npm install -D vitest openai')
+  for (const command of setup.slice(0, -1)) {
+    const result = await project.run(command)
+    expect(result.code, `${command}\n${result.output}`).toBe(0)
+  }
   for (const { path, code } of snippets) project.write(path, code)
 })
+
+/** Vite's warning for a config loaded as CommonJS, which a project without "type": "module" prints on every run. */
+const CJS_WARNING = /configLoader|loaded as CommonJS|CJS build of Vite/
 
 afterAll(async () => {
   await provider.close()
@@ -42,6 +53,8 @@ it('takes a newcomer from an empty project to a replaying test with the document
 
   const first = await project.run(commands.run, env)
   expect(first.code, first.output).toBe(0)
+  expect(first.output).not.toMatch(CJS_WARNING)
+  expect(JSON.parse(project.read('package.json')).type).toBe('module')
   expect(project.cassettes()).toEqual(['test/__cassettes__/triage.test.ts/double-charge.jsonl'])
   expect(provider.connections).toBeGreaterThan(0)
 
@@ -58,6 +71,7 @@ it('takes a newcomer from an empty project to a replaying test with the document
   // and the replay reaches no provider.
   const keyless = await project.run(commands.run, { CI: 'true' })
   expect(keyless.code, keyless.output).toBe(0)
+  expect(keyless.output).not.toMatch(CJS_WARNING)
   expect(keyless.output).toContain('1 tape: 1 replayed cleanly, 0 recorded, 0 diverged')
   expect(provider.connections).toBe(connections)
 
@@ -84,7 +98,7 @@ it("runs the steps of the README's GitHub Actions workflow: replay and verify, t
       run: s.run!,
       env: s.env ?? {},
     }))
-  expect(commands('replay').map((c) => c.run)).toEqual(['npx vitest run', 'npx agent-tape verify'])
+  expect(commands('replay').map((c) => c.run)).toEqual(['npx vitest run', 'npx agent-tape verify --strict'])
   expect(commands('rerecord').map((c) => c.run)).toEqual([
     'npx vitest run -- --update-cassettes',
     'npx agent-tape verify',

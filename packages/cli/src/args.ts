@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { AgentTapeError } from '@agent-tape/core/internal'
+import { AgentTapeError, closestName } from '@agent-tape/core/internal'
 
 export interface OptionSpec {
   type: 'boolean' | 'string'
@@ -71,7 +71,14 @@ export function parseCommandArgs(spec: CommandSpec, all: readonly string[]): Par
     if (token.kind !== 'option') continue
     const option = spec.options[token.name]
     if (!option) {
-      throw usageError(command, `unknown option ${token.rawName}; valid options are ${listOptions(spec)}`)
+      const near = token.rawName.startsWith('--')
+        ? closestName(token.name, Object.keys(spec.options))
+        : undefined
+      const guess = near ? ` (did you mean --${near}?)` : ''
+      throw usageError(
+        command,
+        `unknown option ${token.rawName}${guess}; valid options are ${listOptions(spec)}`,
+      )
     }
     if (option.type === 'string' && token.value === undefined) {
       throw usageError(

@@ -1,11 +1,13 @@
 import {
   AGENT_TAPE_VERSION,
+  closestName,
   formatMessage,
   isAgentTapeError,
   isStackOverflow,
   maskForPrinting,
 } from '@agent-tape/core/internal'
 import { useCodecLabels } from '@agent-tape/http'
+import { quoteShell } from '@agent-tape/runner-kit'
 import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'
 import { diffCommand } from './commands/diff.js'
@@ -106,13 +108,15 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const command = COMMANDS.find((c) => c.spec.name === first)
   if (!command) {
-    const names = COMMANDS.map((c) => c.spec.name).join(', ')
+    const names = COMMANDS.map((c) => c.spec.name)
+    const near = first.startsWith('-') ? undefined : closestName(first, names)
     const what = first.startsWith('-')
       ? `unknown option ${first}`
-      : `unknown command ${JSON.stringify(first)}`
-    io.stderr(
-      `${formatMessage({ what, why: `the commands are ${names}`, fix: 'Run agent-tape --help for usage' })}\n`,
-    )
+      : `unknown command ${JSON.stringify(first)}${near ? ` (did you mean ${near}?)` : ''}`
+    const fix = near
+      ? `Run ${['agent-tape', near, ...rest].map(quoteShell).join(' ')}, or agent-tape --help for usage`
+      : 'Run agent-tape --help for usage'
+    io.stderr(`${formatMessage({ what, why: `the commands are ${names.join(', ')}`, fix })}\n`)
     return EXIT.usage
   }
   try {

@@ -56,14 +56,31 @@ describe('parseCassette', () => {
     else expect(reason).toMatch(why)
   })
 
-  it('says a file that is not a cassette is not one, instead of advising a re-record', () => {
-    const fix =
-      'Pass the path of a .jsonl cassette (they are in the __cassettes__ folders beside the tests); if this file is a cassette whose header was lost, restore it from version control (git checkout -- package.json).'
+  it('says a file that is not a cassette is not one, and suggests restoring only a .jsonl file', () => {
+    const pass =
+      'Pass the path of a .jsonl cassette (they are in the __cassettes__ folders beside the tests).'
+    // package.json, a README, a YAML file: plainly not cassettes, and not ours to restore.
     expect(() => parseCassette('{\n  "name": "my-app",\n  "version": "1.0.0"\n}\n', 'package.json')).toThrow(
-      `[agent-tape] Cannot load cassette package.json (line 1): it is not a cassette: it is a JSON document, and a cassette is JSON Lines. ${fix}`,
+      `[agent-tape] package.json is not a cassette: it is a JSON document, and a cassette is JSON Lines. ${pass}`,
     )
+    expect(() => parseCassette('# My app\n\nIt triages tickets.\n', 'README.md')).toThrow(
+      `[agent-tape] README.md is not a cassette: its first line is not JSON, and a cassette is JSON Lines. ${pass}`,
+    )
+    expect(() => parseCassette('"a string"\n', 'notes.txt')).toThrow(
+      `[agent-tape] notes.txt is not a cassette: its first line is not a JSON object, and a cassette is JSON Lines of objects. ${pass}`,
+    )
+    expect(() => parseCassette('{"name":"a"}\n{"name":"b"}\n', 'events.ndjson')).toThrow(
+      `[agent-tape] events.ndjson is not a cassette: its first line is not a cassette header (it has no "agentTape" field). ${pass}`,
+    )
+    for (const [name, text] of [
+      ['package.json', '{"name":"x"}'],
+      ['README.md', '# x\n'],
+    ]) {
+      expect(() => parseCassette(text!, name!)).not.toThrow(/git checkout/)
+    }
+    // A .jsonl file without its header may be a cassette that lost it.
     expect(loadError('missing-header.jsonl').message).toBe(
-      `[agent-tape] Cannot load cassette missing-header.jsonl (line 1): it is not a cassette: its first line is not a cassette header (it has no "agentTape" field). ${fix.replace('package.json', 'missing-header.jsonl')}`,
+      `[agent-tape] missing-header.jsonl is not a cassette: its first line is not a cassette header (it has no "agentTape" field). ${pass.slice(0, -1)}; if this file is a cassette whose header was lost, restore it from version control (git checkout -- missing-header.jsonl).`,
     )
   })
 

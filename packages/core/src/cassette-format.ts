@@ -254,13 +254,20 @@ function corrupt(file: string, line: number, why: string, fix = RECOVER): Casset
   )
 }
 
+const PASS_A_CASSETTE =
+  'Pass the path of a .jsonl cassette (they are in the __cassettes__ folders beside the tests)'
+
+/**
+ * A file that is not a cassette at all. Only a `.jsonl` file may be a cassette whose header was
+ * lost, so only there is restoring it from version control suggested: for `package.json` or a
+ * README, `git checkout --` would be advice to throw away the user's edits to a file that was
+ * never ours.
+ */
 function notACassette(file: string, why: string): CassetteCorruptError {
-  return corrupt(
-    file,
-    1,
-    `it is not a cassette: ${why}`,
-    'Pass the path of a .jsonl cassette (they are in the __cassettes__ folders beside the tests); if this file is a cassette whose header was lost, restore it from version control (git checkout -- <file>)',
-  )
+  const fix = file.endsWith('.jsonl')
+    ? `${PASS_A_CASSETTE}; if this file is a cassette whose header was lost, restore it from version control (git checkout -- ${file})`
+    : PASS_A_CASSETTE
+  return new CassetteCorruptError({ what: `${file} is not a cassette`, why, fix }, file, 1)
 }
 
 function isJsonDocument(text: string): boolean {
@@ -293,6 +300,9 @@ export function parseCassette(source: string, file: string): Cassette {
     } catch (error) {
       if (lineNo === 1 && isJsonDocument(text))
         throw notACassette(file, 'it is a JSON document, and a cassette is JSON Lines')
+      // A .jsonl file whose first line is damaged may be a cassette; any other file is not one.
+      if (lineNo === 1 && !file.endsWith('.jsonl'))
+        throw notACassette(file, 'its first line is not JSON, and a cassette is JSON Lines')
       const last = i === rawLines.length - 1 && !endsCleanly
       throw corrupt(
         file,
@@ -302,7 +312,14 @@ export function parseCassette(source: string, file: string): Cassette {
           : `the line is not valid JSON (${(error as Error).message})`,
       )
     }
-    if (!isRecord(value)) throw corrupt(file, lineNo, 'the line is not a JSON object')
+    if (!isRecord(value)) {
+      if (lineNo === 1 && !file.endsWith('.jsonl'))
+        throw notACassette(
+          file,
+          'its first line is not a JSON object, and a cassette is JSON Lines of objects',
+        )
+      throw corrupt(file, lineNo, 'the line is not a JSON object')
+    }
     if ('agentTape' in value) {
       if (header)
         throw corrupt(file, lineNo, 'the line is a second header (a cassette has exactly one, on line 1)')

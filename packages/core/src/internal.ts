@@ -24,7 +24,7 @@ export { IGNORED_ITEM, IgnorePaths, validateIgnoreRules } from './ignore-paths.j
 export * from './index.js'
 export type { FieldChange } from './json-diff.js'
 export { diffJson, diffStringHunks, diffStrings, formatChange, formatChanges } from './json-diff.js'
-export { assertKnownOptions } from './known-options.js'
+export { assertKnownOptions, closestName } from './known-options.js'
 export type { ResolvedMode, ResolveModeOptions } from './modes.js'
 export {
   ALLOW_CI_RECORDING_ENV,

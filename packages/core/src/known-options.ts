@@ -11,7 +11,7 @@ export function assertKnownOptions(options: object, known: readonly string[], wh
   const unknown = Object.keys(options).filter((name) => !known.includes(name))
   if (unknown.length === 0) return
   const described = unknown.map((name) => {
-    const near = closest(name, known)
+    const near = closestName(name, known)
     return near ? `${JSON.stringify(name)} (did you mean ${JSON.stringify(near)}?)` : JSON.stringify(name)
   })
   throw new ConfigError({
@@ -21,8 +21,11 @@ export function assertKnownOptions(options: object, known: readonly string[], wh
   })
 }
 
-/** The known name within a small edit distance of `name` (case ignored), if any. */
-function closest(name: string, known: readonly string[]): string | undefined {
+/**
+ * The known name within a small edit distance of `name` (case ignored), if any: what a
+ * "did you mean" names, for a misspelt option or command.
+ */
+export function closestName(name: string, known: readonly string[]): string | undefined {
   const lower = name.toLowerCase()
   let best: { name: string; distance: number } | undefined
   for (const candidate of known) {

@@ -16,14 +16,14 @@ export type { BudgetBreach, TapeBudget } from './cost/budget.js'
 export { budgetDetails, checkBudget } from './cost/budget.js'
 export type { DecisionUsage, ModelTokens } from './cost/decision-usage.js'
 export { tokensByModel, usageOfDecisions } from './cost/decision-usage.js'
-export { describeTokens, formatInt, formatUsd } from './cost/format.js'
+export { describeTokens, formatUsd } from './cost/format.js'
 export { priceDecision } from './cost/price-table.js'
 export type { CostReport, PricedModel, RunTotals } from './cost/run-cost.js'
 export { cassetteTotals, describeCost, describeCostDelta, describeUsd, priceUsage } from './cost/run-cost.js'
 export type { Alignable, Alignment } from './diff/align.js'
 export { alignDecisions } from './diff/align.js'
 export type { CassetteDiff, CostSide, DiffEntry, EntryStatus } from './diff/compare.js'
-export { diffCassettes } from './diff/compare.js'
+export { diffCassettes, isUnanswered } from './diff/compare.js'
 export { maskVolatile } from './diff/volatile.js'
 export type { FinishRunOptions, ProjectRun } from './finish-run.js'
 export { finishRun, obsoleteFailure } from './finish-run.js'
@@ -34,13 +34,22 @@ export { TapeNameRegistry } from './name-registry.js'
 export type { CassetteListing, CollectedTestFile } from './obsolete-cassettes.js'
 export { FAIL_ON_OBSOLETE_FLAG, findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
 export { placeholderKeysFor } from './placeholder-keys.js'
-export { countKind, describeHarness, describeSource, previewJson, tokens } from './reading/preview.js'
+export {
+  countKind,
+  describeHarness,
+  describeSource,
+  formatCount,
+  previewJson,
+  tokens,
+} from './reading/preview.js'
 export type { CassetteSummary, DecisionSummary } from './reading/summarize.js'
 export { summarizeCassette, summarizeDecision } from './reading/summarize.js'
 export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'
 export {
+  binCommand,
   buildRerecordCommand,
   buildUpdateAllCommand,
+  CLI_BIN,
   detectExec,
   JEST_BIN,
   jestCommand,

@@ -1,5 +1,12 @@
 import { expect, it } from 'vitest'
-import { buildRerecordCommand, detectExec } from './rerecord-command.js'
+import {
+  binCommand,
+  buildRerecordCommand,
+  buildUpdateAllCommand,
+  CLI_BIN,
+  detectExec,
+} from './rerecord-command.js'
+import { buildViewCommand } from './runs/diverged-run.js'
 
 it('builds a command that selects exactly one test by file and anchored full name', () => {
   expect(
@@ -20,7 +27,7 @@ it('builds a command that selects exactly one test by file and anchored full nam
 it("re-records a Jest test through agent-tape's Jest CLI, the switch last and not after --", () => {
   expect(
     buildRerecordCommand({ runner: 'jest', testFile: 'test/triage.test.ts', names: ['inbox', 'triage'] }),
-  ).toBe("npx agent-tape-jest test/triage.test.ts -t '^inbox triage$' --update-cassettes")
+  ).toBe("npx --no-install agent-tape-jest test/triage.test.ts -t '^inbox triage$' --update-cassettes")
   expect(
     buildRerecordCommand({ runner: 'jest', testFile: 'test/a.test.ts', names: ['a'], exec: 'pnpm' }),
   ).toBe("pnpm agent-tape-jest test/a.test.ts -t '^a$' --update-cassettes")
@@ -31,4 +38,18 @@ it('uses the package manager that runs the scripts', () => {
   expect(detectExec('yarn/4.0.0 npm/? node/v20')).toBe('yarn')
   expect(detectExec('npm/11.0.0 node/v20')).toBe('npx')
   expect(detectExec(undefined)).toBe('npx')
+})
+
+it('runs our bins only as installed: npx never fetches a package named after them', () => {
+  expect(binCommand(CLI_BIN, 'view a.jsonl')).toBe('npx --no-install agent-tape view a.jsonl')
+  expect(binCommand(CLI_BIN, 'view a.jsonl', 'pnpm')).toBe('pnpm agent-tape view a.jsonl')
+  expect(binCommand(CLI_BIN, 'view a.jsonl', 'yarn')).toBe('yarn agent-tape view a.jsonl')
+  // bunx, like npx, installs what is missing; `bun run` runs only the project's own bins.
+  expect(binCommand(CLI_BIN, 'view a.jsonl', 'bunx')).toBe('bun run agent-tape view a.jsonl')
+  for (const exec of ['npx', 'pnpm', 'yarn', 'bunx']) {
+    expect(buildUpdateAllCommand('jest', exec)).not.toMatch(/\b(?:npx|bunx) agent-tape/)
+    expect(buildViewCommand({ exec, cassettePath: 'a.jsonl', runPath: 'r.jsonl' })).not.toMatch(
+      /\b(?:npx|bunx) agent-tape/,
+    )
+  }
 })

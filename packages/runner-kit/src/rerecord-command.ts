@@ -4,9 +4,28 @@ export const UPDATE_FLAG = '--update-cassettes'
 /** Jest's CLI with agent-tape's switches, the bin of `@agent-tape/jest` (decision 0006). */
 export const JEST_BIN = 'agent-tape-jest'
 
-/** A command of Jest's CLI with agent-tape's switches: `npx agent-tape-jest <args>`. */
+/** The agent-tape command line: the bin of `@agent-tape/cli`, which each runner package ships too. */
+export const CLI_BIN = 'agent-tape'
+
+/**
+ * A command that runs a bin of an installed agent-tape package with the project's package
+ * runner, in a form that never fetches from the registry. A plain `npx agent-tape` downloads
+ * whatever package is named `agent-tape` when the bin is not installed (and assumes yes without
+ * a terminal, as in CI); our packages are scoped, so that name is not ours. `--no-install`
+ * makes npx fail instead; pnpm, yarn and `bun run` only ever run installed bins.
+ *
+ * @example
+ * binCommand('agent-tape', 'view x.jsonl') // 'npx --no-install agent-tape view x.jsonl'
+ * binCommand('agent-tape', 'view x.jsonl', 'pnpm') // 'pnpm agent-tape view x.jsonl'
+ */
+export function binCommand(bin: string, args: string, exec = 'npx'): string {
+  const runner = exec === 'npx' ? 'npx --no-install' : exec === 'bunx' ? 'bun run' : exec
+  return `${runner} ${bin} ${args}`
+}
+
+/** A command of Jest's CLI with agent-tape's switches: `npx --no-install agent-tape-jest <args>`. */
 export function jestCommand(args: string, exec = 'npx'): string {
-  return `${exec} ${JEST_BIN} ${args}`
+  return binCommand(JEST_BIN, args, exec)
 }
 
 /** The test runners agent-tape integrates with. */
@@ -32,7 +51,7 @@ export interface RerecordCommandInput {
  * buildRerecordCommand({ runner: 'vitest', testFile: 'test/agent.test.ts', names: ['issue-412'] })
  * // "npx vitest run test/agent.test.ts -t '^issue-412$' -- --update-cassettes"
  * buildRerecordCommand({ runner: 'jest', testFile: 'test/agent.test.ts', names: ['issue-412'] })
- * // "npx agent-tape-jest test/agent.test.ts -t '^issue-412$' --update-cassettes"
+ * // "npx --no-install agent-tape-jest test/agent.test.ts -t '^issue-412$' --update-cassettes"
  */
 export function buildRerecordCommand({
   runner,

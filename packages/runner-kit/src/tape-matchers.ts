@@ -1,8 +1,9 @@
 import type { DecisionState, Tape } from '@agent-tape/core'
 import { AgentTapeError, formatMessage } from '@agent-tape/core/context'
 import { type BudgetBreach, budgetDetails, checkBudget, type TapeBudget } from './cost/budget.js'
-import { formatInt, formatUsd } from './cost/format.js'
+import { formatUsd } from './cost/format.js'
 import { runMeasureOf } from './cost/usage-slot.js'
+import { formatCount } from './reading/preview.js'
 
 /** What a matcher returns, in the shape both Vitest's and Jest's `expect.extend` accept. */
 export interface TapeMatcherResult {
@@ -100,7 +101,7 @@ export const TAPE_MATCHERS = {
         input: 0,
         output: 0,
       })
-      return `${formatInt(used.input + used.output)} tokens (${formatInt(used.input)} in, ${formatInt(used.output)} out)`
+      return `${formatCount(used.input + used.output)} tokens (${formatCount(used.input)} in, ${formatCount(used.output)} out)`
     })
   },
 
@@ -172,10 +173,10 @@ function describeBudget(budget: TapeBudget): string {
   if (budget.steps !== undefined) return `${budget.steps} step${budget.steps === 1 ? '' : 's'}`
   if (budget.usd !== undefined) return formatUsd(budget.usd)
   const tokens = budget.tokens
-  if (typeof tokens === 'number') return `${formatInt(tokens)} tokens`
+  if (typeof tokens === 'number') return `${formatCount(tokens)} tokens`
   const parts = [
-    tokens?.input === undefined ? '' : `${formatInt(tokens.input)} input tokens`,
-    tokens?.output === undefined ? '' : `${formatInt(tokens.output)} output tokens`,
+    tokens?.input === undefined ? '' : `${formatCount(tokens.input)} input tokens`,
+    tokens?.output === undefined ? '' : `${formatCount(tokens.output)} output tokens`,
   ].filter(Boolean)
   return parts.join(' and ')
 }

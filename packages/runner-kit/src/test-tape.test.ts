@@ -91,7 +91,9 @@ it('keeps the run of a diverged replay, its secrets redacted, where the view com
   expect(run).toMatch(
     /agent-tape-[0-9a-f]{12}\/runs\/test\/__cassettes__\/agent\.test\.ts\/billing\/refund\.jsonl$/,
   )
-  expect(second.tape.failure()?.message).toContain(`  view      npx agent-tape view ${PATH} --run ${run}\n`)
+  expect(second.tape.failure()?.message).toContain(
+    `  view      npx --no-install agent-tape view ${PATH} --run ${run}\n`,
+  )
   const kept = parseCassette((await store.read(run))!, run)
   expect(kept.decisions.map((d) => [d.kind, d.out])).toEqual([
     ['tool', 'found'],

@@ -1,4 +1,4 @@
-import { createCliIo, main, type TerminalSink } from 'agent-tape'
+import { createCliIo, main, type TerminalSink } from '@agent-tape/cli'
 
 export interface CliResult {
   code: number | null

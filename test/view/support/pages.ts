@@ -124,7 +124,7 @@ export async function divergeSupportAgent(dir: string): Promise<{ output: string
     child.stderr.on('data', (d) => (text += d))
     child.on('close', () => resolve(text))
   })
-  const run = / {2}view {6}npx agent-tape view \S+ --run (\S+)/.exec(output)?.[1]
+  const run = / {2}view {6}npx --no-install agent-tape view \S+ --run (\S+)/.exec(output)?.[1]
   if (!run) throw new Error(`the support agent did not diverge with a view command:\n${output}`)
   return { output, run }
 }

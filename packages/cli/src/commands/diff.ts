@@ -1,4 +1,4 @@
-import { diffCassettes } from '@agent-tape/runner-kit'
+import { diffCassettes, isUnanswered } from '@agent-tape/runner-kit'
 import { HELP_OPTION } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
 import type { Command } from '../command.js'
@@ -31,11 +31,14 @@ export const diffCommand: Command = {
     const a = await loadCassette('agent-tape diff', pathA, io)
     const b = await loadCassette('agent-tape diff', pathB, io)
     const diff = diffCassettes(pathA, a, pathB, b)
+    // A run kept by a replay that missed ends with the request it missed.
+    const last = b.decisions.at(-1)
+    const run = last !== undefined && isUnanswered(last)
     if (values.json) io.stdout(`${JSON.stringify(diff, null, 2)}\n`)
     else
       io.stdout(
         fitToWidth(
-          renderDiff(diff, { style: io.style, maxChanges: values.full ? Infinity : 12 }),
+          renderDiff(diff, { style: io.style, maxChanges: values.full ? Infinity : 12, run }),
           io.columns,
         ),
       )

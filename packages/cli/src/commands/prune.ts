@@ -1,5 +1,5 @@
 import { readdir, rm, rmdir, stat } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve, sep } from 'node:path'
 import { HELP_OPTION, usageError } from '../args.js'
 import { displayPath } from '../cassette-files.js'
 import type { Command } from '../command.js'
@@ -48,6 +48,11 @@ export const pruneCommand: Command = {
         for (const { file } of folder.obsolete) {
           await rm(file)
           removed.push(show(file))
+          // A describe block's folder left empty goes too.
+          for (let dir = dirname(file); dir.startsWith(`${folder.folder}${sep}`); dir = dirname(dir)) {
+            if ((await readdir(dir).catch(() => ['?'])).length > 0) break
+            await rmdir(dir)
+          }
         }
         if (!folder.testFileExists) await removeIfEmpty(folder.folder)
       }
@@ -68,9 +73,11 @@ export const pruneCommand: Command = {
     const lines: string[] = []
     for (const f of folders) {
       for (const o of f.obsolete) {
-        const why = f.testFileExists
-          ? `${show(f.testFile)} declares no tape "${o.name}"`
-          : `${show(f.testFile)} no longer exists`
+        const why = !f.testFileExists
+          ? `${show(f.testFile)} no longer exists`
+          : o.movedTo
+            ? `the tape "${o.movedTo.tape}" reads ${show(o.movedTo.file)} now`
+            : `${show(f.testFile)} declares no tape ${JSON.stringify(o.name.split('/').join(' > '))}`
         lines.push(`${style.yellow('obsolete   ')} ${show(o.file)}  (${why})`)
       }
       if (f.cannotTell) {

@@ -40,14 +40,7 @@ export const showCommand: Command = {
     const cassette = await loadCassette('agent-tape show', path, io)
     const summary = summarizeCassette(path, cassette)
     if (values.decision !== undefined) {
-      const seq = Number(values.decision)
-      const index = cassette.decisions.findIndex((d) => d.seq === seq)
-      if (!Number.isInteger(seq) || index === -1) {
-        throw usageError(
-          'agent-tape show',
-          `--decision ${values.decision}: ${path} has decisions #1 to #${cassette.decisions.length}`,
-        )
-      }
+      const index = decisionIndex(String(values.decision), path, cassette.decisions)
       const record = cassette.decisions[index]!
       if (values.json) io.stdout(`${JSON.stringify(record, null, 2)}\n`)
       else io.stdout(renderWhole(summary.decisions[index]!, record, io))
@@ -56,7 +49,7 @@ export const showCommand: Command = {
     if (values.json) io.stdout(`${JSON.stringify(summary, null, 2)}\n`)
     else {
       // On a terminal, previews are cut to fit its width; --full and pipes keep them whole.
-      const fitted = io.columns ? Math.max(40, io.columns - 24) : 120
+      const fitted = io.columns ? Math.max(40, io.columns - 24) : Infinity
       const timeline = renderTimeline(summary, {
         style: io.style,
         maxPreview: values.full ? Infinity : fitted,
@@ -65,6 +58,28 @@ export const showCommand: Command = {
     }
     return 0
   },
+}
+
+/**
+ * The index of the decision `--decision` names: its number as `show` prints it (`3` or `#3`).
+ * Not a number and out of range are told apart: "has decisions #1 to #7" answers only the second.
+ */
+function decisionIndex(value: string, path: string, decisions: readonly DecisionRecord[]): number {
+  const range =
+    decisions.length === 0
+      ? `${path} has no decisions`
+      : `${path} has decision${decisions.length === 1 ? ' #1' : `s #1 to #${decisions.length}`}`
+  if (!/^#?\d+$/.test(value.trim())) {
+    throw usageError(
+      'agent-tape show',
+      `--decision ${value} is not a number`,
+      `Give the number of a decision: ${range}`,
+    )
+  }
+  const seq = Number(value.trim().replace(/^#/, ''))
+  const index = decisions.findIndex((d) => d.seq === seq)
+  if (index === -1) throw usageError('agent-tape show', `--decision ${value}: ${range}`)
+  return index
 }
 
 /** One decision whole: its timeline entry unshortened, then what it recorded as indented JSON. */

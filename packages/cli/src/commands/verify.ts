@@ -7,6 +7,7 @@ import type { Command } from '../command.js'
 import { fitToWidth } from '../output/fit.js'
 import { type CassetteCheck, type CheckContext, checkCassette } from '../verify/check-cassette.js'
 import { createIgnore } from '../verify/ignore.js'
+import { readVerifyConfig } from '../verify/project-config.js'
 import { projectRootOf } from '../verify/project-root.js'
 
 export const verifyCommand: Command = {
@@ -16,6 +17,7 @@ export const verifyCommand: Command = {
     summary: 'Check every cassette under the paths: format, versions, secrets and harness freshness. For CI.',
     description: [
       'Searches the paths (default: the current folder; node_modules and .git are skipped) for cassettes: .jsonl files in __cassettes__ folders, .jsonl files whose first line is a cassette header, and any file named directly. Runs captured in a server (@agent-tape/capture) and not yet promoted are checked only when their folder is named. Each one is loaded and validated as replay would load it (format and key-scheme versions, every line), scanned for secret-shaped strings and for the values of secret-like environment variables (*_KEY, *_TOKEN, *_SECRET, …) of this process, and its harness (the git tree of the paths recorded in its header) is compared with the current checkout.',
+      'The project\'s own patterns to skip (fixtures damaged on purpose) go in the nearest package.json, as "agentTape": { "verify": { "ignore": ["test/fixtures"] } }, relative to its folder; --ignore adds to them.',
       'Prints one line per cassette and a total. A stale harness and an implausible recorded time are warnings, or problems with --strict. Exit code 0 when no problem was found, 1 when one was, 2 on bad arguments.',
     ],
     options: {
@@ -58,8 +60,12 @@ export const verifyCommand: Command = {
   async run({ values, positionals }, io) {
     const paths = positionals.length > 0 ? positionals : ['.']
     const ignored = createIgnore(strings(values.ignore))
+    const project = readVerifyConfig(io.cwd)
     const all = await findCassettes('agent-tape verify', paths, io.cwd)
-    const kept = (file: string) => !ignored(displayPath(file, io.cwd))
+    // A file named on the command line is checked whatever the project's patterns say.
+    const named = new Set(paths.map((p) => resolve(io.cwd, p)))
+    const kept = (file: string) =>
+      !ignored(displayPath(file, io.cwd)) && (named.has(resolve(file)) || !project.ignores(file))
     const found = { cassettes: all.cassettes.filter(kept), leftovers: all.leftovers.filter(kept) }
     const root =
       typeof values.root === 'string'

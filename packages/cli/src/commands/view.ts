@@ -1,8 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { renderCompareView, renderRunView } from '@agent-tape/runner-kit'
 import { HELP_OPTION, usageError } from '../args.js'
-import { displayPath, loadCassette } from '../cassette-files.js'
+import { loadCassette } from '../cassette-files.js'
 import type { Command } from '../command.js'
 import { openWithPlatform } from '../view/open-file.js'
 import { defaultViewPath } from '../view/view-path.js'
@@ -57,7 +58,8 @@ export const viewCommand: Command = {
         : defaultViewPath(io.cwd, io.env, named, variant)
     await mkdir(dirname(output), { recursive: true })
     await writeFile(output, html)
-    io.stdout(`${displayPath(output, io.cwd)}\n`)
+    // A file:// URL, not a path: a terminal opens it with a click, a browser from its address bar.
+    io.stdout(`${pathToFileURL(output).href}\n`)
     if (values.open) {
       const opened = await openWithPlatform(output, io.env)
       if (!opened.ok) io.stderr(`${opened.message}\n`)

@@ -6,12 +6,18 @@ export interface DiffRenderOptions {
   style: Style
   /** Most input changes listed per decision. */
   maxChanges: number
+  /**
+   * The second file is a run that diverged (it ends with the request it missed): the recorded
+   * decisions after its last one were never reached, and are said so once rather than listed
+   * as removed one by one.
+   */
+  run?: boolean
 }
 
 const MARKS = { unchanged: '=', changed: '~', added: '+', removed: '-' } as const
 
 /** The readable report of `agent-tape diff`. */
-export function renderDiff(diff: CassetteDiff, { style, maxChanges }: DiffRenderOptions): string {
+export function renderDiff(diff: CassetteDiff, { style, maxChanges, run }: DiffRenderOptions): string {
   const lines = [style.red(`--- ${diff.a}`), style.green(`+++ ${diff.b}`)]
   const tests = diff.tests
   if (tests.a !== tests.b) {
@@ -27,14 +33,26 @@ export function renderDiff(diff: CassetteDiff, { style, maxChanges }: DiffRender
   }
   lines.push('')
   const repeated = repeatedChanges(diff.entries, maxChanges)
-  for (const entry of diff.entries) lines.push(...renderEntry(entry, style, maxChanges, repeated))
-  const { unchanged, changed, added, removed } = diff.counts
+  const reached = run ? diff.entries.findLastIndex((e) => e.b !== undefined) + 1 : diff.entries.length
+  const notReached = diff.entries.slice(reached).filter((e) => e.status === 'removed')
+  const shown = notReached.length > 0 ? diff.entries.slice(0, reached) : diff.entries
+  for (const entry of shown) lines.push(...renderEntry(entry, style, maxChanges, repeated))
+  if (notReached.length > 0) {
+    const first = notReached[0]!.a!.seq
+    const last = notReached.at(-1)!.a!.seq
+    const which = first === last ? `#${first}` : `#${first} to #${last}`
+    const count = `${notReached.length} recorded decision${notReached.length === 1 ? '' : 's'}`
+    lines.push(
+      style.dim(`· ${which}  not reached: the run stopped at the request it missed, before these ${count}`),
+    )
+  }
+  const { unchanged, changed, added } = diff.counts
+  const removed = diff.counts.removed - notReached.length
   const total = (side: 'a' | 'b') => diff.entries.filter((e) => e[side]).length
-  lines.push(
-    '',
-    `${total('a')} → ${total('b')} decisions: ${changed} changed, ${added} added, ${removed} removed, ${unchanged} unchanged`,
-    diff.cost.line,
-  )
+  const counts = [`${changed} changed`, `${added} added`, `${removed} removed`]
+  if (notReached.length > 0) counts.push(`${notReached.length} not reached`)
+  counts.push(`${unchanged} unchanged`)
+  lines.push('', `${total('a')} → ${total('b')} decisions: ${counts.join(', ')}`, diff.cost.line)
   return `${lines.join('\n')}\n`
 }
 

@@ -141,7 +141,7 @@ it('replays a recorded command: clean, and exiting with the recorded code, in Vi
   expect(
     renderTestFile(promotedTest({ ...input, runner: 'vitest' })),
   ).toBe(`import { fileURLToPath } from 'node:url'
-import { replayCommand } from 'agent-tape'
+import { replayCommand } from '@agent-tape/cli'
 import { expect, it } from 'vitest'
 
 // Recorded command: node dist/agent.js --task refund it (in .), recorded 2026-12-01T12:26:03.402Z.
@@ -156,7 +156,7 @@ it('issue-412', async () => {
   const jest = promotedTest({ ...input, runner: 'jest' })
   expect(jest.imports).toEqual([
     "const { join } = require('node:path')",
-    "const { replayCommand } = require('agent-tape')",
+    "const { replayCommand } = require('@agent-tape/cli')",
   ])
   expect(jest.block).toContain(
     "  const run = await replayCommand(join(__dirname, '__cassettes__', 'agent.test.ts', 'issue-412.jsonl'))",

@@ -60,10 +60,10 @@ function commandTest(source: CommandSource, { name, header, runner, cassette }: 
     runner === 'vitest'
       ? [
           "import { fileURLToPath } from 'node:url'",
-          "import { replayCommand } from 'agent-tape'",
+          "import { replayCommand } from '@agent-tape/cli'",
           "import { expect, it } from 'vitest'",
         ]
-      : ["const { join } = require('node:path')", "const { replayCommand } = require('agent-tape')"]
+      : ["const { join } = require('node:path')", "const { replayCommand } = require('@agent-tape/cli')"]
   const file =
     runner === 'vitest'
       ? `fileURLToPath(new URL(${quote(`./${cassette}`)}, import.meta.url))`

@@ -1,8 +1,24 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
-import { join } from 'node:path'
-import { DEFAULT_CASSETTE_DIR } from '@agent-tape/runner-kit'
+import { basename, dirname, join } from 'node:path'
+import {
+  type CassetteListing,
+  type CollectedTestFile,
+  cassetteNameFor,
+  createCassetteListing,
+  DEFAULT_CASSETTE_DIR,
+  findObsoleteCassettes,
+  toPosix,
+} from '@agent-tape/runner-kit'
 import { SKIPPED_DIRS } from '../cassette-files.js'
 import { readTapeNames } from './tape-names.js'
+
+export interface ObsoleteCassette {
+  file: string
+  /** The path inside the test file's folder, without `.jsonl`: `checkout/pays` in `describe('checkout')`. */
+  name: string
+  /** A cassette at its tape's former path: the tape (`checkout > pays`) and the cassette it reads now. */
+  movedTo?: { tape: string; file: string }
+}
 
 /** The verdict on one folder of cassettes, `<dir>/__cassettes__/<test file>/`. */
 export interface CassetteFolder {
@@ -11,29 +27,36 @@ export interface CassetteFolder {
   /** Absolute path of the test file that owns it. */
   testFile: string
   testFileExists: boolean
-  /** Cassettes no test declares any more: every one when the test file is gone. */
-  obsolete: { file: string; name: string }[]
+  /**
+   * Cassettes no test uses any more: every one when the test file is gone. `name` is the path
+   * inside the folder without `.jsonl` (`checkout/pays`, for a tape in `describe('checkout')`).
+   */
+  obsolete: ObsoleteCassette[]
   /** Set when the test file names tapes dynamically: none of its cassettes is judged. */
   cannotTell?: { line: number; reason: string; kept: number }
 }
 
 /**
- * Finds the cassettes whose tests no longer exist, by reading test files statically: the
- * folder `__cassettes__/<test file>/` of a test file that is gone, and `<name>.jsonl` files
- * whose name no `it.tape('<name>', …)` of the test file declares. A test file that names tapes
- * dynamically is reported and left alone.
+ * Finds the cassettes whose tests no longer exist, by reading test files statically and judging
+ * them as the runners do (`findObsoleteCassettes` of the runner kit): the folder
+ * `__cassettes__/<test file>/` of a test file that is gone, and the cassettes, in it or in the
+ * folders of its describe blocks, that no tape of the test file names by its describe path. A
+ * cassette at a tape's former path (its name alone) is in use until the one at its describe path
+ * exists. A test file that names tapes or describe blocks dynamically is reported and left alone.
  */
 export async function findObsoleteFolders(dirs: readonly string[]): Promise<CassetteFolder[]> {
   const folders: CassetteFolder[] = []
   for (const cassetteDir of await findCassetteDirs(dirs)) {
-    const parent = join(cassetteDir, '..')
+    const parent = dirname(cassetteDir)
+    const dirName = basename(cassetteDir)
+    const listing = createCassetteListing(toPosix(parent), { readdir, stat })
+    const judged: CollectedTestFile[] = []
+    const declaredBy = new Map<string, string[][]>()
+    const verdicts: CassetteFolder[] = []
     for (const entry of await sortedEntries(cassetteDir)) {
       if (!entry.isDirectory()) continue
       const folder = join(cassetteDir, entry.name)
       const testFile = join(parent, entry.name)
-      const cassettes = (await sortedEntries(folder))
-        .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
-        .map((e) => ({ file: join(folder, e.name), name: e.name.slice(0, -'.jsonl'.length) }))
       const info = await stat(testFile).catch(() => undefined)
       const verdict: CassetteFolder = {
         folder,
@@ -41,17 +64,63 @@ export async function findObsoleteFolders(dirs: readonly string[]): Promise<Cass
         testFileExists: info?.isFile() === true,
         obsolete: [],
       }
-      if (!verdict.testFileExists) {
-        verdict.obsolete = cassettes
+      verdicts.push(verdict)
+      if (!verdict.testFileExists) continue
+      const declared = readTapeNames(await readFile(testFile, 'utf8'))
+      const tapes = declared.dynamic ? undefined : usableTapes(entry.name, declared.tapes)
+      if (declared.dynamic || !tapes) {
+        const reason = declared.dynamic ?? { line: 1, reason: 'a tape name is not one agent-tape accepts' }
+        const kept = (await listCassettes(listing, `${dirName}/${entry.name}`)).length
+        verdict.cannotTell = { ...reason, kept }
       } else {
-        const declared = readTapeNames(await readFile(testFile, 'utf8'))
-        if (declared.dynamic) verdict.cannotTell = { ...declared.dynamic, kept: cassettes.length }
-        else verdict.obsolete = cassettes.filter((c) => !declared.names.has(c.name))
+        judged.push({ testFile: entry.name, tapes })
+        declaredBy.set(entry.name, tapes)
       }
+    }
+    const obsolete = await findObsoleteCassettes(judged, listing, dirName)
+    for (const verdict of verdicts) {
+      const prefix = `${dirName}/${basename(verdict.folder)}/`
+      verdict.obsolete = obsolete
+        .filter((path) => path.startsWith(prefix))
+        .map((path) => {
+          const name = path.slice(prefix.length, -'.jsonl'.length)
+          const testFile = basename(verdict.folder)
+          const moved = movedTo(verdict.folder, testFile, name, declaredBy.get(testFile))
+          return { file: join(parent, path), name, ...(moved ? { movedTo: moved } : {}) }
+        })
       if (verdict.obsolete.length > 0 || verdict.cannotTell) folders.push(verdict)
     }
   }
   return folders
+}
+
+/** Where the tape of a cassette at its former path (its name alone) reads its cassette now. */
+function movedTo(folder: string, testFile: string, name: string, tapes: string[][] | undefined) {
+  const moved = tapes?.find((names) => names.at(-1) === name && names.length > 1)
+  if (!moved) return undefined
+  const file = join(folder, `${cassetteNameFor(testFile, moved.slice(0, -1), name)}.jsonl`)
+  return { tape: moved.join(' > '), file }
+}
+
+/** The tapes as the runner names their cassettes; none when a name is one the runner refuses. */
+function usableTapes(testFile: string, tapes: string[][]): string[][] | undefined {
+  try {
+    for (const names of tapes) cassetteNameFor(testFile, names.slice(0, -1), names.at(-1)!)
+    return tapes
+  } catch {
+    return undefined
+  }
+}
+
+/** The cassettes in a folder and in the folders of its describe blocks, at any depth. */
+async function listCassettes(listing: CassetteListing, folder: string): Promise<string[]> {
+  const found: string[] = []
+  for (const entry of await listing.list(folder)) {
+    const path = `${folder}/${entry.name}`
+    if (entry.isDirectory) found.push(...(await listCassettes(listing, path)))
+    else if (entry.name.endsWith('.jsonl')) found.push(path)
+  }
+  return found
 }
 
 async function findCassetteDirs(dirs: readonly string[]): Promise<string[]> {

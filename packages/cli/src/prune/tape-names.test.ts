@@ -16,9 +16,8 @@ describe('readTapeNames', () => {
         async () => {},
       )
     `
-    expect(readTapeNames(source)).toEqual({
-      names: new Set(['issue-412', 'refund twice', 'no-template', 'parallel', 'posix only', 'multi-line']),
-    })
+    const names = ['issue-412', 'refund twice', 'no-template', 'parallel', 'posix only', 'multi-line']
+    expect(readTapeNames(source)).toEqual({ names: new Set(names), tapes: names.map((n) => [n]) })
   })
 
   it('ignores the tape fixture methods and unrelated .tape properties', () => {
@@ -29,7 +28,7 @@ describe('readTapeNames', () => {
         context.tape.env(['HOME'])
       })
     `
-    expect(readTapeNames(source)).toEqual({ names: new Set(['a']) })
+    expect(readTapeNames(source)).toEqual({ names: new Set(['a']), tapes: [['a']] })
   })
 
   it('cannot tell when a name is an expression', () => {
@@ -56,6 +55,54 @@ describe('readTapeNames', () => {
     )
     expect(readTapeNames('const tapeIt = it.tape\ntapeIt("x", f)').dynamic?.reason).toBe(
       'it.tape is used as a value',
+    )
+  })
+
+  it('reads the describe blocks around each tape, whatever parentheses their bodies hold', () => {
+    const source = `
+      import { describe, expect, it } from 'vitest'
+      it.tape('top', async () => {})
+      describe('checkout', () => {
+        const open = '(' // a parenthesis in a string
+        it.tape('pays', async ({ tape }) => {
+          expect(await pay()).toMatch(/refund \\(full/)
+          expect(\`a \${call(')')} b\`).toBe(x)
+        })
+        describe.skip("refunds", () => {
+          it.tape.concurrent('twice', async () => {})
+        })
+        /* describe('commented', () => { it.tape('no', f) }) */
+      })
+      describe.skipIf(process.env.CI)('GET /users', () => {
+        it.tape('lists', async () => {})
+      })
+      it.tape('after', async () => {})
+    `
+    expect(readTapeNames(source).tapes).toEqual([
+      ['top'],
+      ['checkout', 'pays'],
+      ['checkout', 'refunds', 'twice'],
+      ['GET /users', 'lists'],
+      ['after'],
+    ])
+  })
+
+  it('cannot tell when a describe block around a tape is named by an expression or a table', () => {
+    expect(readTapeNames("describe(name, () => {\n  it.tape('a', f)\n})").dynamic).toEqual({
+      line: 1,
+      reason: 'a describe block is named by an expression',
+    })
+    expect(readTapeNames("describe.each([1])('%i', () => {\n  it.tape('a', f)\n})").dynamic?.reason).toBe(
+      'a describe.each table names its blocks',
+    )
+    // A dynamic block with no tape in it does not matter.
+    expect(readTapeNames("describe(name, () => {})\nit.tape('a', f)")).toEqual({
+      names: new Set(['a']),
+      tapes: [['a']],
+    })
+    // An unclosed block cannot be measured: nothing is judged.
+    expect(readTapeNames("describe('x', () => {\n  it.tape('a', f)\n").dynamic?.reason).toBe(
+      'the extent of a describe block cannot be read',
     )
   })
 })

@@ -1,6 +1,16 @@
+import {
+  describePathAt,
+  isInsideLiteral,
+  readDescribeBlocks,
+  skipParens,
+  skipSpace,
+} from './describe-blocks.js'
+
 /** The tape names a test file declares, read from its source without running it. */
 export interface DeclaredTapes {
   names: Set<string>
+  /** Each tape as the names of the describe blocks around it, outermost first, then its own. */
+  tapes: string[][]
   /** Set when a tape is named in a way a static reading cannot follow; then no cassette of the file may be pruned. */
   dynamic?: { line: number; reason: string }
 }
@@ -20,17 +30,32 @@ const TABLES = new Set(['each', 'for'])
  */
 export function readTapeNames(source: string): DeclaredTapes {
   const names = new Set<string>()
+  const tapes: string[][] = []
+  const blocks = readDescribeBlocks(source)
+  if (!Array.isArray(blocks)) return { names, tapes, dynamic: { line: 1, reason: blocks.unreadable } }
   const found = /\b([A-Za-z_$][\w$]*)\s*\.\s*tape\b/g
   for (let match = found.exec(source); match !== null; match = found.exec(source)) {
     const owner = match[1]!
+    // A tape in a comment or a string is no test's: the runner never sees it either.
+    if (isInsideLiteral(source, match.index)) continue
     const result = readDeclaration(source, match.index + match[0].length)
-    if (result.kind === 'name') names.add(result.name)
-    else if (result.kind === 'dynamic' || (result.kind === 'value' && (owner === 'it' || owner === 'test'))) {
+    if (result.kind === 'name') {
+      const path = describePathAt(blocks, match.index)
+      const unnamed = path.find((b) => b.name === undefined)
+      if (unnamed) {
+        return { names, tapes, dynamic: { line: lineOf(source, unnamed.start), reason: unnamed.dynamic! } }
+      }
+      names.add(result.name)
+      tapes.push([...path.map((b) => b.name!), result.name])
+    } else if (
+      result.kind === 'dynamic' ||
+      (result.kind === 'value' && (owner === 'it' || owner === 'test'))
+    ) {
       const reason = result.kind === 'dynamic' ? result.reason : `${owner}.tape is used as a value`
-      return { names, dynamic: { line: lineOf(source, match.index), reason } }
+      return { names, tapes, dynamic: { line: lineOf(source, match.index), reason } }
     }
   }
-  return { names }
+  return { names, tapes }
 }
 
 type Declaration =
@@ -68,27 +93,6 @@ function readDeclaration(source: string, start: number): Declaration {
     }
   }
   return { kind: 'dynamic', reason: 'a tape is named by an expression, not a string literal' }
-}
-
-function skipSpace(source: string, i: number): number {
-  while (i < source.length) {
-    if (/\s/.test(source[i]!)) i++
-    else if (source.startsWith('//', i))
-      i = source.indexOf('\n', i) === -1 ? source.length : source.indexOf('\n', i)
-    else if (source.startsWith('/*', i))
-      i = source.indexOf('*/', i) === -1 ? source.length : source.indexOf('*/', i) + 2
-    else break
-  }
-  return i
-}
-
-function skipParens(source: string, open: number): number {
-  let depth = 0
-  for (let i = open; i < source.length; i++) {
-    if (source[i] === '(') depth++
-    else if (source[i] === ')' && --depth === 0) return i + 1
-  }
-  return source.length
 }
 
 function lineOf(source: string, index: number): number {

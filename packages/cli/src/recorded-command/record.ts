@@ -21,7 +21,7 @@ import {
 } from '@agent-tape/core/internal'
 import { createGitHarness, writeFileAtomic } from '@agent-tape/core/node'
 import { mergeRecordings, type ProcessReport } from '@agent-tape/http/process'
-import { quoteShell, toPosix } from '@agent-tape/runner-kit'
+import { binCommand, CLI_BIN, quoteShell, toPosix } from '@agent-tape/runner-kit'
 import { displayPath } from '../cassette-files.js'
 import { displayCommand, redactArgv } from './command-line.js'
 import { assertEndpoints, type CommandRunOptions, shellStatus } from './options.js'
@@ -100,7 +100,11 @@ export async function recordCommand(
     modelEndpoints,
     allowHosts: [...(options.allowHosts ?? [])],
     allowSecrets,
-    rerecordCommand: `${exec} agent-tape record --force ${quoteShell(shown)} -- ${displayCommand(line.argv)}`,
+    rerecordCommand: binCommand(
+      CLI_BIN,
+      `record --force ${quoteShell(shown)} -- ${displayCommand(line.argv)}`,
+      exec,
+    ),
   })
   try {
     // The command's environment reads are the CLI's own decisions, in the main lane at step 0.
@@ -185,7 +189,7 @@ export async function recordCommand(
         (r) =>
           `  ${laneLabel(r.lane)}  ${r.script || 'node'}  ${plural(results.recordings.get(r.path)!.decisions.length, 'decision')}`,
       ),
-      `Replay it with: ${exec} agent-tape replay ${quoteShell(shown)}`,
+      `Replay it with: ${binCommand(CLI_BIN, `replay ${quoteShell(shown)}`, exec)}`,
     ]
     return {
       exitCode: end.exitCode,

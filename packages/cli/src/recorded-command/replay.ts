@@ -17,7 +17,15 @@ import {
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import { provideReplayKeys } from '@agent-tape/http'
 import type { ProcessReport, SessionResults } from '@agent-tape/http/process'
-import { buildViewCommand, keepDivergedRun, quoteShell, runPathFor, toPosix } from '@agent-tape/runner-kit'
+import {
+  binCommand,
+  buildViewCommand,
+  CLI_BIN,
+  keepDivergedRun,
+  quoteShell,
+  runPathFor,
+  toPosix,
+} from '@agent-tape/runner-kit'
 import { displayPath } from '../cassette-files.js'
 import { displayCommand } from './command-line.js'
 import { assertEndpoints, type CommandRunOptions, shellStatus } from './options.js'
@@ -104,7 +112,11 @@ export async function replayCommand(
     cassettePath: shown,
     runPath: displayPath(resolve(root, runPath), cwd),
   })
-  const rerecordCommand = `${exec} agent-tape record --force ${quoteShell(shown)} -- ${displayCommand(argv)}`
+  const rerecordCommand = binCommand(
+    CLI_BIN,
+    `record --force ${quoteShell(shown)} -- ${displayCommand(argv)}`,
+    exec,
+  )
   const allowSecrets = [...(options.allowSecrets ?? [])]
   const id = basename(file).replace(/\.jsonl$/, '')
   const session = await openCommandSession({

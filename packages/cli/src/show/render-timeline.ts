@@ -13,6 +13,7 @@ import {
   describeCost,
   describeHarness,
   describeSource,
+  formatCount,
   previewJson,
   tokens,
 } from '@agent-tape/runner-kit'
@@ -54,11 +55,11 @@ export function renderTimeline(summary: CassetteSummary, options: TimelineOption
   if (h.env && Object.keys(h.env).length > 0) field('env', Object.keys(h.env).join(', '))
   const t = summary.totals
   const kinds = Object.entries(t.kinds).map(([kind, n]) => countKind(kind, n))
-  field('decisions', `${t.decisions}${kinds.length > 0 ? `: ${kinds.join(', ')}` : ''}`)
+  field('decisions', `${formatCount(t.decisions)}${kinds.length > 0 ? `: ${kinds.join(', ')}` : ''}`)
   if (t.tokens) field('tokens', tokens(t.tokens))
   if (t.cost) field('cost', describeCost(t.cost))
   if (h.ignore?.length) field('ignored', `${h.ignore.join(', ')} (left out of every key; stored, redacted)`)
-  field('time', `${t.ms} ms recorded`)
+  field('time', `${formatCount(t.ms)} ms recorded`)
   for (const d of summary.decisions) {
     lines.push('')
     lines.push(...renderDecision(d, options))
@@ -69,7 +70,7 @@ export function renderTimeline(summary: CassetteSummary, options: TimelineOption
 export function renderDecision(d: DecisionSummary, options: TimelineOptions): string[] {
   const { style } = options
   const position = `step ${d.step}${d.lane !== undefined ? ` (lane ${JSON.stringify(d.lane)})` : ''}`
-  const title = `${style.bold(`#${d.seq}`)}  ${position}  ${style.cyan(d.label)}  ${style.dim(d.key)}  ${d.ms} ms`
+  const title = `${style.bold(`#${d.seq}`)}  ${position}  ${style.cyan(d.label)}  ${style.dim(d.key)}  ${formatCount(d.ms)} ms`
   const lines = [title]
   const field = (label: string, value: string) => {
     const [first, ...rest] = value.split('\n')

@@ -1,6 +1,7 @@
 import { AgentTapeError } from '@agent-tape/core/context'
+import { formatCount } from '../reading/preview.js'
 import type { DecisionUsage } from './decision-usage.js'
-import { formatInt, formatUsd } from './format.js'
+import { formatUsd } from './format.js'
 import type { CostReport } from './run-cost.js'
 import type { RunUsage } from './tape-usage.js'
 
@@ -53,7 +54,7 @@ export function checkBudget(budget: TapeBudget, run: RunUsage, price: Price): Bu
   for (const [what, limit, n] of limits) {
     if (limit !== undefined && n > limit)
       breaches.push({
-        text: `used ${formatInt(n)} ${what}, over the budget of ${formatInt(limit)}`,
+        text: `used ${formatCount(n)} ${what}, over the budget of ${formatCount(limit)}`,
         show: 'tokens',
       })
   }
@@ -93,14 +94,14 @@ export function budgetDetails(run: RunUsage, show: BudgetBreach['show'], price: 
   if (usage.length === 0) return []
   const lines = usage.map((u) => {
     const label = run.labels.get(u.seq) ?? `decision #${u.seq}`
-    const cached = u.cached ? ` (${formatInt(u.cached)} cached)` : ''
-    const tokens = `${formatInt(u.input)} in${cached}, ${formatInt(u.output)} out`
+    const cached = u.cached ? ` (${formatCount(u.cached)} cached)` : ''
+    const tokens = `${formatCount(u.input)} in${cached}, ${formatCount(u.output)} out`
     if (show !== 'usd') return `  #${u.seq} ${label}: ${tokens}`
     const cost = price([u], run.recordedAt)
     return `  #${u.seq} ${label}: ${tokens}, ${cost.usd === undefined ? 'no price' : formatUsd(cost.usd)}`
   })
   const total = sum(usage)
-  lines.push(`  in all: ${formatInt(total.input)} in, ${formatInt(total.output)} out`)
+  lines.push(`  in all: ${formatCount(total.input)} in, ${formatCount(total.output)} out`)
   return lines
 }
 

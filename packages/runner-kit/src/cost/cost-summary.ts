@@ -1,6 +1,7 @@
 import { sumUsage } from '@agent-tape/http'
+import { formatCount } from '../reading/preview.js'
 import type { TapeSummaryEntry } from '../tape-summary.js'
-import { describeTokens, formatInt, formatUsd, modelName } from './format.js'
+import { describeTokens, formatUsd, modelName } from './format.js'
 import { type CostReport, describeCostDelta, describeUsd, type PricedModel, priceUsage } from './run-cost.js'
 
 /** What the tapes of a run cost, priced once for the summary's lines. */
@@ -35,12 +36,14 @@ export function costLines(cost: RunCost): string[] {
   if (total(replayed) > 0) {
     const price = replayed.usd === undefined ? '' : ` ≈ ${formatUsd(replayed.usd)}`
     lines.push(
-      `replayed ${formatInt(total(replayed))} tokens of recordings${price} that this run did not spend${details(replayed)}`,
+      `replayed ${formatCount(total(replayed))} tokens of recordings${price} that this run did not spend${details(replayed)}`,
     )
   }
   if (total(recorded) > 0) {
     const price = recorded.usd === undefined ? '' : ` ≈ ${formatUsd(recorded.usd)}`
-    lines.push(`recorded ${formatInt(total(recorded))} tokens${price}, spent by this run${details(recorded)}`)
+    lines.push(
+      `recorded ${formatCount(total(recorded))} tokens${price}, spent by this run${details(recorded)}`,
+    )
   }
   return lines
 }
@@ -61,7 +64,7 @@ export function modelLines(cost: RunCost): string[] {
 /** The tokens and cost cells of an entry's row. */
 export function costCells(report: CostReport | undefined): [string, string] {
   if (!report || report.models.length === 0) return ['-', '-']
-  return [formatInt(total(report)), describeUsd(report)]
+  return [formatCount(total(report)), describeUsd(report)]
 }
 
 /** `(1,500 in, 300 of them cached, 190 out; no price for llama3.2)` */

@@ -1,11 +1,12 @@
 import type { TokenUsage } from '@agent-tape/http'
+import { formatCount } from '../reading/preview.js'
 
 /** Tokens in all, with their parts: `1,690 tokens (1,500 in, 300 of them cached, 190 out)`. */
 export function describeTokens(tokens: TokenUsage): string {
   const total = tokens.input + tokens.output
-  const cached = tokens.cached ? `, ${formatInt(tokens.cached)} of them cached` : ''
-  const written = tokens.cacheWrite ? `, ${formatInt(tokens.cacheWrite)} written to cache` : ''
-  return `${formatInt(total)} tokens (${formatInt(tokens.input)} in${cached}${written}, ${formatInt(tokens.output)} out)`
+  const cached = tokens.cached ? `, ${formatCount(tokens.cached)} of them cached` : ''
+  const written = tokens.cacheWrite ? `, ${formatCount(tokens.cacheWrite)} written to cache` : ''
+  return `${formatCount(total)} tokens (${formatCount(tokens.input)} in${cached}${written}, ${formatCount(tokens.output)} out)`
 }
 
 /**
@@ -16,14 +17,10 @@ export function formatUsd(usd: number): string {
   if (usd === 0) return '$0'
   if (usd >= 0.1) {
     const [whole, cents] = usd.toFixed(2).split('.') as [string, string]
-    return `$${formatInt(Number(whole))}.${cents}`
+    return `$${formatCount(Number(whole))}.${cents}`
   }
   const decimals = Math.min(12, 1 - Math.floor(Math.log10(usd)))
   return `$${usd.toFixed(decimals).replace(/0+$/, '')}`
-}
-
-export function formatInt(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 }
 
 export function modelName(m: { model?: string }): string {

@@ -1,8 +1,9 @@
 import type { Cassette } from '@agent-tape/core/internal'
 import { sumUsage, type TokenUsage } from '@agent-tape/http'
+import { formatCount } from '../reading/preview.js'
 import { readRecordedUsage, type UsageReader } from '../usage.js'
 import { type DecisionUsage, type ModelTokens, tokensByModel, usageOfDecisions } from './decision-usage.js'
-import { formatInt, formatUsd, modelName } from './format.js'
+import { formatUsd, modelName } from './format.js'
 import { priceDecision } from './price-table.js'
 
 /** A model's tokens with their price; `usd` is absent when the price table has none for it. */
@@ -68,8 +69,8 @@ export function describeCostDelta(name: string, before: RunTotals, after: RunTot
   const tokensA = a.tokens.input + a.tokens.output
   const tokensB = b.tokens.input + b.tokens.output
   const parts = [
-    `${formatInt(before.decisions)} → ${formatInt(after.decisions)} decisions`,
-    `${formatInt(tokensA)} → ${formatInt(tokensB)} tokens${percent(tokensA, tokensB)}`,
+    `${formatCount(before.decisions)} → ${formatCount(after.decisions)} decisions`,
+    `${formatCount(tokensA)} → ${formatCount(tokensB)} tokens${percent(tokensA, tokensB)}`,
   ]
   parts.push(`${describeUsd(a)} → ${describeUsd(b)}`)
   return `${name}: ${parts.join(', ')}`

@@ -106,14 +106,23 @@ function withEnvPresenceOnly(c: Cassette): Cassette {
 }
 
 function headerView({ header }: Cassette) {
-  const harness = header.harness?.git ? { ...header.harness, commit: undefined } : header.harness
-  return maskVolatile({
-    test: header.test,
-    harness,
-    runtime: header.runtime,
-    sdks: header.sdks,
-    env: header.env,
-  })
+  let harness: Record<string, unknown> | undefined = header.harness
+  if (header.harness?.git) {
+    const { commit: _commit, ...rest } = header.harness
+    harness = rest
+  }
+  // A field one header lacks is absent, not `undefined`: a diverged run's header has no harness,
+  // and the diff says `(absent)` for it rather than printing `undefined`.
+  const view = { test: header.test, harness, runtime: header.runtime, sdks: header.sdks, env: header.env }
+  return maskVolatile(Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined)))
+}
+
+/**
+ * A decision with neither an answer nor an error: the request a diverged run stopped at, which
+ * nothing recorded answers (a kept run ends with it). A recording never has one.
+ */
+export function isUnanswered(record: DecisionRecord): boolean {
+  return record.out === undefined && record.err === undefined
 }
 
 type Side = { record: DecisionRecord; summary: DecisionSummary }
@@ -133,6 +142,14 @@ function compareDecisions(a: Side, b: Side): DiffEntry {
 }
 
 function compareOutputs(a: Side, b: Side): string[] {
+  if (isUnanswered(a.record) || isUnanswered(b.record)) {
+    if (isUnanswered(a.record) && isUnanswered(b.record)) return []
+    return [
+      isUnanswered(b.record)
+        ? 'answer: recorded → none (the run stopped here: no recorded decision answers this request)'
+        : 'answer: none → recorded (the first stopped here: nothing recorded answered this request)',
+    ]
+  }
   const lines: string[] = []
   const errA = a.record.err ? `${a.record.err.name}: ${a.record.err.message}` : undefined
   const errB = b.record.err ? `${b.record.err.name}: ${b.record.err.message}` : undefined

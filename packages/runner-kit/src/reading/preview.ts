@@ -6,9 +6,17 @@ export function previewJson(value: unknown, max: number): string {
   return cutForPrinting(value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value)), max)
 }
 
-/** Token usage as `61 in / 12 out`. */
+/**
+ * A count as everything agent-tape prints it, grouped by thousands: `1,152`. The run summary,
+ * `show`, `diff` and the view all go through it, so one number never reads two ways.
+ */
+export function formatCount(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
+
+/** Token usage as `1,080 in / 72 out`. */
 export function tokens(usage: TokenUsage): string {
-  return `${usage.input} in / ${usage.output} out`
+  return `${formatCount(usage.input)} in / ${formatCount(usage.output)} out`
 }
 
 const KIND_NAMES: Record<string, [string, string]> = {

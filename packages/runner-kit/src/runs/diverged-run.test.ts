@@ -24,7 +24,7 @@ it('names the view command with the project package runner, quoting paths a shel
     `pnpm agent-tape view ${CASSETTE} --run .cache/runs/${CASSETTE}`,
   )
   expect(buildViewCommand({ exec: 'npx', cassettePath: 'test/a b.jsonl', runPath: "runs/it's.jsonl" })).toBe(
-    `npx agent-tape view 'test/a b.jsonl' --run 'runs/it'\\''s.jsonl'`,
+    `npx --no-install agent-tape view 'test/a b.jsonl' --run 'runs/it'\\''s.jsonl'`,
   )
 })
 

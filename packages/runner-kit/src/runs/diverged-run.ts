@@ -10,7 +10,7 @@ import {
   serializeCassette,
 } from '@agent-tape/core/internal'
 import { toPosix } from '../cassette-path.js'
-import { quoteShell } from '../rerecord-command.js'
+import { binCommand, CLI_BIN, quoteShell } from '../rerecord-command.js'
 import { cacheDirFor } from './cache-dir.js'
 
 /**
@@ -30,14 +30,18 @@ export function runPathFor(
 
 /**
  * The command that opens the divergence view of a test, run from the project root with the
- * project's package runner, as the re-record command is.
+ * project's package runner, as the re-record command is, never fetching (`binCommand`).
  *
  * @example
  * buildViewCommand({ exec: 'npx', cassettePath: 'test/__cassettes__/a.test.ts/x.jsonl', runPath })
- * // 'npx agent-tape view test/__cassettes__/a.test.ts/x.jsonl --run node_modules/.cache/agent-tape/runs/…'
+ * // 'npx --no-install agent-tape view test/__cassettes__/a.test.ts/x.jsonl --run node_modules/.cache/agent-tape/runs/…'
  */
 export function buildViewCommand(input: { exec: string; cassettePath: string; runPath: string }): string {
-  return `${input.exec} agent-tape view ${quoteShell(input.cassettePath)} --run ${quoteShell(input.runPath)}`
+  return binCommand(
+    CLI_BIN,
+    `view ${quoteShell(input.cassettePath)} --run ${quoteShell(input.runPath)}`,
+    input.exec,
+  )
 }
 
 /** Why a diverged run was not kept; nothing when it was. */
