@@ -16,13 +16,14 @@ import { describe, expect, it } from 'vitest'
 import { runCli } from '../cli/support/cli.js'
 import { REPO_ROOT } from '../support/fixture-project.js'
 
-// What agent-tape makes of every cassette the repository holds, pinned in files committed with
+// What agent-tape makes of every cassette the repository holds (and of test/golden/fixtures, whose
+// cassettes have every field a line may have), pinned in files committed with
 // it: the keys, the cassette written again after reading it, the timeline `agent-tape show`
 // prints, and the state and summary of a tape that records and replays its decisions. A change
 // to how cassettes are read, written or reported shows here as a diff of those files; one that
 // is meant updates them with `npx vitest run test/golden -u`.
 
-const SOURCES = ['examples', 'packages/core/test-fixtures', 'test/fixtures']
+const SOURCES = ['examples', 'packages/core/test-fixtures', 'test/fixtures', 'test/golden/fixtures']
 const GOLDEN = join(REPO_ROOT, 'test/golden/__goldens__')
 
 function cassettesUnder(dir: string): string[] {
@@ -112,6 +113,10 @@ async function recordAndReplay(path: string, cassette: Cassette): Promise<Record
     store,
     env: {},
     rerecordCommand: 'AGENT_TAPE_MODE=update <command>',
+    // What the header says of the recording, given again: the new header holds it too.
+    ...(cassette.header.sdks ? { sdks: cassette.header.sdks } : {}),
+    ...(cassette.header.source ? { source: cassette.header.source } : {}),
+    ...(cassette.header.ignore ? { ignore: cassette.header.ignore } : {}),
   }
   const recording = await openTape({ ...options, mode: 'update' })
   const recordedOutcomes = await feed(recording, cassette.decisions)
@@ -120,8 +125,21 @@ async function recordAndReplay(path: string, cassette: Cassette): Promise<Record
   const replaying = await openTape({ ...options, mode: 'replay' })
   const replayedOutcomes = await feed(replaying, cassette.decisions)
   const replayed = await replaying.finish()
+  // A run whose last decision asks for something else: the miss report and the run kept for the view.
+  const diverging = await openTape({ ...options, mode: 'replay' })
+  const last = cassette.decisions.length - 1
+  const divergedOutcomes = await feed(
+    diverging,
+    cassette.decisions.map((d, i) => (i === last ? { ...d, in: { changed: d.in } } : d)),
+  )
+  const diverged = await diverging.finish()
+  const run = diverging.divergedRun()
   const summary = renderSummaryText({
-    entries: [summarizeTape(recorded, `${path} (record)`), summarizeTape(replayed, `${path} (replay)`)],
+    entries: [
+      summarizeTape(recorded, `${path} (record)`),
+      summarizeTape(replayed, `${path} (replay)`),
+      summarizeTape(diverged, `${path} (diverged)`),
+    ],
     obsolete: [],
   })
   return {
@@ -130,6 +148,8 @@ async function recordAndReplay(path: string, cassette: Cassette): Promise<Record
     'replayed-state.json': `${JSON.stringify(replayed, null, 2)}\n`,
     'outcomes.txt': `record\n${recordedOutcomes.join('\n')}\nreplay\n${replayedOutcomes.join('\n')}\n`,
     'summary.txt': summary,
+    'diverged.txt': `${divergedOutcomes.join('\n')}\n${diverging.failure()?.message ?? 'no failure'}\n`,
+    'diverged-run.jsonl': run ? maskRecording(serializeCassette(run)) : 'no run\n',
   }
 }
 
@@ -174,7 +194,10 @@ describe.each(CASSETTES)('%s', (path) => {
 })
 
 it('keeps one golden folder per cassette and no other', () => {
-  const folders = readdirSync(GOLDEN).sort()
+  const folders = readdirSync(GOLDEN, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
   const expected = CASSETTES.map((p) => relative(GOLDEN, goldenPath(p, '')).replace(/\/$/, '')).sort()
   expect(folders).toEqual(expected)
 })
