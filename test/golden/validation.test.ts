@@ -33,6 +33,12 @@ const drop =
     for (const field of fields) delete lines[index]![field]
   }
 
+const both =
+  (...changes: ((lines: Line[]) => undefined)[]) =>
+  (lines: Line[]): undefined => {
+    for (const change of changes) change(lines)
+  }
+
 const CASES: [string, (lines: Line[]) => Line[] | undefined][] = [
   ['format version a string', set(0, 'agentTape', '2')],
   ['format version not an integer', set(0, 'agentTape', 1.5)],
@@ -68,7 +74,7 @@ const CASES: [string, (lines: Line[]) => Line[] | undefined][] = [
   ['err without message', set(2, 'err', { name: 'Error' })],
   ['err and out', set(2, 'out', 1)],
   ['in and patch', set(4, 'in', {})],
-  ['in and base', (lines) => (drop(2, 'err')(lines), set(2, 'base', 1)(lines))],
+  ['in and base', both(drop(2, 'err'), set(2, 'base', 1))],
   ['no input', drop(2, 'in')],
   ['patch without base', drop(4, 'base')],
   ['base without patch', drop(4, 'patch')],
@@ -79,7 +85,7 @@ const CASES: [string, (lines: Line[]) => Line[] | undefined][] = [
   ['patch op unknown', set(4, 'patch', [{ op: 'move', from: '/a', path: '/b' }])],
   ['patch that does not apply', set(4, 'patch', [{ op: 'replace', path: '/body/nothing/here', value: 1 }])],
   ['a patch in format 1', set(0, 'agentTape', 1)],
-  ['a base alone in format 1', (lines) => (set(0, 'agentTape', 1)(lines), drop(4, 'patch')(lines))],
+  ['a base alone in format 1', both(set(0, 'agentTape', 1), drop(4, 'patch'))],
   ['a decision line that is not an object', (lines) => [lines[0]!, [1, 2] as unknown as Line]],
 ]
 
@@ -97,5 +103,10 @@ it('reports every damaged field as pinned', async () => {
 })
 
 it('reads the cassette with every field whole', () => {
-  expect(parseCassette(damaged(() => undefined), 'every-field.jsonl').decisions).toHaveLength(LINES.length - 1)
+  expect(
+    parseCassette(
+      damaged(() => undefined),
+      'every-field.jsonl',
+    ).decisions,
+  ).toHaveLength(LINES.length - 1)
 })
