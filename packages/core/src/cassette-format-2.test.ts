@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type EncodedInput, encodeInputs, MIN_PATCHED_INPUT } from './cassette-encoding.js'
+import { type EncodedInput, encodeInputs } from './cassette-encoding.js'
 import {
   type Cassette,
   type DecisionRecord,
@@ -11,6 +11,7 @@ import {
 } from './cassette-format.js'
 import { decisionLabel } from './describe-decision.js'
 import { isCassetteCorruptError } from './errors.js'
+import { MIN_PATCHED_INPUT } from './format-2.js'
 import { applyPatch } from './json-patch.js'
 
 const HEADER = { agentTape: 2, keyScheme: 1, test: 't', recordedAt: '2026-12-01T00:00:00.000Z' }

@@ -1,4 +1,4 @@
-import { type EncodedInput, laneOf } from './cassette-encoding.js'
+import type { EncodedInput } from './cassette-encoding.js'
 import type { DecisionRecord } from './cassette-format.js'
 import { describeDecision, rememberLabel } from './describe-decision.js'
 import { applyPatchOwned, type PatchOp, type PathStep } from './json-patch.js'
@@ -117,4 +117,9 @@ export function renumbered(record: DecisionRecord, seq: number): DecisionRecord 
   const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(record)) as DecisionRecord
   copy.seq = seq
   return copy
+}
+
+/** The inputs' lane of a decision: its kind and lane (the main lane when it has none). */
+export function laneOf(d: { kind: string; lane?: string | undefined }): string {
+  return d.lane === undefined ? `${d.kind}\n` : `${d.kind}\n\n${d.lane}`
 }

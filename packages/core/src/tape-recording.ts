@@ -1,13 +1,12 @@
-import { KEY_SCHEME_VERSION } from './canonical-key.js'
 import { encodeInputs } from './cassette-encoding.js'
 import {
-  CASSETTE_FORMAT_VERSION,
   type Cassette,
   type CassetteHeader,
   type DecisionRecord,
   isSameRecording,
   serializeCassette,
 } from './cassette-format.js'
+import { createHeader } from './cassette-line.js'
 import { DivergenceError } from './divergence.js'
 import { createEnvSalt, envSummary } from './env-hash.js'
 import { AgentTapeError } from './errors.js'
@@ -24,7 +23,6 @@ import {
   type PartTally,
   TapePart,
 } from './tape-part.js'
-import { AGENT_TAPE_VERSION } from './version.js'
 
 type RecordingDecision = Extract<BegunDecision, { action: 'record' }>
 
@@ -215,19 +213,15 @@ export class RecordingPart extends TapePart {
     const { options, harness, ignores } = this.context
     const env = envSummary(this.records)
     const source = typeof options.source === 'function' ? options.source() : options.source
-    return {
-      agentTape: CASSETTE_FORMAT_VERSION,
-      keyScheme: KEY_SCHEME_VERSION,
+    return createHeader({
       test: options.id,
-      recordedAt: new Date().toISOString(),
-      ...(harness ? { harness } : {}),
-      runtime: { node: process.version, platform: process.platform, agentTape: AGENT_TAPE_VERSION },
-      ...(options.sdks ? { sdks: options.sdks } : {}),
+      harness,
+      sdks: options.sdks,
       ...(env ? { envSalt: this.envSalt, env } : {}),
-      ...(this.overlapped ? { overlapped: true as const } : {}),
+      ...(this.overlapped ? { overlapped: true } : {}),
       ...(source ? { source } : {}),
       ...(ignores.size > 0 ? { ignore: ignores.paths } : {}),
-    }
+    })
   }
 }
 

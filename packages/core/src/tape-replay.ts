@@ -1,6 +1,7 @@
 import type { DecisionKey } from './canonical-key.js'
-import { CASSETTE_FORMAT_VERSION, type Cassette, type DecisionRecord } from './cassette-format.js'
+import type { Cassette, DecisionRecord } from './cassette-format.js'
 import { renumbered } from './cassette-inputs.js'
+import { createHeader } from './cassette-line.js'
 import { decisionLabel, describePosition } from './describe-decision.js'
 import { createDivergence, explainMiss, ReplayMiss } from './divergence.js'
 import { compareHarness } from './harness.js'
@@ -17,7 +18,6 @@ import {
   TapePart,
   type WireDecision,
 } from './tape-part.js'
-import { AGENT_TAPE_VERSION } from './version.js'
 
 const USE_LANES =
   "Run each concurrent sub-agent in its own lane, tape.lane('researcher', () => research(topic)), and re-record."
@@ -102,11 +102,11 @@ export class ReplayPart extends TapePart {
    * time, runtime and harness.
    */
   override run(): Cassette {
-    const recorded = new Map(this.index.decisions.map((d) => [d.seq, d]))
+    const replayed = new Map(this.index.decisions.map((d) => [d.seq, d]))
     const decisions: DecisionRecord[] = []
     for (const state of this.context.log.decisions) {
       const seq = decisions.length + 1
-      const record = state.status === 'replayed' ? recorded.get(state.seq) : undefined
+      const record = state.status === 'replayed' ? replayed.get(state.seq) : undefined
       if (record) decisions.push(renumbered(record, seq))
       else if (state.status === 'missed') {
         const { key, kind, step, lane } = state
@@ -122,19 +122,10 @@ export class ReplayPart extends TapePart {
         })
       }
     }
-    const header = this.cassette.header
-    const harness = this.context.harness ?? header.harness
-    return {
-      header: {
-        ...header,
-        // Written in the current format, whatever the recording's.
-        agentTape: CASSETTE_FORMAT_VERSION,
-        recordedAt: new Date().toISOString(),
-        runtime: { node: process.version, platform: process.platform, agentTape: AGENT_TAPE_VERSION },
-        ...(harness ? { harness } : {}),
-      },
-      decisions,
-    }
+    const recorded = this.cassette.header
+    // Written in the current format, whatever the recording's, at this run's time and runtime.
+    const header = createHeader({ ...recorded, harness: this.context.harness ?? recorded.harness })
+    return { header, decisions }
   }
 
   override tally(): PartTally {
