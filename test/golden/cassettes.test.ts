@@ -10,7 +10,7 @@ import {
   serializeCassette,
   type Tape,
 } from '@agent-tape/core'
-import { CASSETTE_FORMAT_VERSION, computeKey } from '@agent-tape/core/internal'
+import { CASSETTE_FORMAT_VERSION, computeKey, tapeInternals } from '@agent-tape/core/internal'
 import { renderSummaryText, summarizeTape } from '@agent-tape/runner-kit'
 import { describe, expect, it } from 'vitest'
 import { runCli } from '../cli/support/cli.js'
@@ -133,7 +133,7 @@ async function recordAndReplay(path: string, cassette: Cassette): Promise<Record
     cassette.decisions.map((d, i) => (i === last ? { ...d, in: { changed: d.in } } : d)),
   )
   const diverged = await diverging.finish()
-  const run = diverging.divergedRun()
+  const run = tapeInternals(diverging).divergedRun()
   const summary = renderSummaryText({
     entries: [
       summarizeTape(recorded, `${path} (record)`),

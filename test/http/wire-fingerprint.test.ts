@@ -5,6 +5,7 @@ import {
   parseCassette,
   type TapeState,
 } from '@agent-tape/core'
+import { tapeInternals } from '@agent-tape/core/internal'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { installHttpBoundary } from '@agent-tape/http'
 import fc from 'fast-check'
@@ -153,7 +154,7 @@ it('takes by fingerprint the decision the key takes, reports misses alike, and r
         let fast = 0
         const wired = await runTaped(store, path, 'replay', async () => {
           const statuses = await runAll(replayed)
-          fast = currentTape()!.wireReplays
+          fast = tapeInternals(currentTape()!).wireReplays()
           return statuses
         })
         const keyedReplay = await runTaped(
@@ -162,7 +163,7 @@ it('takes by fingerprint the decision the key takes, reports misses alike, and r
           'replay',
           async () => {
             const statuses = await runAll(replayed)
-            expect(currentTape()!.wireReplays).toBe(0)
+            expect(tapeInternals(currentTape()!).wireReplays()).toBe(0)
             return statuses
           },
           { normalizers: KEYED },

@@ -1,4 +1,5 @@
 import { createMemoryStore, currentTape, type Normalizer, parseCassette } from '@agent-tape/core'
+import { tapeInternals } from '@agent-tape/core/internal'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { installHttpBoundary } from '@agent-tape/http'
 import Anthropic from '@anthropic-ai/sdk'
@@ -49,7 +50,7 @@ async function twoTurns(client: OpenAI, followUp: string): Promise<string> {
 function counting<T>(fn: () => Promise<T>): () => Promise<{ result: T; wireReplays: number }> {
   return async () => {
     const result = await fn()
-    return { result, wireReplays: currentTape()!.wireReplays }
+    return { result, wireReplays: tapeInternals(currentTape()!).wireReplays() }
   }
 }
 
@@ -89,7 +90,7 @@ it('misses an openai request changed after a step taken by fingerprint with the 
     try {
       return await changed()
     } finally {
-      wireReplays = currentTape()!.wireReplays
+      wireReplays = tapeInternals(currentTape()!).wireReplays()
     }
   })
   const keyed = await runTaped(store, 'turns.jsonl', 'replay', changed, { normalizers: KEYED })

@@ -5,6 +5,7 @@ import { createMemoryStore } from './cassette-store.js'
 import { isAgentTapeError } from './errors.js'
 import { IGNORED_ITEM, IgnorePaths } from './ignore-paths.js'
 import { openTape } from './open-tape.js'
+import { tapeInternals } from './tape-internals.js'
 import type { TapeOptions } from './tape-options.js'
 
 const PATH = '__cassettes__/t.jsonl'
@@ -68,7 +69,7 @@ describe('ignore paths', () => {
   it('let a per-request id replay across runs, store it, count it, and write no fingerprints', async () => {
     const { store, open } = setup()
     const recording = await open('auto', { ignore: ['body.metadata.request_id'] })
-    const beganRecording = recording.beginRequest({
+    const beganRecording = tapeInternals(recording).beginRequest({
       kind: 'llm',
       head: 'h',
       body: new TextEncoder().encode('first'),
@@ -116,7 +117,7 @@ describe('ignore paths', () => {
   it('leave the keys and fingerprints of a tape without ignores as they were', async () => {
     const { store, open } = setup()
     const tape = await open('auto')
-    const begun = tape.beginRequest({
+    const begun = tapeInternals(tape).beginRequest({
       kind: 'llm',
       head: 'h',
       body: new TextEncoder().encode('first'),

@@ -73,5 +73,7 @@ export {
   setProcessTape,
   setRunMode,
 } from './tape-context.js'
+export type { TapeInternals } from './tape-internals.js'
+export { answersFromCassette, tapeInternals } from './tape-internals.js'
 export type { BegunDecision, WireRequest } from './tape-options.js'
 export { WIRE_SCHEME_VERSION } from './wire-hasher.js'

@@ -3,6 +3,7 @@ import { AgentTapeError } from './errors.js'
 import { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
 import type { Tape } from './tape.js'
 import { currentTape, runInsideDecision } from './tape-context.js'
+import { answersFromCassette, tapeInternals } from './tape-internals.js'
 import type { BegunDecision } from './tape-options.js'
 
 /**
@@ -74,7 +75,7 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
       // tapes replay, starting the server would start it for a replay.
       if (!tape && replaysOutsideTapes()) throw mcpOutsideTapeError(JSON.stringify(server))
       // Replay answers from the cassette: the server is never started.
-      virtual = tape !== undefined && tape.action === 'replay' && tape.mode !== 'live-tools'
+      virtual = tape !== undefined && answersFromCassette(tape)
       if (virtual) return
       inner.onmessage = (message: McpMessage, extra?: unknown) => void deliver(message, extra)
       inner.onclose = () => outer.onclose?.()
@@ -86,7 +87,7 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
     async send(message: McpMessage, sendOptions?: unknown) {
       const tape = currentTape()
       const isRequest = typeof message.method === 'string' && message.id !== undefined
-      const replaying = tape !== undefined && tape.action === 'replay' && tape.mode !== 'live-tools'
+      const replaying = tape !== undefined && answersFromCassette(tape)
       if (!tape || !isRequest || tape.action === 'passthrough') {
         // Nothing leaves in replay, on a transport connected before the tape began too.
         if (virtual || replaying) return
@@ -95,7 +96,7 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
       const input = { server, method: message.method, params: withoutMeta(message.params) }
       const begun = tape.begin('mcp', input)
       // Replay answers from the cassette, even on a transport connected before the tape began.
-      if (begun.action === 'replay' && tape.mode !== 'live-tools') {
+      if (begun.action === 'replay' && answersFromCassette(tape)) {
         const answer = responseFrom(message.id!, begun.record.out, begun.record.err)
         queueMicrotask(() => outer.onmessage?.(answer))
         return
@@ -130,7 +131,7 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
       // live-tools: the live result is checked against the recording; the client goes on with
       // the recorded one, as the model decisions after it were recorded with it.
       const record = entry.recorded.record
-      await entry.tape.checkLive(record, () => {
+      await tapeInternals(entry.tape).checkLive(record, () => {
         if (err) throw Object.assign(new Error(err.message), { name: err.name, code: err.code })
         return message.result
       })

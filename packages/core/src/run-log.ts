@@ -1,6 +1,5 @@
 import { decisionLabel } from './describe-decision.js'
-import type { DivergenceError, ReplayMiss } from './divergence.js'
-import { deepInputError, isStackOverflow } from './errors.js'
+import { type AgentTapeError, deepInputError, isStackOverflow } from './errors.js'
 import type { ToolDrift } from './live-tools.js'
 import type { KeyedDecision, PartEnding, PartTally } from './tape-part.js'
 import type { DecisionState, DecisionStatus, TapeState } from './tape-state.js'
@@ -12,7 +11,8 @@ import type { DecisionState, DecisionStatus, TapeState } from './tape-state.js'
  */
 export class RunLog {
   readonly decisions: DecisionState[] = []
-  readonly divergences: (ReplayMiss | DivergenceError)[] = []
+  /** What fails the run, first first: misses, divergences found as it ends, what a boundary refused. */
+  readonly divergences: AgentTapeError[] = []
   readonly warnings: string[] = []
   /** Tools whose live result differed from the recording (`live-tools` mode). */
   readonly drifts: string[] = []
@@ -45,7 +45,7 @@ export class RunLog {
     this.decisions.push(state)
   }
 
-  diverge(error: ReplayMiss | DivergenceError): void {
+  diverge(error: AgentTapeError): void {
     this.divergences.push(error)
   }
 
@@ -79,7 +79,7 @@ export class RunLog {
     } catch (error) {
       if (!isStackOverflow(error)) throw error
       const refused = deepInputError(kind, error)
-      this.divergences.push(refused as DivergenceError)
+      this.divergences.push(refused)
       throw refused
     }
   }

@@ -1,5 +1,4 @@
 import { type DecisionPosition, isValidKind } from './canonical-key.js'
-import type { Cassette, DecisionRecord } from './cassette-format.js'
 import { describeDecision } from './describe-decision.js'
 import type { DivergenceError, ReplayMiss } from './divergence.js'
 import { AgentTapeError, ConfigError, isAgentTapeError } from './errors.js'
@@ -13,6 +12,7 @@ import { RunLog } from './run-log.js'
 import { SecretScanner, secretEnvValues } from './secrets/index.js'
 import { isInsideDecision, runFinishHooks } from './tape-context.js'
 import { EnvReads } from './tape-env.js'
+import { TAPE_INTERNALS, type TapeInternals } from './tape-internals.js'
 import { Lanes } from './tape-lanes.js'
 import type { BegunDecision, TapeOptions, WireRequest } from './tape-options.js'
 import type { KeyedDecision, PartContext, TapePart } from './tape-part.js'
@@ -29,7 +29,7 @@ import { WireHasher, wireFingerprint } from './wire-hasher.js'
  * const tools = tape.tools({ lookup_invoice, refund: { run: refund, effect: 'irreversible', stub: fakeRefund } })
  * const reply = await tape.call('llm', { messages, tools: schemas }, () => model(messages))
  * await tape.finish()
- * const failure = tape.failure() // a ReplayMiss or DivergenceError, or undefined
+ * const failure = tape.failure() // a ReplayMiss, a DivergenceError or a boundary's refusal, or undefined
  */
 export class Tape {
   readonly id: string
@@ -64,7 +64,22 @@ export class Tape {
   /** Set as `finish()` begins: a decision asked for from then on comes from code the test did not await. */
   private finishing = false
 
-  /** @internal use {@link openTape} */
+  /**
+   * The handle agent-tape's own boundaries and runners use (see {@link TapeInternals}); read it
+   * with `tapeInternals(tape)` from `@agent-tape/core/internal`.
+   */
+  readonly [TAPE_INTERNALS]: TapeInternals = {
+    beginRequest: (request) => this.beginRequest(request),
+    wireReplays: () => this.part.wireReplays,
+    replayWaitLeftMs: () => this.replayWaitLeftMs(),
+    checkLive: (record, fn) => this.part.checkLive(record, fn),
+    divergedRun: () => (this.log.divergences.length > 0 ? this.part.run() : undefined),
+    completedRecording: () => this.part.recording(),
+    openedCassette: () => this.part.opened(),
+    recordedDecisions: () => this.part.replayable,
+  }
+
+  /** Opened by {@link openTape}, which resolves the mode and reads the cassette first. */
   constructor(
     options: TapeOptions,
     init: {
@@ -152,10 +167,8 @@ export class Tape {
    * identical canonical input, so this cannot change which decision answers. Otherwise the
    * request is keyed as {@link begin} keys it, misses included. No fingerprints with
    * normalizers. Throws a {@link ReplayMiss} as {@link begin} does.
-   *
-   * @internal
    */
-  beginRequest(request: WireRequest): BegunDecision {
+  private beginRequest(request: WireRequest): BegunDecision {
     // What the function behind a decision does is part of it, even while that decision finishes.
     if (isInsideDecision()) return { action: 'passthrough', key: '' }
     this.assertOpen(request.kind)
@@ -168,7 +181,7 @@ export class Tape {
         kind: request.kind,
         wire,
         position,
-        decisionIndex: this.asked + 1,
+        decisionIndex: this.nextDecisionIndex(),
       })
       if (replayed) {
         this.lanes.place(request.kind)
@@ -183,15 +196,6 @@ export class Tape {
         : (position: DecisionPosition) => wireFingerprint(kind, position, request.head, digest)
     const decision = this.decide(kind, input, wireAt)
     return decision ? this.part.begin(decision) : { action: 'passthrough', key: '' }
-  }
-
-  /**
-   * How many requests this tape replayed by their fingerprint alone (see {@link beginRequest}).
-   *
-   * @internal
-   */
-  get wireReplays(): number {
-    return this.part.wireReplays
   }
 
   /**
@@ -237,16 +241,18 @@ export class Tape {
   /**
    * How many milliseconds a replay paced as recorded may still wait before the test's timeout
    * (see `testTimeoutMs`).
-   *
-   * @internal
    */
-  replayWaitLeftMs(): number {
+  private replayWaitLeftMs(): number {
     const budget = this.options.testTimeoutMs ?? DEFAULT_TEST_TIMEOUT_MS
     return budget - (performance.now() - this.openedAt)
   }
 
-  /** The first divergence of the run (the one to fail the test with), once there is one. */
-  failure(): ReplayMiss | DivergenceError | undefined {
+  /**
+   * The first divergence of the run (the one to fail the test with), once there is one: a
+   * {@link ReplayMiss}, a {@link DivergenceError}, or what a boundary reported (a refused
+   * connection); tell them apart by `code`, or with `isReplayMiss`.
+   */
+  failure(): AgentTapeError | undefined {
     return this.log.divergences[0]
   }
 
@@ -256,7 +262,7 @@ export class Tape {
    */
   reportDivergence(error: AgentTapeError): void {
     if (this.finished) this.options.onLateUse?.(error)
-    else this.log.diverge(error as DivergenceError)
+    else this.log.diverge(error)
   }
 
   /**
@@ -287,53 +293,9 @@ export class Tape {
     return this.finished
   }
 
-  /**
-   * The run of a replay that diverged, as far as it went, for the divergence view: a cassette
-   * with the recording's header and the decisions the run asked for, in order, the replayed
-   * ones as recorded and each miss with its redacted input and no outcome. `undefined` when the
-   * tape did not replay or did not diverge.
-   */
-  divergedRun(): Cassette | undefined {
-    return this.log.divergences.length > 0 ? this.part.run() : undefined
-  }
-
-  /**
-   * The decisions this run has recorded so far whose outcome is complete, under the header a
-   * write would give them, as a cassette; `undefined` unless the tape records. For a process
-   * that must keep its recording as it exits (`process.on('exit')` runs no asynchronous work,
-   * so `finish()` cannot): the decisions still in flight are left out, numbered as if they had
-   * never been made. Nothing is scanned or written.
-   */
-  completedRecording(): Cassette | undefined {
-    return this.part.recording()
-  }
-
-  /**
-   * The cassette on disk when the tape opened: the one it replays, or the one its recording
-   * replaces (for a re-record's report of what changed); `undefined` for a first recording.
-   */
-  get openedCassette(): Cassette | undefined {
-    return this.part.opened()
-  }
-
-  /** The decisions of the cassette this tape replays (none when it records or passes through). */
-  get recordedDecisions(): readonly DecisionRecord[] {
-    return this.part.replayable
-  }
-
   /** The tape's run state as plain data. */
   get state(): TapeState {
     return this.finished ?? this.log.snapshot(this, this.part.tally(), undefined)
-  }
-
-  /**
-   * `live-tools`: runs a recorded tool for real (`fn`) and compares its result with the
-   * recording. A drift fails the run; the caller goes on with the recorded result, so that every
-   * drifted tool of the run is reported and the model decisions after it still replay. For
-   * adapters that run tools themselves (the MCP transport).
-   */
-  async checkLive(record: DecisionRecord, fn: () => unknown): Promise<void> {
-    await this.part.checkLive(record, fn)
   }
 
   /**
@@ -366,10 +328,16 @@ export class Tape {
       position,
       normalized,
       keyed,
-      decisionIndex: ++this.asked,
+      decisionIndex: this.nextDecisionIndex(),
     }
+    this.asked++
     if (wireAt) decision.wire = wireAt(position)
     return decision
+  }
+
+  /** The `decisionIndex` of the next decision the run asks for: they are counted from 1. */
+  private nextDecisionIndex(): number {
+    return this.asked + 1
   }
 
   private assertOpen(kind?: string): void {

@@ -11,6 +11,7 @@ import {
   redactUrl,
   replaysOutsideTapes,
   type Tape,
+  tapeInternals,
   toReplayedError,
 } from '@agent-tape/core/internal'
 import { findCodec } from './codecs/index.js'
@@ -166,13 +167,13 @@ async function handleForTape(
   // A replayed request is answered from the tape and never sent, so its body needs no copy.
   const body = await readRequestBytes(request, tape.action === 'replay')
   const parts = readRequestParts(request, url, requestClass, body)
-  // Computed only when the request's fingerprint does not answer it (see Tape.beginRequest).
+  // Computed only when the request's fingerprint does not answer it (see TapeInternals.beginRequest).
   let decision: RequestDecision | undefined
   // What reading the request as decision input threw, told apart from what the tape throws.
   let unreadable: { error: unknown } | undefined
   let begun: ReturnType<Tape['begin']>
   try {
-    begun = tape.beginRequest({
+    begun = tapeInternals(tape).beginRequest({
       kind: expectedKind(parts),
       head: wireHead(parts),
       body,

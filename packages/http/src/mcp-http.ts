@@ -1,4 +1,11 @@
-import { AgentTapeError, isReplayMiss, type Tape, toReplayedError } from '@agent-tape/core/internal'
+import {
+  AgentTapeError,
+  answersFromCassette,
+  isReplayMiss,
+  type Tape,
+  tapeInternals,
+  toReplayedError,
+} from '@agent-tape/core/internal'
 import { isLoopbackHost } from './endpoints.js'
 import type { RequestOutcome } from './handle-request.js'
 import { decodedResponse, performAndRecord, teeForRecording } from './record-response.js'
@@ -99,18 +106,18 @@ export async function handleMcpRequest(
       : { type: 'respond', response: recording.teed.response }
   }
   const record = begun.record
-  const refusal = tape.mode === 'live-tools' ? undefined : replayRefusal(tape, record, timing)
+  const refusal = answersFromCassette(tape) ? replayRefusal(tape, record, timing) : undefined
   if (refusal) {
     tape.reportDivergence(refusal)
     return { type: 'error', error: refusal }
   }
   // The request failed while recording (the server was unreachable): it fails the same way.
-  if (record.err && tape.mode !== 'live-tools') return { type: 'error', error: toReplayedError(record.err) }
+  if (record.err && answersFromCassette(tape)) return { type: 'error', error: toReplayedError(record.err) }
   if (!isRecordedResponse(record.out)) {
     return { type: 'error', error: damaged(record.seq, tape.cassettePath) }
   }
   const recorded = withJsonRpcId(record.out, mcp.id)
-  if (tape.mode !== 'live-tools') return { type: 'respond', response: buildReplayResponse(recorded, timing) }
+  if (answersFromCassette(tape)) return { type: 'respond', response: buildReplayResponse(recorded, timing) }
   const response = decodedResponse(await perform(request))
   if (mcp.input.method !== 'tools/call') return { type: 'respond', response }
   // live-tools: the tool's live result against the recorded one; the client goes on with the
@@ -121,7 +128,7 @@ export async function handleMcpRequest(
   const asResult = was.error
     ? { ...record, out: undefined, err: { name: 'McpError', message: was.error.message ?? '' } }
     : { ...record, out: was.result }
-  await tape.checkLive(asResult, () => {
+  await tapeInternals(tape).checkLive(asResult, () => {
     if (outcome.error) throw Object.assign(new Error(outcome.error.message ?? ''), { name: 'McpError' })
     return outcome.result
   })

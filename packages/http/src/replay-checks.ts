@@ -1,4 +1,10 @@
-import { AgentTapeError, type DecisionRecord, decisionLabel, type Tape } from '@agent-tape/core/internal'
+import {
+  AgentTapeError,
+  type DecisionRecord,
+  decisionLabel,
+  type Tape,
+  tapeInternals,
+} from '@agent-tape/core/internal'
 import { isRecordedResponse, type RecordedResponse } from './recorded-response.js'
 import { type ReplayTiming, replaySpeed } from './replay-timing.js'
 import { recordedStream } from './streams/index.js'
@@ -35,7 +41,7 @@ export function replayRefusal(
   if (speed === 0) return undefined
   const recorded = record.err ? record.ms : isRecordedResponse(out) ? pacedDuration(out) : 0
   const waits = recorded / speed
-  const left = tape.replayWaitLeftMs()
+  const left = tapeInternals(tape).replayWaitLeftMs()
   if (waits <= left) return undefined
   const pace = timing === 'recorded' ? "timing: 'recorded'" : `timing: { speed: ${speed} }`
   return new AgentTapeError('ERR_TAPE_TIMING', {

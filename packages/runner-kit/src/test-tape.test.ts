@@ -1,4 +1,4 @@
-import { createMemoryStore, type HarnessProvider, parseCassette } from '@agent-tape/core/internal'
+import { createMemoryStore, type HarnessProvider, parseCassette, tapeInternals } from '@agent-tape/core/internal'
 import { expect, it } from 'vitest'
 import type { TapeSummaryEntry } from './tape-summary.js'
 import { openTestTape, type TestTapeInput } from './test-tape.js'
@@ -195,12 +195,12 @@ it('fails the test with what reaches the tape while it is still finishing', asyn
 it("gives the tape the test's timeout, which a replay paced as recorded must not outlast", async () => {
   const { open } = setup()
   const { tape } = await open({ testTimeoutMs: 2000 })
-  expect(tape.replayWaitLeftMs()).toBeLessThanOrEqual(2000)
-  expect(tape.replayWaitLeftMs()).toBeGreaterThan(1000)
+  expect(tapeInternals(tape).replayWaitLeftMs()).toBeLessThanOrEqual(2000)
+  expect(tapeInternals(tape).replayWaitLeftMs()).toBeGreaterThan(1000)
   // Without a runner's timeout, a paced replay may still wait minutes, not forever.
   const { tape: unbounded } = await setup().open()
-  expect(unbounded.replayWaitLeftMs()).toBeGreaterThan(60_000)
-  expect(unbounded.replayWaitLeftMs()).toBeLessThanOrEqual(5 * 60_000)
+  expect(tapeInternals(unbounded).replayWaitLeftMs()).toBeGreaterThan(60_000)
+  expect(tapeInternals(unbounded).replayWaitLeftMs()).toBeLessThanOrEqual(5 * 60_000)
 })
 
 it('replays the cassette a tape in a describe had at its former path, and reports where it belongs now', async () => {

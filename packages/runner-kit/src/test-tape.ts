@@ -10,6 +10,7 @@ import {
   type SecretAllowList,
   type Tape,
   type TapeMode,
+  tapeInternals,
 } from '@agent-tape/core/internal'
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import { childProcessesOf } from '@agent-tape/http'
@@ -174,7 +175,9 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       phase = 'finishing'
       const state = await tape.finish()
       const tokens =
-        state.action === 'replay' ? replayedTokens(state, tape.recordedDecisions, reader) : undefined
+        state.action === 'replay'
+          ? replayedTokens(state, tapeInternals(tape).recordedDecisions(), reader)
+          : undefined
       const entry = summarizeTape(state, id, tokens)
       if (choice.movesTo) entry.movesTo = choice.movesTo
       const run = readRunUsage(tape, state, reader)
@@ -185,7 +188,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       // Checked recording as well as replaying: a re-record that blows the budget fails as it happens.
       const overBudget = config.budget ? budgetFailure(config.budget, tape, run, priceUsage) : undefined
       // A replay that diverged keeps its run where the report's view command looks for it.
-      const diverged = tape.divergedRun()
+      const diverged = tapeInternals(tape).divergedRun()
       if (diverged) {
         const kept = await keepDivergedRun(diverged, runPath, store, {
           env: input.env ?? process.env,

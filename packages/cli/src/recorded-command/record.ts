@@ -18,6 +18,7 @@ import {
   scanCassette,
   secretEnvValues,
   serializeCassette,
+  tapeInternals,
 } from '@agent-tape/core/internal'
 import { createGitHarness, writeFileAtomic } from '@agent-tape/core/node'
 import { mergeRecordings, type ProcessReport } from '@agent-tape/http/process'
@@ -163,7 +164,7 @@ export async function recordCommand(
       0,
     )
     if (processDecisions === 0) return notWritten(nothingRecorded(line.argv, ended, results.reports.length))
-    const envPart = envTape.completedRecording()!
+    const envPart = tapeInternals(envTape).completedRecording()!
     const harness = await createGitHarness(root).identify(options.harness ?? [])
     const cassette: Cassette = mergeRecordings({ ...envPart.header, test: id, harness, source }, [
       envPart,

@@ -10,6 +10,7 @@ import {
   secretEnvValues,
   serializeCassette,
   type Tape,
+  tapeInternals,
 } from '@agent-tape/core/internal'
 import type { ProcessPlace } from './process-place.js'
 import { fileNameOf, type ProcessSessionConfig, sessionFiles } from './session.js'
@@ -65,7 +66,7 @@ export function writeProcessReport({ tape, place, dir, config, env, signal }: Re
     ...(signal ? { signal } : {}),
   }
   if (config.mode === 'record') {
-    const cassette = tape.completedRecording()
+    const cassette = tapeInternals(tape).completedRecording()
     const kept = cassette?.decisions.length ?? 0
     const state = tape.state
     report.recording = { decisions: kept, inFlight: state.captured - kept }
@@ -82,7 +83,7 @@ export function writeProcessReport({ tape, place, dir, config, env, signal }: Re
     }
   } else {
     const state = tape.state
-    const run = tape.divergedRun()
+    const run = tapeInternals(tape).divergedRun()
     report.replay = {
       decisions: state.decisions.filter((d) => d.status !== 'unused'),
       divergences: state.divergences,

@@ -1,4 +1,4 @@
-import type { Tape, TapeState } from '@agent-tape/core/internal'
+import { type Tape, type TapeState, tapeInternals } from '@agent-tape/core/internal'
 import type { UsageReader } from '../usage.js'
 import { type DecisionUsage, type UsageSource, usageOfDecisions } from './decision-usage.js'
 import { cassetteTotals, type RunTotals } from './run-cost.js'
@@ -31,10 +31,12 @@ export function readRunUsage(tape: Tape, state: TapeState, reader: UsageReader):
   let recordedAt: string | undefined
   if (tape.action === 'replay') {
     const replayed = new Set(made.filter((d) => d.status === 'replayed').map((d) => d.seq))
-    decisions = tape.recordedDecisions.filter((d) => replayed.has(d.seq))
-    recordedAt = tape.openedCassette?.header.recordedAt
+    decisions = tapeInternals(tape)
+      .recordedDecisions()
+      .filter((d) => replayed.has(d.seq))
+    recordedAt = tapeInternals(tape).openedCassette()?.header.recordedAt
   } else if (tape.action === 'record') {
-    const recording = tape.completedRecording()
+    const recording = tapeInternals(tape).completedRecording()
     decisions = recording?.decisions ?? []
     recordedAt = recording?.header.recordedAt
   }
@@ -57,8 +59,8 @@ export function readRerecord(
   state: TapeState,
   reader: UsageReader,
 ): { before: RunTotals; after: RunTotals } | undefined {
-  const before = tape.action === 'record' && state.written ? tape.openedCassette : undefined
-  const after = before ? tape.completedRecording() : undefined
+  const before = tape.action === 'record' && state.written ? tapeInternals(tape).openedCassette() : undefined
+  const after = before ? tapeInternals(tape).completedRecording() : undefined
   if (!before || !after) return undefined
   return { before: cassetteTotals(before, reader), after: cassetteTotals(after, reader) }
 }
