@@ -21,9 +21,13 @@ it('gives the handle of a tape opened by the other copy, which answers for that 
   const replaying = await esm.openTape({ id: 't', cassettePath: 'c.jsonl', store, mode: 'replay', env: {} })
   const handle = cjs.tapeInternals(replaying)
   expect(handle).toBe(esm.tapeInternals(replaying))
-  expect(handle.recordedDecisions().map((d) => d.key)).toEqual([esm.computeKey('tool', { q: 1 }, { step: 0 })])
+  expect(handle.recordedDecisions().map((d) => d.key)).toEqual([
+    esm.computeKey('tool', { q: 1 }, { step: 0 }),
+  ])
   expect(handle.openedCassette()?.header.test).toBe('t')
-  expect(await replaying.call('tool', { q: 2 }, () => 'two').catch((error) => error.code)).toBe('ERR_TAPE_MISS')
+  expect(await replaying.call('tool', { q: 2 }, () => 'two').catch((error) => error.code)).toBe(
+    'ERR_TAPE_MISS',
+  )
   expect(handle.divergedRun()?.decisions.map((d) => d.in)).toEqual([{ q: 2 }])
 })
 

@@ -1,4 +1,9 @@
-import { createMemoryStore, type HarnessProvider, parseCassette, tapeInternals } from '@agent-tape/core/internal'
+import {
+  createMemoryStore,
+  type HarnessProvider,
+  parseCassette,
+  tapeInternals,
+} from '@agent-tape/core/internal'
 import { expect, it } from 'vitest'
 import type { TapeSummaryEntry } from './tape-summary.js'
 import { openTestTape, type TestTapeInput } from './test-tape.js'
