@@ -33,18 +33,6 @@ export function mapStrings(value: unknown, fn: (text: string, path: string) => s
   return value
 }
 
-/** Calls `fn` for every string leaf of a JSON value with its path. */
-export function forEachString(value: unknown, fn: (text: string, path: string) => void, path = ''): void {
-  mapStrings(
-    value,
-    (text, at) => {
-      fn(text, at)
-      return text
-    },
-    path,
-  )
-}
-
 /**
  * Converts a value to plain JSON data the way `JSON.stringify` would (dates to strings,
  * `undefined` members dropped), so what is recorded is exactly what replay returns.

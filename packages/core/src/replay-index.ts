@@ -52,10 +52,6 @@ export class ReplayIndex {
     return this.used.size
   }
 
-  isUsed(seq: number): boolean {
-    return this.used.has(seq)
-  }
-
   unused(): DecisionRecord[] {
     return this.decisions.filter((d) => !this.used.has(d.seq))
   }
