@@ -35,7 +35,7 @@ export interface MissDetails {
  * and also kept on the tape, so the test fails even when the agent or the SDK swallows it.
  */
 export class ReplayMiss extends AgentTapeError {
-  override name = 'ReplayMiss'
+  override name = 'ReplayMiss' as const
   readonly details: MissDetails
 
   constructor(details: MissDetails, context: DivergenceContext) {
@@ -46,7 +46,7 @@ export class ReplayMiss extends AgentTapeError {
 
 /** A divergence found when the run ends: unused decisions, environment drift, a strict harness mismatch. */
 export class DivergenceError extends AgentTapeError {
-  override name = 'DivergenceError'
+  override name = 'DivergenceError' as const
 }
 
 export function isReplayMiss(error: unknown): error is ReplayMiss {

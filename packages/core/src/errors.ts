@@ -18,12 +18,24 @@ export type AgentTapeErrorCode =
   | 'ERR_TAPE_NO_KEY'
   | 'ERR_TAPE_BUDGET'
 
+/** What every {@link AgentTapeErrorCode} starts with: how {@link isAgentTapeError} knows one. */
+const CODE_PREFIX = 'ERR_TAPE_'
+
+/** The literal `name` of each of agent-tape's error classes, which their guards check. */
+export type AgentTapeErrorName =
+  | 'AgentTapeError'
+  | 'CassetteCorruptError'
+  | 'SecretLeakError'
+  | 'ConfigError'
+  | 'ReplayMiss'
+  | 'DivergenceError'
+
 /**
  * Base class of agent-tape's own errors. Errors thrown by user code (a tool that throws)
  * are never wrapped in it: they are recorded and replayed as that tool's error.
  */
 export class AgentTapeError extends Error {
-  override name = 'AgentTapeError'
+  override name: AgentTapeErrorName = 'AgentTapeError'
   readonly code: AgentTapeErrorCode
 
   constructor(code: AgentTapeErrorCode, parts: MessageParts | string, options?: { cause?: unknown }) {
@@ -34,7 +46,7 @@ export class AgentTapeError extends Error {
 
 /** Thrown when a cassette file cannot be read as a valid cassette. */
 export class CassetteCorruptError extends AgentTapeError {
-  override name = 'CassetteCorruptError'
+  override name = 'CassetteCorruptError' as const
   /** Why the line is damaged and how to recover, without the file and line (for per-file reports). */
   readonly reason: string
   constructor(
@@ -49,7 +61,7 @@ export class CassetteCorruptError extends AgentTapeError {
 
 /** Thrown when a secret-shaped value would be written into a cassette. */
 export class SecretLeakError extends AgentTapeError {
-  override name = 'SecretLeakError'
+  override name = 'SecretLeakError' as const
   constructor(
     parts: MessageParts,
     readonly findings: readonly { path: string; rule: string }[],
@@ -60,7 +72,7 @@ export class SecretLeakError extends AgentTapeError {
 
 /** Thrown for invalid options: unknown modes, irreversible tools without a stub, bad names. */
 export class ConfigError extends AgentTapeError {
-  override name = 'ConfigError'
+  override name = 'ConfigError' as const
   constructor(parts: MessageParts) {
     super('ERR_TAPE_CONFIG', parts)
   }
@@ -70,26 +82,20 @@ export class ConfigError extends AgentTapeError {
  * The shape check behind every `is*()` guard: the literal `name`, and the given `code` (or any
  * string code), without `instanceof`, which fails across realms.
  */
-export function hasShape(error: unknown, name: string, code?: AgentTapeErrorCode): boolean {
+export function hasShape(error: unknown, name: AgentTapeErrorName, code?: AgentTapeErrorCode): boolean {
   if (typeof error !== 'object' || error === null) return false
   const e = error as { name?: unknown; code?: unknown }
   return e.name === name && (code === undefined ? typeof e.code === 'string' : e.code === code)
 }
 
-const OWN_NAMES = new Set([
-  'AgentTapeError',
-  'CassetteCorruptError',
-  'SecretLeakError',
-  'ConfigError',
-  'ReplayMiss',
-  'DivergenceError',
-])
-
-/** True for any agent-tape error, also across realms (Jest's sandbox has its own `Error`). */
+/**
+ * True for any agent-tape error, also across realms (Jest's sandbox has its own `Error`): its
+ * code is one of agent-tape's, whichever package or copy of core threw it.
+ */
 export function isAgentTapeError(error: unknown): error is AgentTapeError {
   if (typeof error !== 'object' || error === null) return false
   const e = error as { name?: unknown; code?: unknown }
-  return typeof e.name === 'string' && OWN_NAMES.has(e.name) && typeof e.code === 'string'
+  return typeof e.name === 'string' && typeof e.code === 'string' && e.code.startsWith(CODE_PREFIX)
 }
 
 export function isCassetteCorruptError(error: unknown): error is CassetteCorruptError {

@@ -16,7 +16,7 @@ export type { CassetteStore } from './cassette-store.js'
 export { createMemoryStore } from './cassette-store.js'
 export type { MissDetails } from './divergence.js'
 export { DivergenceError, isDivergenceError, isReplayMiss, ReplayMiss } from './divergence.js'
-export type { AgentTapeErrorCode } from './errors.js'
+export type { AgentTapeErrorCode, AgentTapeErrorName } from './errors.js'
 export {
   AgentTapeError,
   CassetteCorruptError,
