@@ -57,7 +57,7 @@ beforeAll(async () => {
   expect(answer).toMatch(/refunded/)
   expect(calls()).toBe(9)
   expect(implementations.realCalls).toEqual([])
-  expect(state).toMatchObject({ action: 'record', status: 'recorded', captured: 17, written: true })
+  expect(state).toMatchObject({ action: 'record', status: 'recorded', recorded: 17, written: true })
 })
 
 it('records the 17 decisions of the run in order, one line each after the header', () => {

@@ -133,7 +133,7 @@ it.each([
     const backoff = vi.spyOn(prototype, 'calculateDefaultRetryTimeoutMillis')
     try {
       const rec = await runTaped(store, `retries-${sdk}.jsonl`, 'auto', ask)
-      expect(rec.state.captured).toBe(3)
+      expect(rec.state.recorded).toBe(3)
       const started = performance.now()
       const replay = await runTaped(store, `retries-${sdk}.jsonl`, 'replay', ask)
       const elapsed = performance.now() - started

@@ -135,7 +135,7 @@ it('replays on any resource host, with an Entra ID token instead of the key: nei
   const rec = await runTaped(store, 'entra.jsonl', 'auto', () =>
     weather(azure({ apiKey: undefined, azureADTokenProvider: async () => ENTRA_TOKEN }), false),
   )
-  expect(rec.state.captured).toBe(3)
+  expect(rec.state.recorded).toBe(3)
   expect(provider.requests.at(-1)?.headers.authorization).toBe(`Bearer ${ENTRA_TOKEN}`)
   expect(store.files['entra.jsonl']).not.toContain(ENTRA_TOKEN)
   expect(store.files['entra.jsonl']).not.toContain('eyJ')
@@ -210,7 +210,7 @@ it('never keys or stores an api-key sent as a query parameter', async () => {
     defaultHeaders: { 'api-key': API_KEY },
   })
   const rec = await runTaped(store, 'query-key.jsonl', 'auto', () => weather(client, false))
-  expect(rec.state.captured).toBe(3)
+  expect(rec.state.recorded).toBe(3)
   expect(provider.requests.at(-1)?.search).toBe(`?api-key=${API_KEY}`)
   const text = store.files['query-key.jsonl']!
   expect(text).not.toContain(API_KEY)

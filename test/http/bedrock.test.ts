@@ -379,7 +379,7 @@ it('the default client, over HTTP/2, records and replays the same answers with z
   const client = http2BedrockClient(provider.http2Url!)
   const rec = await runTaped(store, 'http2.jsonl', 'auto', () => runConverseAgent(client, QUESTION))
   expect(rec.error).toBeUndefined()
-  expect(rec.state).toMatchObject({ status: 'recorded', captured: 3 })
+  expect(rec.state).toMatchObject({ status: 'recorded', recorded: 3 })
   const connections = provider.connections
   const replay = await runTaped(store, 'http2.jsonl', 'replay', () => runConverseAgent(client, QUESTION))
   expect(provider.connections).toBe(connections)

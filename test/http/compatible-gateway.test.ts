@@ -207,7 +207,7 @@ it('api.perplexity.ai is a model host: a call recorded elsewhere replays against
     'auto',
     ask(new OpenAI({ apiKey: API_KEY, baseURL: provider.url })),
   )
-  expect(rec.state.captured).toBe(1)
+  expect(rec.state.recorded).toBe(1)
   const replay = await runTaped(
     store,
     'perplexity.jsonl',

@@ -31,7 +31,7 @@ it('a fetch captured before installation is recorded and replayed like any other
   const recording = await runTaped(store, 'early.jsonl', 'auto', ask)
   expect(recording.error).toBeUndefined()
   expect(recording.result).toBe('Hello from the early client.')
-  expect(recording.state).toMatchObject({ status: 'recorded', captured: 1, divergences: [] })
+  expect(recording.state).toMatchObject({ status: 'recorded', recorded: 1, divergences: [] })
   const connections = provider.connections
   expect(connections).toBeGreaterThan(0)
   const replay = await runTaped(store, 'early.jsonl', 'replay', ask)

@@ -32,7 +32,7 @@ describe('@google/genai', () => {
     const rec = await runTaped(store, 'genai.jsonl', 'auto', () => runGeminiAgent(ai, QUESTION, false))
     expect(rec.error).toBeUndefined()
     expect(rec.result?.text).toBe(ANSWER)
-    expect(rec.state).toMatchObject({ captured: 3, warnings: [] })
+    expect(rec.state).toMatchObject({ recorded: 3, warnings: [] })
     const connections = provider.connections
     const replay = await runTaped(store, 'genai.jsonl', 'replay', () => runGeminiAgent(ai, QUESTION, false))
     expect(provider.connections).toBe(connections)
@@ -236,7 +236,7 @@ describe('@google/genai', () => {
     const rec = await runTaped(store, 'genai-retry.jsonl', 'auto', run)
     await flaky.close()
     expect(rec.result).toBe('Recovered.')
-    expect(rec.state.captured).toBe(2)
+    expect(rec.state.recorded).toBe(2)
     const replay = await runTaped(store, 'genai-retry.jsonl', 'replay', run)
     expect(replay.result).toBe('Recovered.')
     expect(replay.state).toMatchObject({ status: 'clean', replayed: 2 })

@@ -129,7 +129,7 @@ it('the default BedrockRuntimeClient records a Converse tool loop over HTTP/2 an
   const before = provider.connections
   const rec = await runTaped(store, 'converse.jsonl', 'auto', () => runConverseAgent(client, QUESTION))
   expect(rec.error).toBeUndefined()
-  expect(rec.state).toMatchObject({ status: 'recorded', captured: 3 })
+  expect(rec.state).toMatchObject({ status: 'recorded', recorded: 3 })
   expect(rec.result?.text).toBe('Magnetic tape recording was invented in 1928.')
   // One isolated session per request, as the SDK opens them for Bedrock.
   expect(provider.connections).toBe(before + 3)
@@ -260,7 +260,7 @@ it('a raw http2 session to a taped origin records and replays status, headers an
   const before = api.connections
   const live = await runTaped(memory, 'raw.jsonl', 'auto', callApi)
   expect(live.error).toBeUndefined()
-  expect(live.state).toMatchObject({ status: 'recorded', captured: 2 })
+  expect(live.state).toMatchObject({ status: 'recorded', recorded: 2 })
   expect(api.connections).toBe(before + 1)
   expect(live.result?.created).toMatchObject({
     status: 201,
@@ -305,7 +305,7 @@ it('a stream finds the tape of the code that called request(), whichever tape op
   const opened = await runTaped(memory, 'opener.jsonl', 'auto', async () => {
     session = http2.connect(`http://api.example.test:${api.port}`, { lookup })
   })
-  expect(opened.state.captured).toBe(0)
+  expect(opened.state.recorded).toBe(0)
   const used = await runTaped(memory, 'user.jsonl', 'auto', () => {
     const answer = new Promise<H2Answer>((resolve, reject) => {
       const stream = session!.request({ ':method': 'POST', ':path': '/late' })
@@ -324,7 +324,7 @@ it('a stream finds the tape of the code that called request(), whichever tape op
   expect(used.error).toBeUndefined()
   expect(session!.constructor.name).toBe('TapedHttp2Session')
   expect(JSON.parse(used.result!.body)).toMatchObject({ path: '/late', body: '{"late":true}' })
-  expect(used.state.captured).toBe(1)
+  expect(used.state.recorded).toBe(1)
   expect(parseCassette(memory.files['opener.jsonl']!, 'opener.jsonl').decisions).toEqual([])
 })
 
@@ -336,7 +336,7 @@ it('a session opened before any tape and reused inside one is answered by the ta
     expect(outside.status).toBe(201)
     const before = api.connections
     const live = await runTaped(memory, 'pooled.jsonl', 'auto', () => send(session, { ':path': '/pooled' }))
-    expect(live.state).toMatchObject({ status: 'recorded', captured: 1 })
+    expect(live.state).toMatchObject({ status: 'recorded', recorded: 1 })
     const replay = await runTaped(memory, 'pooled.jsonl', 'replay', () =>
       send(session, { ':path': '/pooled' }),
     )
@@ -411,7 +411,7 @@ it('loopback that is not a model endpoint gets node:http2 untouched, inside a ta
     }
   })
   session.close()
-  expect(run.state).toMatchObject({ status: 'recorded', captured: 0 })
+  expect(run.state).toMatchObject({ status: 'recorded', recorded: 0 })
   expect(run.result?.constructor).toBe('ClientHttp2Session')
   expect(run.result?.answer.status).toBe(201)
   expect(api.connections).toBe(before + 2)

@@ -30,7 +30,7 @@ it('concurrent tapes in one process never record into each other', async () => {
     ),
   )
   for (const [i, city] of cities.entries()) {
-    expect(runs[i]!.state).toMatchObject({ captured: 3, written: true })
+    expect(runs[i]!.state).toMatchObject({ recorded: 3, written: true })
     const text = store.files[`${city}.jsonl`]!
     for (const other of cities) expect(text.includes(question(other))).toBe(other === city)
   }

@@ -56,7 +56,7 @@ it('records a LangChain ChatOpenAI tool loop and replays it with zero connection
   )
   expect(rec.error).toBeUndefined()
   expect(rec.result).toBe('It is 14:05 in Paris and 18°C with light rain.')
-  expect(rec.state.captured).toBe(3)
+  expect(rec.state.recorded).toBe(3)
   const connections = provider.connections
   const replay = await runTaped(store, 'langchain.jsonl', 'replay', () =>
     runLangChainAgent('Weather and time in Paris?'),

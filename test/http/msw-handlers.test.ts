@@ -44,7 +44,7 @@ it('records and replays model requests through MSW, next to the team’s own moc
     me: { id: 'u_1', plan: 'pro' },
     answer: 'It is 14:05 in Paris and 18°C with light rain.',
   })
-  expect(rec.state.captured).toBe(3)
+  expect(rec.state.recorded).toBe(3)
   expect(provider.requests).toHaveLength(3)
   const connections = provider.connections
   const replay = await runTaped(store, 'msw.jsonl', 'replay', run)
@@ -60,7 +60,7 @@ it('leaves onUnhandledRequest: "error" in charge of requests nobody handles', as
   expect(String(result.error)).toBe(
     'InternalError: [MSW] Cannot bypass a request when using the "error" strategy for the "onUnhandledRequest" option.',
   )
-  expect(result.state.captured).toBe(0)
+  expect(result.state.recorded).toBe(0)
 })
 
 it('records a host listed in hosts as other HTTP, and replays it with no connection', async () => {
@@ -72,7 +72,7 @@ it('records a host listed in hosts as other HTTP, and replays it with no connect
     const stock = async () => (await fetch(`${api.origin}/stock/42`)).json()
     const recording = await runTaped(store, 'hosts.jsonl', 'auto', stock)
     expect(recording.result).toEqual({ server: 'inventory', path: '/stock/42' })
-    expect(recording.state).toMatchObject({ status: 'recorded', captured: 1 })
+    expect(recording.state).toMatchObject({ status: 'recorded', recorded: 1 })
     const replay = await runTaped(store, 'hosts.jsonl', 'replay', stock)
     expect(replay.result).toEqual(recording.result)
     expect(replay.state).toMatchObject({ status: 'clean', replayed: 1 })

@@ -93,7 +93,7 @@ it.each([
     const rec = await runTaped(store, file, 'auto', () => research(ollama, QUESTION, stream))
     expect(rec.error).toBeUndefined()
     expect(rec.result?.text).toBe('Magnetic tape recording was invented in 1928.')
-    expect(rec.state).toMatchObject({ action: 'record', captured: 3, written: true })
+    expect(rec.state).toMatchObject({ action: 'record', recorded: 3, written: true })
     // The client stops reading at `done: true`: each step is complete there, none overlaps the next.
     expect(rec.state.warnings).toEqual([])
     expect(parseCassette(store.files[file]!, file).header.overlapped).toBeUndefined()
@@ -144,7 +144,7 @@ it('a prompt edit misses at step 1 with the word-level diff, and the client surf
   const rec = await runTaped(store, 'prompt.jsonl', 'auto', () =>
     research(ollama, prompt('a museum catalogue'), false),
   )
-  expect(rec.state.captured).toBe(3)
+  expect(rec.state.recorded).toBe(3)
   const requests = provider.requests.length
   const miss = await runTaped(store, 'prompt.jsonl', 'replay', () =>
     research(ollama, prompt('a school textbook'), false),
@@ -270,7 +270,7 @@ it('refuses a local Ollama that is not declared, naming the base URL to add, and
       client.chat({ model: 'qwen3', messages: [{ role: 'user', content: 'hi' }] }),
     )
     expect(rec.error).toBeDefined()
-    expect(rec.state.captured).toBe(0)
+    expect(rec.state.recorded).toBe(0)
     expect(rec.failure?.message).toContain(`modelEndpoints: ['${local.url}']`)
     expect(rec.failure?.message).toContain('Refused a model call to')
     expect(local.requests).toHaveLength(0)

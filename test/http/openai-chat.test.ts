@@ -25,7 +25,7 @@ it('records a tool-using run and replays it with zero connections', async () => 
   )
   expect(rec.error).toBeUndefined()
   expect(rec.result).toBe('It is 14:05 in Paris and 18°C with light rain.')
-  expect(rec.state).toMatchObject({ action: 'record', captured: 3, written: true })
+  expect(rec.state).toMatchObject({ action: 'record', recorded: 3, written: true })
   const connections = provider.connections
   const replay = await runTaped(store, 'chat.jsonl', 'replay', () =>
     runWeatherAgent(client, 'Weather and time in Paris?', false),
@@ -107,7 +107,7 @@ it('replays a recorded 500 and the SDK retry after it instantly, without hanging
   const rec = await runTaped(store, 'retry.jsonl', 'auto', run)
   await flaky.close()
   expect(rec.result).toBe('recovered')
-  expect(rec.state.captured).toBe(2)
+  expect(rec.state.recorded).toBe(2)
   const started = performance.now()
   const replay = await runTaped(store, 'retry.jsonl', 'replay', run)
   expect(replay.result).toBe('recovered')
@@ -166,7 +166,7 @@ it('does not take a sequential streaming agent for concurrent branches: no overl
     const rec = await runTaped(store, `sequential-${i}.jsonl`, 'auto', () =>
       runWeatherAgent(client, `Weather and time in city ${i}?`, true),
     )
-    expect(rec.state.captured).toBeGreaterThan(1)
+    expect(rec.state.recorded).toBeGreaterThan(1)
     expect(rec.state.warnings).toEqual([])
   }
 })

@@ -144,7 +144,7 @@ describe('a request is recorded as complete at its answer’s last event, not wh
       // Waiting for the held-open bodies would fail the write after a second.
       const rec = await runTaped(store, file, 'auto', run, { pendingTimeoutMs: 1000 })
       expect(rec.error).toBeUndefined()
-      expect(rec.state).toMatchObject({ action: 'record', captured: 2, written: true, warnings: [] })
+      expect(rec.state).toMatchObject({ action: 'record', recorded: 2, written: true, warnings: [] })
       const cassette = parseCassette(store.files[file]!, file)
       expect(cassette.header.overlapped).toBeUndefined()
       for (const decision of cassette.decisions) {

@@ -77,7 +77,7 @@ it('records and replays requests made through node:http', async () => {
       req.end()
     })
   const rec = await runTaped(store, 'node-http.jsonl', 'auto', get)
-  expect(rec.state.captured).toBe(1)
+  expect(rec.state.recorded).toBe(1)
   const connections = provider.connections
   const replay = await runTaped(store, 'node-http.jsonl', 'replay', get)
   expect(provider.connections).toBe(connections)

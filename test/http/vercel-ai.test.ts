@@ -142,7 +142,7 @@ it('replays retries of the ai SDK at once, without its own 2 s backoff', async (
   try {
     const rec = await runTaped(store, 'ai-retries.jsonl', 'auto', ask)
     expect(rec.result).toBe('Recovered.')
-    expect(rec.state.captured).toBe(3)
+    expect(rec.state.recorded).toBe(3)
     const started = performance.now()
     const replay = await runTaped(store, 'ai-retries.jsonl', 'replay', ask)
     expect(replay.result).toBe('Recovered.')

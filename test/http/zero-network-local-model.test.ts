@@ -238,7 +238,7 @@ describe.each(Object.entries(CLIENTS))('%s to a loopback model nobody declared',
       const store = createMemoryStore()
       const recording = await runTaped(store, name, 'update', () => client.call(provider))
       expect(recording.error).toBeUndefined()
-      expect(recording.state.captured).toBeGreaterThan(0)
+      expect(recording.state.recorded).toBeGreaterThan(0)
       const requests = provider.requests.length
       const replay = await runTaped(store, name, 'replay', () => client.call(provider))
       expect(replay.error).toBeUndefined()
@@ -257,7 +257,7 @@ it('lets the call through for real in every mode when its host is in allowHosts'
   try {
     const store = createMemoryStore()
     const recording = await runTaped(store, 'allowed', 'update', () => chat.call(provider))
-    expect(recording).toMatchObject({ error: undefined, state: { captured: 0 } })
+    expect(recording).toMatchObject({ error: undefined, state: { recorded: 0 } })
     const requests = provider.requests.length
     const replay = await runTaped(store, 'allowed', 'replay', () => chat.call(provider))
     expect(replay).toMatchObject({ error: undefined, state: { status: 'clean' } })
@@ -272,7 +272,7 @@ it('lets a tool call a loopback model for real while recording (a sub-agent), an
   const agent = () => currentTool(() => chat.call(provider))
   const recording = await runTaped(store, 'sub-agent', 'update', agent)
   expect(recording.error).toBeUndefined()
-  expect(recording.state.captured).toBe(1)
+  expect(recording.state.recorded).toBe(1)
   const requests = provider.requests.length
   const replay = await runTaped(store, 'sub-agent', 'replay', agent)
   expect(replay).toMatchObject({ error: undefined, state: { status: 'clean', replayed: 1 } })
@@ -296,6 +296,6 @@ it('passes every call outside tapes and in live mode, and a loopback request tha
     return response.status
   })
   expect(plain.error).toBeUndefined()
-  expect(plain.state).toMatchObject({ captured: 0, divergences: [] })
+  expect(plain.state).toMatchObject({ recorded: 0, divergences: [] })
   expect(provider.requests.length).toBe(requests + 3)
 })

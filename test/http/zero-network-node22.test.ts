@@ -12,7 +12,7 @@ it('on Node 22, openai 7 with undici 8 fetch records, replays with no connection
   const { stdout } = await run(node, [script], { timeout: 60_000, env: { ...process.env, CI: '' } })
   const out = JSON.parse(stdout.trim().split('\n').pop()!)
   expect(out.node).toMatch(/^v22\./)
-  expect(out.record).toMatchObject({ result: 'Hello through undici 8.', status: 'recorded', captured: 1 })
+  expect(out.record).toMatchObject({ result: 'Hello through undici 8.', status: 'recorded', recorded: 1 })
   expect(out.afterRecord).toBeGreaterThan(0)
   expect(out.replay).toMatchObject({
     result: 'Hello through undici 8.',

@@ -182,7 +182,7 @@ describe('while recording', () => {
     const origin = OVER_HTTP2.has(name) ? freshH2c.origin : fresh.origin
     const live = await runTaped(memory, cassette, 'auto', () => client(origin, '/v1/recorded'))
     expect(live.error).toBeUndefined()
-    expect(live.state).toMatchObject({ status: 'recorded', captured: 1 })
+    expect(live.state).toMatchObject({ status: 'recorded', recorded: 1 })
     const before = servers()
     const replay = await runTaped(memory, cassette, 'replay', () => client(origin, '/v1/recorded'))
     expect(replay.result).toEqual(live.result)
@@ -228,7 +228,7 @@ describe('while recording', () => {
       const recording = await runTaped(memory, 'allowed.jsonl', 'update', query)
       expect(recording).toMatchObject({
         result: { server: 'database', path: '/rows' },
-        state: { captured: 0 },
+        state: { recorded: 0 },
       })
       const replay = await runTaped(memory, 'allowed.jsonl', 'replay', query)
       expect(replay).toMatchObject({

@@ -137,7 +137,7 @@ describe.each(SECRET_CORPUS.map((s) => [s.id, s] as const))('%s', (_, sample) =>
     for (const [name, fn] of sent) {
       const { tape, file } = await record(name, fn)
       const state = await tape.finish()
-      expect(state.captured, name).toBe(1)
+      expect(state.recorded, name).toBe(1)
       expectClean(file, sample)
     }
   })

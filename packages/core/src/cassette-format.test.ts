@@ -166,7 +166,7 @@ describe('loading a damaged cassette through a tape', () => {
       env: {},
     })
     await tape.tool('lookup_invoice', { invoiceId: 'INV-412' }, () => ({ total: 4200 }))
-    expect(await tape.finish()).toMatchObject({ action: 'record', written: true, captured: 1 })
+    expect(await tape.finish()).toMatchObject({ action: 'record', written: true, recorded: 1 })
     expect(parseCassette(readFileSync(join(dir, 'c.jsonl'), 'utf8'), 'c.jsonl').decisions).toHaveLength(1)
   })
 })

@@ -4,7 +4,7 @@ import { isAgentTapeError } from './errors.js'
 import { RunLog } from './run-log.js'
 
 const HEAD = { id: 't', cassettePath: 'c.jsonl', mode: 'auto', action: 'replay' } as const
-const NONE = { inCassette: 0, replayed: 0, captured: 0, missed: 0, unused: [] }
+const NONE = { inCassette: 0, replayed: 0, recorded: 0, missed: 0, unused: [] }
 
 it('is running until the part ended the run, and lists what the run left unused after its own decisions', () => {
   const log = new RunLog()

@@ -113,7 +113,7 @@ export class RunLog {
       status: ending?.status ?? 'running',
       inCassette: tally.inCassette,
       replayed: tally.replayed,
-      captured: tally.captured,
+      recorded: tally.recorded,
       missed: tally.missed,
       unused: tally.unused.length,
       written: ending?.written ?? false,

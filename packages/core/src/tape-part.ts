@@ -61,7 +61,7 @@ export interface PartEnding {
 }
 
 /** A part's counts for the tape's state, with the recorded decisions the run left unused. */
-export type PartTally = Pick<TapeState, 'inCassette' | 'replayed' | 'captured' | 'missed'> & {
+export type PartTally = Pick<TapeState, 'inCassette' | 'replayed' | 'recorded' | 'missed'> & {
   unused: readonly DecisionRecord[]
 }
 
@@ -129,7 +129,7 @@ export abstract class TapePart {
   }
 
   tally(): PartTally {
-    return { inCassette: 0, replayed: 0, captured: 0, missed: 0, unused: [] }
+    return { inCassette: 0, replayed: 0, recorded: 0, missed: 0, unused: [] }
   }
 
   /**

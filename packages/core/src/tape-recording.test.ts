@@ -130,7 +130,7 @@ describe('the recording part', () => {
     expect(context.log.divergences).toEqual([refused])
     await part.call(decision('search', { q: 'flat' }, { step: 0 }, 2), () => 'found')
     expect(context.log.decisions.map((d) => d.seq)).toEqual([1])
-    expect(part.tally()).toMatchObject({ captured: 1 })
+    expect(part.tally()).toMatchObject({ recorded: 1 })
   })
 
   it('waits for decisions still in flight, and names them when they outlive the timeout', async () => {

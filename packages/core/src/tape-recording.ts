@@ -144,7 +144,7 @@ export class RecordingPart extends TapePart {
   }
 
   override tally(): PartTally {
-    return { inCassette: 0, replayed: 0, captured: this.records.length, missed: 0, unused: [] }
+    return { inCassette: 0, replayed: 0, recorded: this.records.length, missed: 0, unused: [] }
   }
 
   /**

@@ -88,7 +88,7 @@ describe('the replay part', () => {
     )
     expect(part.begin(search)).toMatchObject({ action: 'replay', record: { seq: 1, out: 'first' } })
     expect(part.begin({ ...search, decisionIndex: 2 })).toMatchObject({ record: { seq: 2, out: 'second' } })
-    expect(part.tally()).toEqual({ inCassette: 2, replayed: 2, captured: 0, missed: 0, unused: [] })
+    expect(part.tally()).toEqual({ inCassette: 2, replayed: 2, recorded: 0, missed: 0, unused: [] })
   })
 
   it('replays a recorded error to the caller without running the function', async () => {

@@ -132,7 +132,7 @@ export class ReplayPart extends TapePart {
     return {
       inCassette: this.cassette.decisions.length,
       replayed: this.index.consumed,
-      captured: 0,
+      recorded: 0,
       missed: this.misses.length,
       unused: this.index.unused(),
     }

@@ -34,8 +34,8 @@ export interface TapeState {
   /** Decisions in the cassette this tape replays (0 when it records or passes through). */
   inCassette: number
   replayed: number
-  /** Decisions captured into a new recording during this run. */
-  captured: number
+  /** Decisions recorded into a new cassette during this run (as the run summary counts them). */
+  recorded: number
   missed: number
   unused: number
   /** Whether the cassette file was written by this run. */

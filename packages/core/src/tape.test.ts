@@ -368,7 +368,7 @@ describe('a recording a boundary refused', () => {
     })
     tape.refuseRecording(refusal)
     const state = await tape.finish()
-    expect(state).toMatchObject({ status: 'recorded', captured: 1, written: false, writeSkipped: 'refused' })
+    expect(state).toMatchObject({ status: 'recorded', recorded: 1, written: false, writeSkipped: 'refused' })
     expect(tape.failure()).toBe(refusal)
     expect(store.files[PATH]).toBeUndefined()
   })

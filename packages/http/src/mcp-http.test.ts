@@ -184,7 +184,7 @@ async function recordParis(options: { stream?: boolean } = {}) {
   const tape = await openMcpTape(store, 'update')
   const server = weatherServer(options)
   await responseOf(await handle(rpc(call(7, 'Paris')), tape, server.perform))
-  expect((await tape.finish()).captured).toBe(1)
+  expect((await tape.finish()).recorded).toBe(1)
   return store
 }
 
@@ -286,7 +286,7 @@ describe('handleMcpRequest', () => {
     )
     expect((await responseOf(sent)).status).toBe(202)
     expect(server.seen).toEqual(['POST notifications/initialized'])
-    expect((await tape.finish()).captured).toBe(0)
+    expect((await tape.finish()).recorded).toBe(0)
   })
 
   it('fails a request in replay the way it failed while recording', async () => {

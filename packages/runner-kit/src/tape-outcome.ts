@@ -27,7 +27,7 @@ export function summarizeOpenFailure(
     ...(isAgentTapeError(error) ? { error: error.code } : {}),
     inCassette: 0,
     replayed: 0,
-    captured: 0,
+    recorded: 0,
     missed: 0,
     unused: 0,
     written: false,

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest'
 import { renderSummaryMarkdown, renderSummaryText, type TapeSummaryEntry } from './tape-summary.js'
 
-const base = { inCassette: 0, replayed: 0, captured: 0, missed: 0, unused: 0, written: false }
+const base = { inCassette: 0, replayed: 0, recorded: 0, missed: 0, unused: 0, written: false }
 const entries: TapeSummaryEntry[] = [
   {
     ...base,
@@ -34,7 +34,7 @@ const entries: TapeSummaryEntry[] = [
     mode: 'auto',
     action: 'record',
     status: 'recorded',
-    captured: 5,
+    recorded: 5,
     written: true,
     usage: [{ seq: 1, step: 1, model: 'llama3.2', api: 'ollama', input: 50, output: 5 }],
     recordedAt: '2025-07-01T00:00:00.000Z',
@@ -133,7 +133,7 @@ it('prices a recording at its own date where prices changed, and reports each re
     ...entries[1]!,
     test: 'test/agent.test.ts > issue-412',
     cassettePath: 'test/__cassettes__/agent.test.ts/issue-412.jsonl',
-    captured: 9,
+    recorded: 9,
     usage: after.usage,
     recordedAt: after.recordedAt,
     rerecorded: { before, after },
@@ -243,7 +243,7 @@ it('says last, in one line, that -u updates snapshots and not cassettes, only wh
 })
 
 it('says a recording that was refused was not written', () => {
-  const refused: TapeSummaryEntry = { ...entries[1]!, captured: 1, written: false, recordingRefused: true }
+  const refused: TapeSummaryEntry = { ...entries[1]!, recorded: 1, written: false, recordingRefused: true }
   const text = renderSummaryText({ entries: [refused], obsolete: [] })
   expect(text).toContain('  test/agent.test.ts > new-case  auto  recorded         -  1 (not written)')
 })

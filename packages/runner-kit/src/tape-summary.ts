@@ -1,4 +1,4 @@
-import { createPrintMask, type TapeAction, type TapeMode, type TapeState } from '@agent-tape/core/internal'
+import { createPrintMask, type TapeState } from '@agent-tape/core/internal'
 import { sumUsage, type TokenUsage } from '@agent-tape/http'
 import { costCells, costLines, modelLines, priceRun, type RunCost } from './cost/cost-summary.js'
 import type { DecisionUsage } from './cost/decision-usage.js'
@@ -6,24 +6,26 @@ import type { RunTotals } from './cost/run-cost.js'
 import { PRUNE_FLAG } from './obsolete-cassettes.js'
 import type { WrittenView } from './runs/write-views.js'
 
+/** What an entry keeps of a tape's state as it is: where, how, and the counts of its decisions. */
+type KeptState =
+  | 'cassettePath'
+  | 'mode'
+  | 'action'
+  | 'inCassette'
+  | 'replayed'
+  | 'recorded'
+  | 'missed'
+  | 'unused'
+  | 'written'
+
 /** One tape of a run, as the summary shows it: plain data a worker can send to the reporter. */
-export interface TapeSummaryEntry {
+export interface TapeSummaryEntry extends Pick<TapeState, KeptState> {
   /** The test, `<file> > <describe> > <test>`. */
   test: string
-  cassettePath: string
-  mode: TapeMode
-  action: TapeAction
   /** The tape's end state, or `error` when it could not open (a damaged or missing cassette). */
   status: TapeState['status'] | 'error'
   /** The error code when `status` is `error`. */
   error?: string
-  /** Decisions in the cassette the tape replays (0 when it records or passes through). */
-  inCassette: number
-  replayed: number
-  captured: number
-  missed: number
-  unused: number
-  written: boolean
   /**
    * Set when the tape read its cassette at its former path (`cassettePath`, named by the tape
    * name alone): the path its describe blocks give it, where the cassette belongs now.
@@ -91,7 +93,7 @@ export function summarizeTape(state: TapeState, test: string, tokens?: TokenUsag
     status: state.status,
     inCassette: state.inCassette,
     replayed: state.replayed,
-    captured: state.captured,
+    recorded: state.recorded,
     missed: state.missed,
     unused: state.unused,
     written: state.written,
@@ -116,7 +118,7 @@ export interface SummaryTotals {
 
 export function totalSummary(entries: readonly TapeSummaryEntry[]): SummaryTotals {
   const count = (status: TapeSummaryEntry['status']) => entries.filter((e) => e.status === status).length
-  const sum = (field: 'replayed' | 'captured' | 'missed' | 'unused') =>
+  const sum = (field: 'replayed' | 'recorded' | 'missed' | 'unused') =>
     // After a miss the run stops short: the decisions it never reached are not "unused".
     entries.reduce((n, e) => n + (field === 'unused' && e.missed > 0 ? 0 : e[field]), 0)
   return {
@@ -128,7 +130,7 @@ export function totalSummary(entries: readonly TapeSummaryEntry[]): SummaryTotal
     passthrough: count('passthrough'),
     decisions: {
       replayed: sum('replayed'),
-      recorded: sum('captured'),
+      recorded: sum('recorded'),
       missed: sum('missed'),
       unused: sum('unused'),
     },
@@ -145,7 +147,7 @@ function row(e: TapeSummaryEntry, cost: RunCost, i: number): string[] {
     e.mode,
     e.status === 'error' ? `error ${e.error ?? ''}`.trim() : e.status,
     replaying ? `${e.replayed}/${e.inCassette}` : '-',
-    e.action === 'record' ? `${e.captured}${recordedNote(e)}` : '-',
+    e.action === 'record' ? `${e.recorded}${recordedNote(e)}` : '-',
     replaying ? String(e.missed) : '-',
     replaying && e.missed === 0 ? String(e.unused) : '-',
     ...costCells(cost.perEntry[i]),

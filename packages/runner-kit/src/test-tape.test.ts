@@ -154,7 +154,7 @@ it('reports a tape that cannot open as an error entry under the mode it would ha
       error: 'ERR_TAPE_CORRUPT',
       inCassette: 0,
       replayed: 0,
-      captured: 0,
+      recorded: 0,
       missed: 0,
       unused: 0,
       written: false,

@@ -69,7 +69,7 @@ export function writeProcessReport({ tape, place, dir, config, env, signal }: Re
     const cassette = tapeInternals(tape).completedRecording()
     const kept = cassette?.decisions.length ?? 0
     const state = tape.state
-    report.recording = { decisions: kept, inFlight: state.captured - kept }
+    report.recording = { decisions: kept, inFlight: state.recorded - kept }
     if (state.warnings.length > 0) report.warnings = state.warnings
     if (cassette && kept > 0) {
       try {
