@@ -21,6 +21,8 @@ export interface PatchedLine {
   earlier: readonly DecisionRecord[]
   inputs: CassetteInputs
   fail: (why: string) => CassetteCorruptError
+  /** A new record of the decision's fields before its input, in the file's order, to rebuild it on. */
+  fieldsBeforeInput: () => DecisionRecord
 }
 
 /**
@@ -38,8 +40,15 @@ export interface CassetteFormat {
   readPatched(line: PatchedLine): DecisionRecord
 }
 
-/** Every format this version reads, by version; it writes the last one. */
+/** Every format this version reads, by version. A format added here is the one it writes. */
 const FORMATS: readonly CassetteFormat[] = [FORMAT_1, FORMAT_2]
+
+/**
+ * Version of the cassette file format (the header's `agentTape` field): the last of
+ * {@link FORMATS}. Format 2 may write a decision's input as a patch over an earlier one; format 1
+ * files are still read.
+ */
+export const CASSETTE_FORMAT_VERSION: number = FORMATS[FORMATS.length - 1]!.version
 
 /**
  * The format of a cassette whose header names `version`. A read refuses other versions; a

@@ -1,12 +1,6 @@
 import type { DecisionKey } from './canonical-key.js'
-import { type EncodedInput, encodeInputs } from './cassette-encoding.js'
-import {
-  CASSETTE_FORMAT_VERSION,
-  comparableDecision,
-  comparableHeader,
-  decisionLine,
-  headerLine,
-} from './cassette-line.js'
+import { CASSETTE_FORMAT_VERSION, type EncodedInput, encodeInputs } from './cassette-encoding.js'
+import { comparableDecision, comparableHeader, decisionLine, headerLine } from './cassette-line.js'
 import { encodingAsRead } from './cassette-read.js'
 import type { HarnessIdentity } from './harness.js'
 

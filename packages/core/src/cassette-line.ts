@@ -1,5 +1,5 @@
 import { isDecisionKey, KEY_SCHEME_VERSION } from './canonical-key.js'
-import type { EncodedInput } from './cassette-encoding.js'
+import { CASSETTE_FORMAT_VERSION, type EncodedInput } from './cassette-encoding.js'
 import type { CaptureSource, CassetteHeader, CommandSource, DecisionRecord } from './cassette-format.js'
 import type { HarnessIdentity } from './harness.js'
 import { AGENT_TAPE_VERSION } from './version.js'
@@ -23,13 +23,6 @@ interface Field<T> {
   /** The field when two recordings are compared: what changes on every recording is left out. */
   comparable?: (value: unknown) => unknown
 }
-
-/**
- * Version of the cassette file format (the header's `agentTape` field). Format 2 may write a
- * decision's input as a patch over an earlier one; format 1 files are still read. The formats
- * are listed in `cassette-encoding.ts`.
- */
-export const CASSETTE_FORMAT_VERSION = 2
 
 export const HEADER_FIELDS: readonly Field<CassetteHeader>[] = [
   { name: 'agentTape', check: (v) => checkFormatVersion(v, CASSETTE_FORMAT_VERSION) },

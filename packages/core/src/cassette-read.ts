@@ -1,7 +1,7 @@
 import { type EncodedInput, formatOf } from './cassette-encoding.js'
 import type { Cassette, CassetteHeader, DecisionRecord } from './cassette-format.js'
 import { CassetteInputs } from './cassette-inputs.js'
-import { checkLine, DECISION_FIELDS, HEADER_FIELDS, isRecord } from './cassette-line.js'
+import { checkLine, DECISION_FIELDS, fieldsBeforeInput, HEADER_FIELDS, isRecord } from './cassette-line.js'
 import { CassetteCorruptError } from './errors.js'
 
 // Reading a cassette: its lines, each problem named with the file and line. What each field
@@ -151,5 +151,12 @@ function readDecision(
     return decision
   }
   if (!hasPatch && !hasBase) throw fail('the decision has no "in" field (nor "base" and "patch")')
-  return formatOf(version).readPatched({ decision, value, earlier, inputs, fail })
+  return formatOf(version).readPatched({
+    decision,
+    value,
+    earlier,
+    inputs,
+    fail,
+    fieldsBeforeInput: () => fieldsBeforeInput(decision),
+  })
 }

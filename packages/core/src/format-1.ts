@@ -1,6 +1,9 @@
 import type { CassetteFormat } from './cassette-encoding.js'
 
-/** Format 1: every input whole, in `in`. Read, and written again only by a cassette's own tools. */
+/**
+ * Format 1: every input whole, in `in`. Read; written only for a cassette whose header names it
+ * (a recording is written in the current format).
+ */
 export const FORMAT_1: CassetteFormat = {
   version: 1,
   encodeInputs: (decisions) => decisions.map((d) => ({ in: d.in })),

@@ -1,7 +1,6 @@
 import type { CassetteFormat, EncodedInput } from './cassette-encoding.js'
 import type { DecisionRecord } from './cassette-format.js'
 import { laneOf } from './cassette-inputs.js'
-import { fieldsBeforeInput } from './cassette-line.js'
 import { computePatch, jsonLongerThan, PatchError, validatePatch } from './json-patch.js'
 
 /**
@@ -18,7 +17,7 @@ export const MIN_PATCHED_INPUT = 1024
 export const FORMAT_2: CassetteFormat = {
   version: 2,
   encodeInputs: encodePatched,
-  readPatched({ decision, value, earlier, inputs, fail }) {
+  readPatched({ decision, value, earlier, inputs, fail, fieldsBeforeInput }) {
     if (!('base' in value))
       throw fail('the decision has a "patch" and no "base" (the decision the patch applies to)')
     if (!('patch' in value)) throw fail('the decision has a "base" and no "patch"')
@@ -36,7 +35,7 @@ export const FORMAT_2: CassetteFormat = {
     }
     try {
       validatePatch(value.patch)
-      const record = fieldsBeforeInput(decision)
+      const record = fieldsBeforeInput()
       inputs.patched(record, base, value.patch)
       if (decision.err !== undefined) record.err = decision.err
       else if ('out' in decision) record.out = decision.out
