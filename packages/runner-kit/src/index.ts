@@ -27,6 +27,7 @@ export { diffCassettes, isUnanswered } from './diff/compare.js'
 export { maskVolatile } from './diff/volatile.js'
 export type { FinishRunOptions, ProjectRun } from './finish-run.js'
 export { finishRun, obsoleteFailure } from './finish-run.js'
+export { formatCount } from './format-count.js'
 export { toHttpOptions, toPattern, toRegExp } from './http-options.js'
 export type { CassetteChoice } from './legacy-cassette.js'
 export { chooseCassette } from './legacy-cassette.js'
@@ -38,7 +39,6 @@ export {
   countKind,
   describeHarness,
   describeSource,
-  formatCount,
   previewJson,
   tokens,
 } from './reading/preview.js'

@@ -1,5 +1,5 @@
 import { sumUsage } from '@agent-tape/http'
-import { formatCount } from '../reading/preview.js'
+import { formatCount } from '../format-count.js'
 import type { TapeSummaryEntry } from '../tape-summary.js'
 import { describeTokens, formatUsd, modelName } from './format.js'
 import { type CostReport, describeCostDelta, describeUsd, type PricedModel, priceUsage } from './run-cost.js'

@@ -1,6 +1,6 @@
 import type { Cassette } from '@agent-tape/core/internal'
 import { sumUsage, type TokenUsage } from '@agent-tape/http'
-import { formatCount } from '../reading/preview.js'
+import { formatCount } from '../format-count.js'
 import { readRecordedUsage, type UsageReader } from '../usage.js'
 import { type DecisionUsage, type ModelTokens, tokensByModel, usageOfDecisions } from './decision-usage.js'
 import { formatUsd, modelName } from './format.js'
