@@ -182,7 +182,9 @@ describe.each(CLIENTS)('$name', (client) => {
       )
       expect(isSecretLeakError(error)).toBe(true)
       // Split between two events, the key is found in the answer reassembled.
-      expect((error as Error).message).toMatch(stream ? /out\.body\S* \(reassembled from \d+ events\)/ : /out\.body/)
+      expect((error as Error).message).toMatch(
+        stream ? /out\.body\S* \(reassembled from \d+ events\)/ : /out\.body/,
+      )
       expect((error as Error).message).not.toContain(SECRET.slice(8))
       expect(store.files[`leak-${format}.jsonl`]).toBeUndefined()
     })
