@@ -15,6 +15,7 @@ import {
   recordedUsage,
 } from '@agent-tape/http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readReadmeSection } from '../support/readme-section.js'
 import { runTaped } from '../support/tape-run.js'
 import { CLIENTS } from './clients.js'
 import { ANSWER, BREAK, CUT, contractScript, EDITED, LEAK, QUESTION, REFUSE, SECRET } from './script.js'
@@ -38,6 +39,17 @@ afterAll(async () => {
 
 it('has a client for every codec', () => {
   expect(new Set(CLIENTS.map((c) => c.api))).toEqual(new Set(MODEL_CODECS.map((c) => c.name)))
+})
+
+it("has a row for every codec in the README's table of providers", () => {
+  const rows = readReadmeSection('Compatibility')
+    .section.split('\n')
+    .filter((line) => line.startsWith('| '))
+  for (const codec of MODEL_CODECS)
+    expect(
+      rows.filter((row) => row.includes(`(\`${codec.name}\``)),
+      codec.name,
+    ).toHaveLength(1)
 })
 
 /**
