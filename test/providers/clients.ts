@@ -95,13 +95,13 @@ const NATIVE: ProviderClient[] = [
   {
     name: '@anthropic-ai/sdk: messages',
     api: 'anthropic-messages',
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5',
     endpoint: (url) => `${url}/v1`,
     path: () => '/v1/messages',
     questionField: 'body.messages[0].content',
     credentials: [KEY],
     research: (url, question, ask) =>
-      messagesResearch(new Anthropic({ apiKey: KEY, baseURL: url }), 'claude-sonnet-4-5', question, ask),
+      messagesResearch(new Anthropic({ apiKey: KEY, baseURL: url }), 'claude-sonnet-5', question, ask),
   },
   {
     name: '@google/genai: Gemini API',
@@ -198,13 +198,13 @@ const AI: ProviderClient[] = [
   {
     name: 'ai: @ai-sdk/anthropic',
     api: 'anthropic-messages',
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5',
     endpoint: (url) => `${url}/v1`,
     path: () => '/v1/messages',
     questionField: 'body.messages[0].content[0].text',
     credentials: [KEY],
     research: (url, question, ask) =>
-      aiResearch(createAnthropic({ apiKey: KEY, baseURL: `${url}/v1` })('claude-sonnet-4-5'), question, ask),
+      aiResearch(createAnthropic({ apiKey: KEY, baseURL: `${url}/v1` })('claude-sonnet-5'), question, ask),
   },
   {
     name: 'ai: @ai-sdk/google',
