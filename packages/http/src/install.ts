@@ -4,6 +4,7 @@ import type { HttpRequestEventMap } from '@mswjs/interceptors'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
+import { forwardedRequest } from './forwarded-request.js'
 import type { BoundaryConfig } from './handle-request.js'
 import { interceptHttp2 } from './http2/intercept-connect.js'
 import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
@@ -92,7 +93,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
   // Each interceptor applied by itself, as a BatchInterceptor would do: that class lives in the
   // package's main entry, which loads more than the two interceptors need, in every test file.
   const interceptors = [new ClientRequestInterceptor(), new FetchInterceptor()] as const
-  const perform = (r: Request) => performingForTape(() => pureFetch(r))
+  const perform = (r: Request) => performingForTape(() => pureFetch(forwardedRequest(r)))
   const onRequest = async ({ request, controller }: HttpRequestEventMap['request'][0]): Promise<void> => {
     const outcome = await handleRequestWhenTaped(request, config, perform)
     // The caller aborted meanwhile: the interceptor has already failed its request with the
