@@ -20,7 +20,13 @@ import {
 import { join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
-const GROUPS = [['core'], ['http', 'fake-provider'], ['runner-kit', 'capture'], ['vitest', 'jest', 'cli']]
+const GROUPS = [
+  ['core'],
+  ['http', 'fake-provider'],
+  ['inspect', 'capture'],
+  ['runner-kit'],
+  ['vitest', 'jest', 'cli'],
+]
 
 function run(cwd, command, args) {
   return new Promise((resolve, reject) => {
