@@ -1,6 +1,7 @@
 // What the Vitest and Jest integrations share: options and config, the lifecycle of a test's
-// tape, cassette paths and names, re-record commands, matchers, the run summary and the
-// reporter's finish-up. Each runner package keeps only what its runner forces on it.
+// tape, cassette paths and names, re-record commands, matchers and budgets, the run summary and
+// the reporter's finish-up. Each runner package keeps only what its runner forces on it; what
+// reads cassettes for people (summaries, diffs, the view, costs) is `@agent-tape/inspect`.
 export type { DirectoryReader } from './cassette-listing.js'
 export { createCassetteListing } from './cassette-listing.js'
 export type { CassettePathInput } from './cassette-path.js'
@@ -14,20 +15,8 @@ export {
 } from './cassette-path.js'
 export type { BudgetBreach, TapeBudget } from './cost/budget.js'
 export { budgetDetails, checkBudget } from './cost/budget.js'
-export type { DecisionUsage, ModelTokens } from './cost/decision-usage.js'
-export { tokensByModel, usageOfDecisions } from './cost/decision-usage.js'
-export { describeTokens, formatUsd } from './cost/format.js'
-export { priceDecision } from './cost/price-table.js'
-export type { CostReport, PricedModel, RunTotals } from './cost/run-cost.js'
-export { cassetteTotals, describeCost, describeCostDelta, describeUsd, priceUsage } from './cost/run-cost.js'
-export type { Alignable, Alignment } from './diff/align.js'
-export { alignDecisions } from './diff/align.js'
-export type { CassetteDiff, CostSide, DiffEntry, EntryStatus } from './diff/compare.js'
-export { diffCassettes, isUnanswered } from './diff/compare.js'
-export { maskVolatile } from './diff/volatile.js'
 export type { FinishRunOptions, ProjectRun } from './finish-run.js'
 export { finishRun, obsoleteFailure } from './finish-run.js'
-export { formatCount } from './format-count.js'
 export { toHttpOptions, toPattern, toRegExp } from './http-options.js'
 export type { CassetteChoice } from './legacy-cassette.js'
 export { chooseCassette } from './legacy-cassette.js'
@@ -35,15 +24,6 @@ export { TapeNameRegistry } from './name-registry.js'
 export type { CassetteListing, CollectedTestFile } from './obsolete-cassettes.js'
 export { FAIL_ON_OBSOLETE_FLAG, findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
 export { placeholderKeysFor } from './placeholder-keys.js'
-export {
-  countKind,
-  describeHarness,
-  describeSource,
-  previewJson,
-  tokens,
-} from './reading/preview.js'
-export type { CassetteSummary, DecisionSummary } from './reading/summarize.js'
-export { summarizeCassette, summarizeDecision } from './reading/summarize.js'
 export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'
 export {
   binCommand,
@@ -78,9 +58,3 @@ export type { SummaryTotals, TapeRunSummary, TapeSummaryEntry } from './tape-sum
 export { renderSummaryMarkdown, renderSummaryText, summarizeTape } from './tape-summary.js'
 export type { RunnerTapeConfig, TestTape, TestTapeInput } from './test-tape.js'
 export { openTestTape } from './test-tape.js'
-export type { RecordedUsage, UsageReader } from './usage.js'
-export { readRecordedUsage } from './usage.js'
-export type { CardData, PageData, RowData, SideData, SideRole, Verdict } from './view/page-data.js'
-export type { ViewInput, ViewOptions } from './view/render-page.js'
-export { escapeHtml, renderCompareView, renderPage, renderRunView, scriptJson } from './view/render-page.js'
-export { REF_KEY, resolveShared, SharedValues } from './view/shared-values.js'

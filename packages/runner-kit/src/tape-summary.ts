@@ -1,10 +1,8 @@
 import { createPrintMask, type TapeAction, type TapeMode, type TapeState } from '@agent-tape/core/internal'
 import { sumUsage, type TokenUsage } from '@agent-tape/http'
+import type { DecisionUsage, RunTotals, WrittenView } from '@agent-tape/inspect'
 import { costCells, costLines, modelLines, priceRun, type RunCost } from './cost/cost-summary.js'
-import type { DecisionUsage } from './cost/decision-usage.js'
-import type { RunTotals } from './cost/run-cost.js'
 import { PRUNE_FLAG } from './obsolete-cassettes.js'
-import type { WrittenView } from './runs/write-views.js'
 
 /** One tape of a run, as the summary shows it: plain data a worker can send to the reporter. */
 export interface TapeSummaryEntry {

@@ -13,9 +13,9 @@ import {
 } from '@agent-tape/core/internal'
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import { childProcessesOf } from '@agent-tape/http'
+import { priceUsage, readRecordedUsage, type UsageReader } from '@agent-tape/inspect'
 import { cassettePathFor } from './cassette-path.js'
 import { budgetFailure, type TapeBudget } from './cost/budget.js'
-import { priceUsage } from './cost/run-cost.js'
 import { readRerecord, readRunUsage } from './cost/tape-usage.js'
 import { provideRunMeasure } from './cost/usage-slot.js'
 import { chooseCassette } from './legacy-cassette.js'
@@ -25,7 +25,6 @@ import type { TapeRuntimeOptions } from './runtime-options.js'
 import { withoutFrames } from './tape-failure.js'
 import { replayedTokens, summarizeOpenFailure } from './tape-outcome.js'
 import { summarizeTape, type TapeSummaryEntry } from './tape-summary.js'
-import { readRecordedUsage, type UsageReader } from './usage.js'
 
 /** A runner's tape options once read from its config, patterns compiled. */
 export interface RunnerTapeConfig {

@@ -16,7 +16,7 @@ import {
   formatCount,
   previewJson,
   tokens,
-} from '@agent-tape/runner-kit'
+} from '@agent-tape/inspect'
 import type { Style } from '../output/style.js'
 import { displayCommand } from '../recorded-command/command-line.js'
 

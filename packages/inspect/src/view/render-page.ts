@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import { AGENT_TAPE_VERSION, type Cassette, createPrintMask } from '@agent-tape/core/internal'
 import { diffCassettes } from '../diff/compare.js'
+import { buildSide } from './build-side.js'
 import { buildRows, describeRows } from './compare-rows.js'
-import { buildSide, type PageData, type SideRole } from './page-data.js'
-import { PAGE_SCRIPT } from './page-script.js'
-import { PAGE_STYLE } from './page-style.js'
+import { PAGE_SCRIPT, PAGE_STYLE } from './page/page-assets.generated.js'
+import type { PageData, SideRole } from './page-data.js'
 import { SharedValues } from './shared-values.js'
 
 /** A cassette to show, and the path to name it by. */

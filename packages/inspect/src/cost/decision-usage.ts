@@ -1,5 +1,5 @@
 import type { TokenUsage } from '@agent-tape/http'
-import type { UsageReader } from '../usage.js'
+import type { UsageReader } from './recorded-usage.js'
 
 /** The tokens of one model decision, with the model that spent them: the unit every cost is priced in. */
 export interface DecisionUsage extends TokenUsage {

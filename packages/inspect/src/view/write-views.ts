@@ -7,9 +7,14 @@ import {
   SecretScanner,
   secretEnvValues,
 } from '@agent-tape/core/internal'
-import { toPosix } from '../cassette-path.js'
-import type { TapeSummaryEntry } from '../tape-summary.js'
-import { renderCompareView } from '../view/render-page.js'
+import { renderCompareView } from './render-page.js'
+
+/** A test whose replay diverged: its cassette, and the run it kept (none when it kept none). */
+export interface DivergedTape {
+  test: string
+  cassettePath: string
+  run?: string
+}
 
 /** A divergence view the run summary wrote, or why it could not. */
 export type WrittenView = { test: string; path: string } | { test: string; error: string }
@@ -22,13 +27,13 @@ export type WrittenView = { test: string; path: string } | { test: string; error
 export async function writeDivergenceViews(
   root: string,
   viewDir: string,
-  entries: readonly TapeSummaryEntry[],
+  entries: readonly DivergedTape[],
   env: Record<string, string | undefined>,
 ): Promise<WrittenView[]> {
   const written: WrittenView[] = []
   for (const entry of entries) {
     if (!entry.run) continue
-    const path = toPosix(join(viewDir, entry.cassettePath.replace(/\.jsonl$/, '.html')))
+    const path = join(viewDir, entry.cassettePath.replace(/\.jsonl$/, '.html')).replace(/\\/g, '/')
     try {
       const recording = await readForView(root, entry.cassettePath, env)
       const run = await readForView(root, entry.run, env)

@@ -1,25 +1,10 @@
 import type { Cassette } from '@agent-tape/core/internal'
-import { sumUsage, type TokenUsage } from '@agent-tape/http'
-import { formatCount } from '../format-count.js'
-import { readRecordedUsage, type UsageReader } from '../usage.js'
-import { type DecisionUsage, type ModelTokens, tokensByModel, usageOfDecisions } from './decision-usage.js'
-import { formatUsd, modelName } from './format.js'
+import { sumUsage } from '@agent-tape/http'
+import { formatCount, formatUsd, modelName } from '../format/numbers.js'
+import type { CostReport, PricedModel } from './cost-report.js'
+import { type DecisionUsage, tokensByModel, usageOfDecisions } from './decision-usage.js'
 import { priceDecision } from './price-table.js'
-
-/** A model's tokens with their price; `usd` is absent when the price table has none for it. */
-export interface PricedModel extends ModelTokens {
-  usd?: number
-}
-
-/** What some decisions cost: their tokens in all and by model, and the price of those priced. */
-export interface CostReport {
-  tokens: TokenUsage
-  models: PricedModel[]
-  /** The price of the priced models' tokens; absent when no model has a price. */
-  usd?: number
-  /** Models the price table has no price for (`(no model named)` when an answer named none). */
-  unpriced: string[]
-}
+import { readRecordedUsage, type UsageReader } from './recorded-usage.js'
 
 /** Prices each decision alone (see {@link priceDecision}), at the prices of `at`, and adds them up by model. */
 export function priceUsage(usages: readonly DecisionUsage[], at?: string): CostReport {

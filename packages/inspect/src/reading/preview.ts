@@ -1,15 +1,8 @@
 import { cutForPrinting, type HarnessIdentity, type RecordingSource } from '@agent-tape/core/internal'
-import type { TokenUsage } from '@agent-tape/http'
-import { formatCount } from '../format-count.js'
 
 /** One line of JSON, its secrets masked, then cut when longer than `max`. */
 export function previewJson(value: unknown, max: number): string {
   return cutForPrinting(value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value)), max)
-}
-
-/** Token usage as `1,080 in / 72 out`. */
-export function tokens(usage: TokenUsage): string {
-  return `${formatCount(usage.input)} in / ${formatCount(usage.output)} out`
 }
 
 const KIND_NAMES: Record<string, [string, string]> = {

@@ -8,11 +8,11 @@ import {
   readModelAnswer,
   readModelRequest,
   sumUsage,
-  type TokenUsage,
 } from '@agent-tape/http'
 import { usageOfDecisions } from '../cost/decision-usage.js'
-import { type CostReport, priceUsage } from '../cost/run-cost.js'
-import { readRecordedUsage } from '../usage.js'
+import { readRecordedUsage } from '../cost/recorded-usage.js'
+import { priceUsage } from '../cost/run-cost.js'
+import type { CassetteTotals } from './totals.js'
 
 /** One decision of a run, read for people: what was asked and what came back. */
 export interface DecisionSummary {
@@ -37,15 +37,7 @@ export interface CassetteSummary {
   file: string
   header: CassetteHeader
   decisions: DecisionSummary[]
-  totals: {
-    decisions: number
-    /** Decisions per kind, in order of first appearance. */
-    kinds: Record<string, number>
-    tokens?: TokenUsage
-    /** The tokens by model and their price as of the recording (present when answers report tokens). */
-    cost?: CostReport
-    ms: number
-  }
+  totals: CassetteTotals
 }
 
 export function summarizeCassette(file: string, cassette: Cassette): CassetteSummary {

@@ -1,5 +1,20 @@
 import type { TokenUsage } from '@agent-tape/http'
-import { formatCount } from '../format-count.js'
+
+// How agent-tape prints numbers. The runner kit's matchers and budgets, loaded with a runner's
+// setup file, print them too: this module imports nothing at run time, so that entry stays light.
+
+/**
+ * A count as everything agent-tape prints it, grouped by thousands: `1,152`. The run summary,
+ * `show`, `diff` and the view all go through it, so one number never reads two ways.
+ */
+export function formatCount(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
+
+/** Token usage as `1,080 in / 72 out`. */
+export function tokens(usage: TokenUsage): string {
+  return `${formatCount(usage.input)} in / ${formatCount(usage.output)} out`
+}
 
 /** Tokens in all, with their parts: `1,690 tokens (1,500 in, 300 of them cached, 190 out)`. */
 export function describeTokens(tokens: TokenUsage): string {
