@@ -47,7 +47,7 @@ it('answers a replay miss of a model request with HTTP 400 in its provider’s e
   })
   expect(run.result?.status).toBe(400)
   expect(run.result?.headers).toMatchObject({ 'x-agent-tape': 'replay-miss', 'x-should-retry': 'false' })
-  const message = (run.result?.body as { error: { message: string } }).error.message
+  const message = (run.result!.body as { error: { message: string } }).error.message
   expect(message).toBe(run.failure?.message)
   expect(message).toMatch(/^\[agent-tape\] /)
   expect(run.failure).toMatchObject({ code: 'ERR_TAPE_MISS' })
