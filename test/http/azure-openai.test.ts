@@ -1,7 +1,8 @@
 import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { isSecretParamName } from '@agent-tape/core/internal'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
-import { installHttpBoundary, readModelAnswer, recordedUsage } from '@agent-tape/http'
+import { installHttpBoundary } from '@agent-tape/http'
+import { readModelAnswer, recordedUsage } from '@agent-tape/http/internal'
 import OpenAI, { AzureOpenAI, RateLimitError } from 'openai'
 import type {
   ChatCompletion,

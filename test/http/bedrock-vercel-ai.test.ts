@@ -1,6 +1,7 @@
 import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
-import { installHttpBoundary, readModelAnswer } from '@agent-tape/http'
+import { installHttpBoundary } from '@agent-tape/http'
+import { readModelAnswer } from '@agent-tape/http/internal'
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock'
 import { createBedrockAnthropic } from '@ai-sdk/amazon-bedrock/anthropic'
 import { APICallError, generateText, type LanguageModel, stepCountIs, streamText } from 'ai'

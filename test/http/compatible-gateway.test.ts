@@ -1,6 +1,7 @@
 import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
-import { classifyUrl, findCodec, installHttpBoundary, readModelAnswer, recordedUsage } from '@agent-tape/http'
+import { installHttpBoundary } from '@agent-tape/http'
+import { classifyUrl, findCodec, readModelAnswer, recordedUsage } from '@agent-tape/http/internal'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { generateText, stepCountIs, streamText } from 'ai'
 import OpenAI from 'openai'

@@ -1,6 +1,7 @@
 import { createMemoryStore, isSecretLeakError, openTape, parseCassette, runWithTape } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
-import { installHttpBoundary, readModelAnswer, readModelRequest, recordedUsage } from '@agent-tape/http'
+import { installHttpBoundary } from '@agent-tape/http'
+import { readModelAnswer, readModelRequest, recordedUsage } from '@agent-tape/http/internal'
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { ApiError, GoogleGenAI } from '@google/genai'
 import { APICallError, generateText, stepCountIs, streamText } from 'ai'

@@ -3,7 +3,8 @@
 // letting through what it cannot record, and a recording read whole before the caller gets it.
 import { createMemoryStore, openTape, runWithTape } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
-import { handleRequest, installHttpBoundary } from '@agent-tape/http'
+import { installHttpBoundary } from '@agent-tape/http'
+import { handleRequest } from '@agent-tape/http/internal'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type CountingServer, startCountingServer } from '../support/counting-server.js'
 import { runTaped } from '../support/tape-run.js'

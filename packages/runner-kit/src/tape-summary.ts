@@ -1,5 +1,5 @@
 import { createPrintMask, type TapeAction, type TapeMode, type TapeState } from '@agent-tape/core/internal'
-import { sumUsage, type TokenUsage } from '@agent-tape/http'
+import { sumUsage, type TokenUsage } from '@agent-tape/http/internal'
 import { costCells, costLines, modelLines, priceRun, type RunCost } from './cost/cost-summary.js'
 import type { DecisionUsage } from './cost/decision-usage.js'
 import type { RunTotals } from './cost/run-cost.js'

@@ -1,4 +1,4 @@
-import { sumUsage } from '@agent-tape/http'
+import { sumUsage } from '@agent-tape/http/internal'
 import { formatCount } from '../reading/preview.js'
 import type { TapeSummaryEntry } from '../tape-summary.js'
 import { describeTokens, formatUsd, modelName } from './format.js'

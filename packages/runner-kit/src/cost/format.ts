@@ -1,4 +1,4 @@
-import type { TokenUsage } from '@agent-tape/http'
+import type { TokenUsage } from '@agent-tape/http/internal'
 import { formatCount } from '../reading/preview.js'
 
 /** Tokens in all, with their parts: `1,690 tokens (1,500 in, 300 of them cached, 190 out)`. */

@@ -1,5 +1,5 @@
 import type { Cassette } from '@agent-tape/core/internal'
-import { sumUsage, type TokenUsage } from '@agent-tape/http'
+import { sumUsage, type TokenUsage } from '@agent-tape/http/internal'
 import { formatCount } from '../reading/preview.js'
 import { readRecordedUsage, type UsageReader } from '../usage.js'
 import { type DecisionUsage, type ModelTokens, tokensByModel, usageOfDecisions } from './decision-usage.js'

@@ -5,7 +5,7 @@ import {
   diffStrings,
   type FieldChange,
 } from '@agent-tape/core/internal'
-import { compactArguments, type ModelAnswer } from '@agent-tape/http'
+import { compactArguments, type ModelAnswer } from '@agent-tape/http/internal'
 import { cassetteTotals, describeCostDelta, priceUsage, type RunTotals } from '../cost/run-cost.js'
 import { previewJson, tokens } from '../reading/preview.js'
 import { type DecisionSummary, summarizeDecision } from '../reading/summarize.js'

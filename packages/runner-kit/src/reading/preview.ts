@@ -1,5 +1,5 @@
 import { cutForPrinting, type HarnessIdentity, type RecordingSource } from '@agent-tape/core/internal'
-import type { TokenUsage } from '@agent-tape/http'
+import type { TokenUsage } from '@agent-tape/http/internal'
 
 /** One line of JSON, its secrets masked, then cut when longer than `max`. */
 export function previewJson(value: unknown, max: number): string {

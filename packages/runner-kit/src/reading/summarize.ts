@@ -1,7 +1,7 @@
 import type { Cassette, CassetteHeader, DecisionRecord, RecordedError } from '@agent-tape/core/internal'
+import { isRecordedResponse } from '@agent-tape/http'
 import {
   describeHttpDecision,
-  isRecordedResponse,
   jsonRpcOutcome,
   type ModelAnswer,
   type ModelRequest,
@@ -9,7 +9,7 @@ import {
   readModelRequest,
   sumUsage,
   type TokenUsage,
-} from '@agent-tape/http'
+} from '@agent-tape/http/internal'
 import { usageOfDecisions } from '../cost/decision-usage.js'
 import { type CostReport, priceUsage } from '../cost/run-cost.js'
 import { readRecordedUsage } from '../usage.js'

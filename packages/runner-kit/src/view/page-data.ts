@@ -1,5 +1,5 @@
 import type { Cassette, DecisionRecord, RecordedError } from '@agent-tape/core/internal'
-import { type ModelAnswer, type ModelRequest, recordedStream } from '@agent-tape/http'
+import { type ModelAnswer, type ModelRequest, recordedStream } from '@agent-tape/http/internal'
 import { describeCost } from '../cost/run-cost.js'
 import { countKind, describeHarness, describeSource, tokens } from '../reading/preview.js'
 import { type CassetteSummary, type DecisionSummary, summarizeCassette } from '../reading/summarize.js'
