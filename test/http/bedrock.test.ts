@@ -1,6 +1,7 @@
 import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider, type Turn } from '@agent-tape/fake-provider'
-import { installHttpBoundary, provideReplayKeys, readModelAnswer, recordedUsage } from '@agent-tape/http'
+import { installHttpBoundary, provideReplayKeys } from '@agent-tape/http'
+import { readModelAnswer, recordedUsage } from '@agent-tape/http/internal'
 import {
   ConverseStreamCommand,
   InvokeModelWithResponseStreamCommand,

@@ -1,6 +1,7 @@
 import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
-import { classifyUrl, findCodec, installHttpBoundary } from '@agent-tape/http'
+import { installHttpBoundary } from '@agent-tape/http'
+import { classifyUrl, findCodec } from '@agent-tape/http/internal'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { generateText, stepCountIs } from 'ai'
 import OpenAI from 'openai'

@@ -1,6 +1,7 @@
 import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
-import { installHttpBoundary, readModelAnswer, readModelRequest, recordedUsage } from '@agent-tape/http'
+import { installHttpBoundary } from '@agent-tape/http'
+import { readModelAnswer, readModelRequest, recordedUsage } from '@agent-tape/http/internal'
 import { ApiError, GoogleGenAI } from '@google/genai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { geminiResearchScript, runGeminiAgent } from '../support/gemini-agent.js'

@@ -1,6 +1,7 @@
 import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
-import { installHttpBoundary, readModelAnswer, readModelRequest } from '@agent-tape/http'
+import { installHttpBoundary } from '@agent-tape/http'
+import { readModelAnswer, readModelRequest } from '@agent-tape/http/internal'
 import { type ChatResponse, type Message, Ollama, type Tool } from 'ollama'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { RESEARCH_TOOLS, researchScript } from '../support/scripts.js'

@@ -7,13 +7,8 @@ import {
   runWithTape,
 } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
-import {
-  installHttpBoundary,
-  MODEL_CODECS,
-  readModelAnswer,
-  readModelRequest,
-  recordedUsage,
-} from '@agent-tape/http'
+import { installHttpBoundary } from '@agent-tape/http'
+import { MODEL_CODECS, readModelAnswer, readModelRequest, recordedUsage } from '@agent-tape/http/internal'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readReadmeSection } from '../support/readme-section.js'
 import { runTaped } from '../support/tape-run.js'

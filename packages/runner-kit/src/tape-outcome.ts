@@ -4,7 +4,7 @@ import {
   type TapeMode,
   type TapeState,
 } from '@agent-tape/core/internal'
-import { sumUsage, type TokenUsage } from '@agent-tape/http'
+import { sumUsage, type TokenUsage } from '@agent-tape/http/internal'
 import { readRecordedUsage, type UsageReader } from '@agent-tape/inspect'
 import type { TapeSummaryEntry } from './tape-summary.js'
 

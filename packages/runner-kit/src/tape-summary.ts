@@ -1,5 +1,5 @@
 import { createPrintMask, type TapeAction, type TapeMode, type TapeState } from '@agent-tape/core/internal'
-import { sumUsage, type TokenUsage } from '@agent-tape/http'
+import { sumUsage, type TokenUsage } from '@agent-tape/http/internal'
 import type { DecisionUsage, RunTotals, WrittenView } from '@agent-tape/inspect'
 import { costCells, costLines, modelLines, priceRun, type RunCost } from './cost/cost-summary.js'
 import { PRUNE_FLAG } from './obsolete-cassettes.js'

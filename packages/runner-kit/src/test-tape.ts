@@ -12,7 +12,7 @@ import {
   type TapeMode,
 } from '@agent-tape/core/internal'
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
-import { childProcessesOf } from '@agent-tape/http'
+import { childProcessesOf } from '@agent-tape/http/internal'
 import { priceUsage, readRecordedUsage, type UsageReader } from '@agent-tape/inspect'
 import { cassettePathFor } from './cassette-path.js'
 import { budgetFailure, type TapeBudget } from './cost/budget.js'

@@ -1,11 +1,11 @@
 import type { CassetteHeader } from '@agent-tape/core/internal'
+import { isRecordedResponse } from '@agent-tape/http'
 import {
   compactArguments,
-  isRecordedResponse,
   type ModelAnswer,
   type ModelRequest,
   recordedStream,
-} from '@agent-tape/http'
+} from '@agent-tape/http/internal'
 import {
   type CassetteSummary,
   countKind,

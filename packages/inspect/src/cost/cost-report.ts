@@ -1,4 +1,4 @@
-import type { TokenUsage } from '@agent-tape/http'
+import type { TokenUsage } from '@agent-tape/http/internal'
 import type { ModelTokens } from './decision-usage.js'
 
 // Types only: the view's page script is type-checked against them without loading the price table.

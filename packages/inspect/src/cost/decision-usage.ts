@@ -1,4 +1,4 @@
-import type { TokenUsage } from '@agent-tape/http'
+import type { TokenUsage } from '@agent-tape/http/internal'
 import type { UsageReader } from './recorded-usage.js'
 
 /** The tokens of one model decision, with the model that spent them: the unit every cost is priced in. */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { codecByName } from '@agent-tape/http'
+import { codecByName } from '@agent-tape/http/internal'
 import type { DecisionUsage } from './decision-usage.js'
 
 /** What agent-tape uses of `@pydantic/genai-prices` (see decision 0025). */

@@ -1,4 +1,4 @@
-import { recordedModelUsage, type TokenUsage } from '@agent-tape/http'
+import { recordedModelUsage, type TokenUsage } from '@agent-tape/http/internal'
 
 /** The usage of one recorded decision, with the model and API it is priced by when known. */
 export interface RecordedUsage extends TokenUsage {

@@ -1,5 +1,5 @@
 import type { Cassette } from '@agent-tape/core/internal'
-import { sumUsage } from '@agent-tape/http'
+import { sumUsage } from '@agent-tape/http/internal'
 import { formatCount, formatUsd, modelName } from '../format/numbers.js'
 import type { CostReport, PricedModel } from './cost-report.js'
 import { type DecisionUsage, tokensByModel, usageOfDecisions } from './decision-usage.js'

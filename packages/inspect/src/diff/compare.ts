@@ -5,7 +5,7 @@ import {
   diffStrings,
   type FieldChange,
 } from '@agent-tape/core/internal'
-import { compactArguments, type ModelAnswer } from '@agent-tape/http'
+import { compactArguments, type ModelAnswer } from '@agent-tape/http/internal'
 import { cassetteTotals, describeCostDelta, priceUsage, type RunTotals } from '../cost/run-cost.js'
 import { tokens } from '../format/numbers.js'
 import { previewJson } from '../reading/preview.js'

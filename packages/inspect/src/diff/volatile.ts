@@ -1,4 +1,4 @@
-import { isVolatileField, PROVIDER_ID } from '@agent-tape/http'
+import { isVolatileField, PROVIDER_ID } from '@agent-tape/http/internal'
 
 /**
  * Values that change on every recording of the same run and say nothing about behaviour:

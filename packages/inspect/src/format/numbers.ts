@@ -1,4 +1,4 @@
-import type { TokenUsage } from '@agent-tape/http'
+import type { TokenUsage } from '@agent-tape/http/internal'
 
 // How agent-tape prints numbers. The runner kit's matchers and budgets, loaded with a runner's
 // setup file, print them too: this module imports nothing at run time, so that entry stays light.

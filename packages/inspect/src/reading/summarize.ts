@@ -1,14 +1,14 @@
 import type { Cassette, CassetteHeader, DecisionRecord, RecordedError } from '@agent-tape/core/internal'
+import { isRecordedResponse } from '@agent-tape/http'
 import {
   describeHttpDecision,
-  isRecordedResponse,
   jsonRpcOutcome,
   type ModelAnswer,
   type ModelRequest,
   readModelAnswer,
   readModelRequest,
   sumUsage,
-} from '@agent-tape/http'
+} from '@agent-tape/http/internal'
 import { usageOfDecisions } from '../cost/decision-usage.js'
 import { readRecordedUsage } from '../cost/recorded-usage.js'
 import { priceUsage } from '../cost/run-cost.js'

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '@agent-tape/http'
+import type { TokenUsage } from '@agent-tape/http/internal'
 import type { CostReport } from '../cost/cost-report.js'
 
 // Types only: the view's page script is type-checked against them without loading the readers.

@@ -1,5 +1,5 @@
 import type { Cassette, DecisionRecord } from '@agent-tape/core/internal'
-import { recordedStream } from '@agent-tape/http'
+import { recordedStream } from '@agent-tape/http/internal'
 import { describeCost } from '../cost/run-cost.js'
 import { tokens } from '../format/numbers.js'
 import { countKind, describeHarness, describeSource } from '../reading/preview.js'

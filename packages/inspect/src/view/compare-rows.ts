@@ -1,5 +1,5 @@
 import { diffStringHunks, type FieldChange } from '@agent-tape/core/internal'
-import { compactArguments, type ModelAnswer } from '@agent-tape/http'
+import { compactArguments, type ModelAnswer } from '@agent-tape/http/internal'
 import type { CassetteDiff, DiffEntry } from '../diff/compare.js'
 import { previewJson } from '../reading/preview.js'
 import type { CardData, RowData, SideData, Verdict } from './page-data.js'

@@ -1,5 +1,5 @@
 import type { RecordedError } from '@agent-tape/core/internal'
-import type { ModelAnswer, ModelRequest } from '@agent-tape/http'
+import type { ModelAnswer, ModelRequest } from '@agent-tape/http/internal'
 import type { CassetteTotals } from '../reading/totals.js'
 
 // Types only: the page's script (page/page-script.ts) is type-checked against them, so what the

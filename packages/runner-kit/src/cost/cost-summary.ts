@@ -1,4 +1,4 @@
-import { sumUsage } from '@agent-tape/http'
+import { sumUsage } from '@agent-tape/http/internal'
 import {
   type CostReport,
   describeCostDelta,
