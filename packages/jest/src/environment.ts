@@ -3,13 +3,8 @@ import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { CI_FROM_ENV, isTruthyEnv, resolveMode, setModeFromFlag } from '@agent-tape/core/context'
 import { provideReplayKeys } from '@agent-tape/http/install'
-import {
-  detectExec,
-  placeholderKeysFor,
-  reportConfigOf,
-  toPosix,
-  UPDATE_FLAG,
-} from '@agent-tape/runner-kit/setup'
+import { reportConfigOf } from '@agent-tape/runner-kit'
+import { detectExec, placeholderKeysFor, toPosix, UPDATE_FLAG } from '@agent-tape/runner-kit/setup'
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
 import type { Circus } from '@jest/types'
 import { TestEnvironment } from 'jest-environment-node'

@@ -4,8 +4,7 @@ import { join } from 'node:path'
 import { formatMessage } from '@agent-tape/core/context'
 import { createCassetteListing } from './cassette-listing.js'
 import { type CollectedTestFile, findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
-import { RUNNER_OPTIONS } from './option-table.js'
-import { REPORT_OPTIONS, type ReportConfig } from './report-config.js'
+import { REPORT_OPTIONS, type ReportConfig, RUNNER_OPTIONS } from './option-table.js'
 import { type WrittenView, writeDivergenceViews } from './runs/write-views.js'
 import {
   renderSummaryMarkdown,

@@ -210,6 +210,26 @@ export type TapeConfig = { [Name in Exclude<keyof OptionTable, Unset>]: Resolved
 }
 
 /**
+ * The options the run summary reads (`finishRun`). A runner hands this slice of its config to
+ * its reporter as it is (`reportConfigOf`), so no runner names an option its reporter reads.
+ */
+export const REPORT_OPTIONS = [
+  'cassetteDir',
+  'viewDir',
+  'failOnObsolete',
+] as const satisfies readonly (keyof TapeConfig)[]
+
+/** The run summary's slice of a config. */
+export type ReportConfig = Pick<TapeConfig, (typeof REPORT_OPTIONS)[number]>
+
+/** A config's slice for the run summary, as data (it may travel to the reporter as JSON). */
+export function reportConfigOf(config: Partial<ReportConfig>): Partial<ReportConfig> {
+  const slice: Partial<Record<keyof ReportConfig, unknown>> = {}
+  for (const name of REPORT_OPTIONS) if (config[name] !== undefined) slice[name] = config[name]
+  return slice as Partial<ReportConfig>
+}
+
+/**
  * The docs' option table, as Markdown: one row per option, in the table's order. docs/vitest.md
  * holds it between `<!-- runner-options -->` markers, and a test checks that it is this text.
  */

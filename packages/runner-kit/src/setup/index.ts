@@ -1,7 +1,7 @@
 // What a runner's setup file and test API need before the first tape opens: the HTTP options of
-// a config and its slice for the run summary, the matchers, tape names and the flags. The rest of
-// the kit (a test's tape, reports, diffs, the view) is loaded by the first tape test, so a test
-// file without tapes does not pay for it. Same no-semver promise as the kit's main entry.
+// a config, the matchers, tape names and the flags. The rest of the kit (a test's tape, reports,
+// diffs, the view) is loaded by the first tape test, so a test file without tapes does not pay
+// for it. Same no-semver promise as the kit's main entry.
 export { assertTapeName, toPosix } from '../cassette-path.js'
 export type { HttpConfig } from '../http-options.js'
 export { toHttpOptions } from '../http-options.js'
@@ -9,8 +9,6 @@ export { TapeNameRegistry } from '../name-registry.js'
 export type { TapeConfig } from '../option-table.js'
 export type { Pattern } from '../patterns.js'
 export { placeholderKeysFor } from '../placeholder-keys.js'
-export type { ReportConfig } from '../report-config.js'
-export { reportConfigOf } from '../report-config.js'
 export type { RunnerName } from '../rerecord-command.js'
 export { detectExec, UPDATE_FLAG } from '../rerecord-command.js'
 export type { RuntimeOptionsSlot, TapeRuntimeOptions } from '../runtime-options.js'
