@@ -33,8 +33,10 @@ function option<Resolved, Default extends Resolved | undefined = Resolved>(
  * `agentTape(options)` and Jest's `testEnvironmentOptions.agentTape` read this table, and so do
  * the unknown-option check and the docs' option table (a test keeps docs/vitest.md's in step).
  * `RunnerOptions` is the type users write; `satisfies` below keeps the two to the same names.
- * Adding an option: a row here, its line in `RunnerOptions`, and the code that reads it from the
- * config (a test's tape, the HTTP boundary or the run summary, each through its slice).
+ * Adding an option: a row here (and its name in `REPORT_OPTIONS` when the run summary reads it),
+ * its line in `RunnerOptions`, and the code that reads it from the config through its slice: a
+ * test's tape (`test-tape.ts`), the HTTP boundary (`http-options.ts`), the run summary
+ * (`finish-run.ts`). No runner file names an option.
  */
 export const RUNNER_OPTIONS = {
   cassetteDir: option<string>({
