@@ -15,8 +15,8 @@ import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import './meta.js'
 
 /**
- * The reporter's options: the run summary's slice of the plugin's options (`cassetteDir`,
- * `viewDir`, `failOnObsolete`; the plugin passes its own), and `prune`.
+ * The reporter's options: the run summary's slice of the plugin's options (`ReportConfig`; the
+ * plugin passes its own, untouched), and `prune`.
  */
 export interface TapeSummaryOptions extends Partial<ReportConfig> {
   /** Delete obsolete cassettes instead of only listing them (also `-- --prune-cassettes`). */
