@@ -17,12 +17,18 @@ export type { BudgetBreach, TapeBudget } from './cost/budget.js'
 export { budgetDetails, checkBudget } from './cost/budget.js'
 export type { FinishRunOptions, ProjectRun } from './finish-run.js'
 export { finishRun, obsoleteFailure } from './finish-run.js'
-export { toHttpOptions, toPattern, toRegExp } from './http-options.js'
+export type { HttpConfig } from './http-options.js'
+export { toHttpOptions } from './http-options.js'
 export type { CassetteChoice } from './legacy-cassette.js'
 export { chooseCassette } from './legacy-cassette.js'
 export { TapeNameRegistry } from './name-registry.js'
 export type { CassetteListing, CollectedTestFile } from './obsolete-cassettes.js'
 export { FAIL_ON_OBSOLETE_FLAG, findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
+export type { OptionContext } from './option-checks.js'
+export type { ReportConfig, RunnerOption, TapeConfig } from './option-table.js'
+export { REPORT_OPTIONS, RUNNER_OPTIONS, renderOptionTable, reportConfigOf } from './option-table.js'
+export type { Pattern, PatternData, RegExpData } from './patterns.js'
+export { toPattern, toRegExp } from './patterns.js'
 export { placeholderKeysFor } from './placeholder-keys.js'
 export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'
 export {
@@ -36,25 +42,19 @@ export {
   quoteShell,
   UPDATE_FLAG,
 } from './rerecord-command.js'
+export type { RunnerOptions } from './runner-options.js'
 export { CACHE_DIR_ENV, cacheDirFor } from './runs/cache-dir.js'
 export type { KeptRun } from './runs/diverged-run.js'
 export { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
 export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runtime-options.js'
 export { createRuntimeOptionsSlot } from './runtime-options.js'
-export type {
-  ConfigSource,
-  Pattern,
-  PatternData,
-  RegExpData,
-  RunnerOptions,
-  TapeConfig,
-} from './tape-config.js'
-export { RUNNER_OPTION_NAMES, resolveTapeConfig, toRunnerTapeConfig } from './tape-config.js'
+export type { ConfigSource } from './tape-config.js'
+export { RUNNER_OPTION_NAMES, resolveTapeConfig } from './tape-config.js'
 export type { ErrorLike } from './tape-failure.js'
 export { callSiteIn, carriesFailure, failureFirst, isSameFailure, withoutFrames } from './tape-failure.js'
 export type { TapeMatcherResult, TapeMatchers } from './tape-matchers.js'
 export { TAPE_MATCHERS } from './tape-matchers.js'
 export type { SummaryTotals, TapeRunSummary, TapeSummaryEntry } from './tape-summary.js'
 export { renderSummaryMarkdown, renderSummaryText, summarizeTape } from './tape-summary.js'
-export type { RunnerTapeConfig, TestTape, TestTapeInput } from './test-tape.js'
+export type { TestTape, TestTapeConfig, TestTapeInput } from './test-tape.js'
 export { openTestTape } from './test-tape.js'
