@@ -1,14 +1,11 @@
 import { syncBuiltinESMExports } from 'node:module'
-import { ConfigError, onTapeRun } from '@agent-tape/core/context'
-import type { HttpRequestEventMap } from '@mswjs/interceptors'
-import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
-import { FetchInterceptor } from '@mswjs/interceptors/fetch'
+import { ConfigError } from '@agent-tape/core/context'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
 import type { BoundaryConfig } from './handle-request.js'
 import { interceptHttp2 } from './http2/intercept-connect.js'
+import { type InterceptedRequestListener, interceptLazily } from './lazy-interception.js'
 import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
-import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
 import { installNetworkGuards } from './network/guards.js'
 import { performingForTape } from './network/performing.js'
 import type { ReplayTiming } from './replay-timing.js'
@@ -87,13 +84,10 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     timing: options.timing ?? 'instant',
     ...(options.childProcesses ? { childProcesses: options.childProcesses } : {}),
   }
-  // Captured before the interceptor patches it: the way to reach the network without recursion.
+  // Captured before the interception patches it: the way to reach the network without recursion.
   const pureFetch = globalThis.fetch.bind(globalThis)
-  // Each interceptor applied by itself, as a BatchInterceptor would do: that class lives in the
-  // package's main entry, which loads more than the two interceptors need, in every test file.
-  const interceptors = [new ClientRequestInterceptor(), new FetchInterceptor()] as const
   const perform = (r: Request) => performingForTape(() => pureFetch(r))
-  const onRequest = async ({ request, controller }: HttpRequestEventMap['request'][0]): Promise<void> => {
+  const onRequest: InterceptedRequestListener = async ({ request, controller }) => {
     const outcome = await handleRequestWhenTaped(request, config, perform)
     // The caller aborted meanwhile: the interceptor has already failed its request with the
     // caller's own reason, which is what the caller must see (an SDK's timeout error).
@@ -101,17 +95,14 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     if (outcome.type === 'respond') controller.respondWith(outcome.response)
     else if (outcome.type === 'error') controller.errorWith(outcome.error)
   }
-  for (const interceptor of interceptors) {
-    interceptor.on('request', onRequest)
-    interceptor.apply()
-  }
+  // fetch, node:http/https and undici's global dispatchers: a thin layer now, the interceptors
+  // with the first tape (see lazy-interception.ts).
+  const interception = interceptLazily(config, onRequest, perform)
   const removeHttp2 = interceptHttp2(config)
   const removeGuards = installNetworkGuards(config)
   // `import { request } from 'node:http'` reads a snapshot of the module's exports: refresh it so
   // named imports see the patched functions too (`lookup` from node:dns among them).
   syncBuiltinESMExports()
-  const dispatchers = guardGlobalDispatchers(config, perform)
-  const stopRefreshing = onTapeRun(dispatchers.refresh)
   const boundary: HttpBoundary = {
     addModelEndpoints(...added) {
       assertPatterns(added)
@@ -122,11 +113,9 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
       return addTo(config.allowHosts, added)
     },
     async dispose() {
-      stopRefreshing()
-      dispatchers.dispose()
       removeGuards()
       removeHttp2()
-      for (const interceptor of interceptors) interceptor.dispose()
+      interception.dispose()
       syncBuiltinESMExports()
       if (holder[KEY]?.boundary === boundary) delete holder[KEY]
     },
