@@ -3,7 +3,7 @@ import { AgentTapeError, formatMessage } from '@agent-tape/core/context'
 import { type BudgetBreach, budgetDetails, checkBudget, type TapeBudget } from './cost/budget.js'
 import { formatUsd } from './cost/format.js'
 import { runMeasureOf } from './cost/usage-slot.js'
-import { formatCount } from './reading/preview.js'
+import { formatCount } from './format-count.js'
 
 /** What a matcher returns, in the shape both Vitest's and Jest's `expect.extend` accept. */
 export interface TapeMatcherResult {

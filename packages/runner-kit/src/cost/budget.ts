@@ -1,5 +1,5 @@
 import { AgentTapeError } from '@agent-tape/core/context'
-import { formatCount } from '../reading/preview.js'
+import { formatCount } from '../format-count.js'
 import type { DecisionUsage } from './decision-usage.js'
 import { formatUsd } from './format.js'
 import type { CostReport } from './run-cost.js'

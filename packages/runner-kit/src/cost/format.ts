@@ -1,5 +1,5 @@
 import type { TokenUsage } from '@agent-tape/http'
-import { formatCount } from '../reading/preview.js'
+import { formatCount } from '../format-count.js'
 
 /** Tokens in all, with their parts: `1,690 tokens (1,500 in, 300 of them cached, 190 out)`. */
 export function describeTokens(tokens: TokenUsage): string {

@@ -1,18 +1,13 @@
 import { cutForPrinting, type HarnessIdentity, type RecordingSource } from '@agent-tape/core/internal'
 import type { TokenUsage } from '@agent-tape/http'
+import { formatCount } from '../format-count.js'
 
 /** One line of JSON, its secrets masked, then cut when longer than `max`. */
 export function previewJson(value: unknown, max: number): string {
   return cutForPrinting(value === undefined ? 'undefined' : (JSON.stringify(value) ?? String(value)), max)
 }
 
-/**
- * A count as everything agent-tape prints it, grouped by thousands: `1,152`. The run summary,
- * `show`, `diff` and the view all go through it, so one number never reads two ways.
- */
-export function formatCount(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
-}
+export { formatCount }
 
 /** Token usage as `1,080 in / 72 out`. */
 export function tokens(usage: TokenUsage): string {
