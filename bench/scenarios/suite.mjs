@@ -179,7 +179,8 @@ function writeProject(root) {
       join(root, `vitest.${variant}.config.mjs`),
       `${plugin ? "import { agentTape } from '@agent-tape/vitest/plugin'\n" : ''}import { defineConfig } from 'vitest/config'
 export default defineConfig({
-${plugin ? '  plugins: [agentTape({ modelEndpoints: [process.env.BENCH_MODEL_URL], summary: false })],\n' : ''}  test: { include: ['${include}/*.test.mjs'] },
+${plugin ? '  plugins: [agentTape({ modelEndpoints: [process.env.BENCH_MODEL_URL], summary: false })],\n' : ''}  // A generous timeout: on a loaded machine a recording can take longer than the default 5 s.
+  test: { include: ['${include}/*.test.mjs'], testTimeout: 120_000 },
 })
 `,
     )
