@@ -30,7 +30,11 @@ export async function handleRequestWhenTaped(
   config: BoundaryConfig,
   perform: (request: Request) => Promise<Response>,
 ): Promise<RequestOutcome> {
-  if (!currentTape() && claimingTapeCount() === 0 && !(replaysOutsideTapes() && mayBeMcp(request.method, request.headers)))
+  if (
+    !currentTape() &&
+    claimingTapeCount() === 0 &&
+    !(replaysOutsideTapes() && mayBeMcp(request.method, request.headers))
+  )
     return { type: 'passthrough' }
   const { handleRequest } = await loadRequestHandling()
   return handleRequest(request, config, perform)
