@@ -232,11 +232,11 @@ function loadSection(r) {
   return [
     '## 4. Cassette load',
     '',
-    `A ${l.decisions.toLocaleString('en')}-decision cassette (half model requests with a short conversation and their answers, half tool calls; ${formatBytes(l.bytes)}), opened for replay in a fresh process: read, parse, validate, index.`,
+    `A ${l.decisions.toLocaleString('en')}-decision cassette (half model requests with a short conversation and their answers, half tool calls; ${formatBytes(l.bytes)}), opened for replay in a fresh process: read, parse, validate, index. The median of ${l.load.n ?? 'several'} fresh processes, with the fastest and the slowest, and the CPU time (user and system, every thread), which a process waiting for a core on a loaded machine does not accrue.`,
     '',
-    '| load and index | retained heap | peak RSS growth while loading |',
-    '| ---: | ---: | ---: |',
-    `| ${formatTime(l.load)} | ${formatBytes(l.retainedHeap)} | ${formatBytes(l.peakRss)} |`,
+    '| load and index | min – max | CPU | retained heap | peak RSS growth while loading |',
+    '| ---: | ---: | ---: | ---: | ---: |',
+    `| ${formatTime(l.load)} | ${l.load.min === undefined ? '–' : `${formatMs(l.load.min)} – ${formatMs(l.load.max)}`} | ${l.cpu ? formatTime(l.cpu) : '–'} | ${formatBytes(l.retainedHeap)} | ${formatBytes(l.peakRss)} |`,
   ]
 }
 
