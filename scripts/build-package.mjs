@@ -3,12 +3,15 @@
 // with plain tsc: TypeScript 7 has no compiler API, so bundlers that need one cannot emit
 // declarations here. Test files are excluded from both outputs.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const cwd = process.cwd()
 const tsc = join(cwd, 'node_modules', '.bin', 'tsc')
-const exclude = ['src/**/*.test.ts', 'src/**/*.test-d.ts']
+// A package's own excludes too: sources that are not Node's (the view's page script, bundled
+// into the page by build-view-page.mjs).
+const own = JSON.parse(readFileSync(join(cwd, 'tsconfig.json'), 'utf8')).exclude ?? []
+const exclude = ['src/**/*.test.ts', 'src/**/*.test-d.ts', ...own]
 
 function run(label, args) {
   const result = spawnSync(tsc, args, { cwd, stdio: 'inherit' })

@@ -18,9 +18,16 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
+import { buildViewPage } from './build-view-page.mjs'
 
 const root = new URL('..', import.meta.url).pathname
-const GROUPS = [['core'], ['http', 'fake-provider'], ['runner-kit', 'capture'], ['vitest', 'jest', 'cli']]
+const GROUPS = [
+  ['core'],
+  ['http', 'fake-provider'],
+  ['inspect', 'capture'],
+  ['runner-kit'],
+  ['vitest', 'jest', 'cli'],
+]
 
 function run(cwd, command, args) {
   return new Promise((resolve, reject) => {
@@ -41,6 +48,8 @@ async function build(name) {
     rmSync(join(dir, 'dist'), { recursive: true, force: true })
     await run(dir, join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'])
   } else {
+    // The HTML view's page script and style are bundled into the package's sources first.
+    if (name === 'inspect') buildViewPage()
     await run(dir, process.execPath, [join(root, 'scripts', 'build-package.mjs')])
   }
   if (name === 'cli') {
@@ -59,6 +68,7 @@ const STAMPS = join(root, 'node_modules', '.cache', 'agent-tape-build')
 const SHARED = [
   'scripts/build-packages.mjs',
   'scripts/build-package.mjs',
+  'scripts/build-view-page.mjs',
   'tsconfig.base.json',
   'pnpm-lock.yaml',
   'LICENSE',
@@ -75,7 +85,9 @@ function inputsOf(name) {
   for (const file of readdirSync(dir))
     if (/^(package|tsconfig.*)\.json$/.test(file)) add(file, join(dir, file))
   for (const file of readdirSync(join(dir, 'src'), { recursive: true }).map(String).sort()) {
-    if (/\.(ts|mts|cts|js|mjs|cjs|json)$/.test(file)) add(`src/${file}`, join(dir, 'src', file))
+    // What the build writes into the sources (`*.generated.ts`) is not one of its inputs.
+    if (/\.(ts|mts|cts|js|mjs|cjs|json|css)$/.test(file) && !file.endsWith('.generated.ts'))
+      add(`src/${file}`, join(dir, 'src', file))
   }
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
   for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).sort()) {

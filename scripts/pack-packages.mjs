@@ -9,15 +9,16 @@ import { basename, join } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
 const out = join(root, 'packed')
-// Each runner needs core, http, the runner kit and the CLI beside it: installed together, npm
-// takes them from the tarballs.
+// Each runner needs core, http, inspect, the runner kit and the CLI beside it: installed
+// together, npm takes them from the tarballs.
 const PACKAGES = {
   core: [],
   http: [],
+  inspect: [],
   'runner-kit': [],
-  vitest: ['core', 'http', 'runner-kit', 'cli'],
-  jest: ['core', 'http', 'runner-kit', 'cli'],
-  cli: ['core', 'http', 'runner-kit'],
+  vitest: ['core', 'http', 'inspect', 'runner-kit', 'cli'],
+  jest: ['core', 'http', 'inspect', 'runner-kit', 'cli'],
+  cli: ['core', 'http', 'inspect', 'runner-kit'],
   capture: ['core', 'http'],
 }
 

@@ -35,6 +35,7 @@ it('builds a package again only when an input of its build changed, or when forc
   for (const file of [
     'scripts/build-packages.mjs',
     'scripts/build-package.mjs',
+    'scripts/build-view-page.mjs',
     'tsconfig.base.json',
     'pnpm-lock.yaml',
     'LICENSE',

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { MODEL_CODECS } from '@agent-tape/http'
+import { MODEL_CODECS } from '@agent-tape/http/internal'
 import { describe, expect, it } from 'vitest'
 
 // A provider lives in its codec: adding one is a file in packages/http/src/codecs/ and its

@@ -10,6 +10,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -32,7 +33,7 @@ const IMPORT_CHILD = new URL('../lib/import-child.mjs', import.meta.url).pathnam
 // Another folder of built packages (an older build, for a before/after comparison) may stand in
 // for the workspace's.
 const PACKAGES = process.env.BENCH_SUITE_PACKAGES ?? new URL('../../packages/', import.meta.url).pathname
-const INSTALLED = ['core', 'http', 'runner-kit', 'vitest']
+const INSTALLED = ['core', 'http', 'inspect', 'runner-kit', 'vitest']
 
 export async function suite({ provider, config }) {
   const root = new URL('../.tmp/suite/', import.meta.url).pathname
@@ -204,6 +205,8 @@ ${tests
 function installPackages(root) {
   for (const name of INSTALLED) {
     const from = join(PACKAGES, name)
+    // An older build compared against may predate a package (inspect).
+    if (!existsSync(join(from, 'package.json'))) continue
     const to = join(root, 'node_modules', '@agent-tape', name)
     mkdirSync(to, { recursive: true })
     cpSync(join(from, 'package.json'), join(to, 'package.json'))

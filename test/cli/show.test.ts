@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseCassette } from '@agent-tape/core'
-import { tokens } from '@agent-tape/runner-kit'
+import { tokens } from '@agent-tape/inspect'
 import { beforeAll, expect, it } from 'vitest'
 import { REPO_ROOT } from '../support/fixture-project.js'
 import {

@@ -46,8 +46,8 @@ if (process.env.GUARD_CHECK) {
 }`
 
 // Each runner depends on the CLI (its agent-tape bin): npm takes it from the tarball beside it.
-const VITEST = ['core', 'http', 'runner-kit', 'cli', 'vitest'] as Published[]
-const JEST = ['core', 'http', 'runner-kit', 'cli', 'jest'] as Published[]
+const VITEST = ['core', 'http', 'inspect', 'runner-kit', 'cli', 'vitest'] as Published[]
+const JEST = ['core', 'http', 'inspect', 'runner-kit', 'cli', 'jest'] as Published[]
 
 export const PROJECTS: CompatProject[] = [
   {

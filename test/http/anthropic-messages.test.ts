@@ -8,6 +8,8 @@ import { runResearchAgent } from '../support/anthropic-agent.js'
 import { researchScript } from '../support/scripts.js'
 import { runTaped } from '../support/tape-run.js'
 
+// What every client of every API gets alike is in test/providers/; here, what Anthropic's stream
+// and SDKs do besides: named events and pings kept as sent, the version header keyed, retry hints.
 const boundary = installHttpBoundary()
 const store = createMemoryStore()
 const API_KEY = `sk-ant-api03-${'AnthrTestKey'.repeat(5)}`
@@ -21,28 +23,11 @@ beforeAll(async () => {
 })
 afterAll(() => provider.close())
 
-it('records a streamed tool_use run and replays the same final messages with zero connections', async () => {
-  const question = 'When was magnetic tape invented?'
-  const rec = await runTaped(store, 'research.jsonl', 'auto', () => runResearchAgent(client, question))
-  expect(rec.error).toBeUndefined()
-  expect(rec.result?.text).toBe('Magnetic tape recording was invented in 1928.')
-  const connections = provider.connections
-  const replay = await runTaped(store, 'research.jsonl', 'replay', () => runResearchAgent(client, question))
-  expect(provider.connections).toBe(connections)
-  expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
-  expect(replay.result?.finals).toEqual(rec.result?.finals)
-  expect(replay.result?.finals[0]?.content[0]).toMatchObject({
-    type: 'tool_use',
-    name: 'search',
-    input: { query: 'tape recorders history' },
-  })
-  expect(replay.result?.finals[2]).toMatchObject({
-    stop_reason: 'end_turn',
-    usage: { input_tokens: 300, output_tokens: 9 },
-  })
-})
-
-it('keeps the named events and ping byte for byte, and the anthropic-version header in the key', () => {
+it('keeps the named events and ping byte for byte, and the anthropic-version header in the key', async () => {
+  const rec = await runTaped(store, 'research.jsonl', 'auto', () =>
+    runResearchAgent(client, 'When was magnetic tape invented?'),
+  )
+  expect(rec.state.recorded).toBe(3)
   const decisions = parseCassette(store.files['research.jsonl']!, 'research.jsonl').decisions
   const first = decisions[0]!
   expect(first.in).toMatchObject({
@@ -63,37 +48,6 @@ it('keeps the named events and ping byte for byte, and the anthropic-version hea
   )
   expect(events.find((e) => e.event === 'ping')?.data).toBe('{"type": "ping"}')
   expect(store.files['research.jsonl']).not.toContain(API_KEY)
-})
-
-it('a prompt edit misses at step 1 with the diff and the SDK does not retry', async () => {
-  const before = provider.requests.length
-  const miss = await runTaped(store, 'research.jsonl', 'replay', () =>
-    runResearchAgent(client, 'When was tape invented?'),
-  )
-  expect(provider.requests.length).toBe(before)
-  expect(miss.error).toBeInstanceOf(Anthropic.BadRequestError)
-  expect(miss.failure?.message).toContain(
-    'body.messages[0].content: "When was magnetic tape invented?" → "When was tape invented?"',
-  )
-})
-
-it('replays a mid-stream error event as the same SDK error', async () => {
-  const failing = await startFakeProvider({
-    reply: [{ text: 'partial answer here', streamError: { afterEvents: 3, message: 'Overloaded' } }],
-  })
-  boundary.addModelEndpoints(failing.url)
-  const c = new Anthropic({ apiKey: API_KEY, baseURL: failing.anthropicBaseURL, maxRetries: 0 })
-  const run = () =>
-    c.messages
-      .stream({ model: 'claude-sonnet-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
-      .finalMessage()
-  const rec = await runTaped(store, 'error.jsonl', 'auto', run)
-  await failing.close()
-  const replay = await runTaped(store, 'error.jsonl', 'replay', run)
-  expect(rec.error).toBeInstanceOf(Anthropic.APIError)
-  expect(replay.error).toBeInstanceOf(Anthropic.APIError)
-  expect((replay.error as Error).message).toBe((rec.error as Error).message)
-  expect(replay.state.status).toBe('clean')
 })
 
 it.each([

@@ -1,8 +1,9 @@
 import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
-import { classifyUrl, findCodec, installHttpBoundary, readModelAnswer, recordedUsage } from '@agent-tape/http'
+import { installHttpBoundary } from '@agent-tape/http'
+import { classifyUrl, findCodec } from '@agent-tape/http/internal'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import { generateText, stepCountIs, streamText } from 'ai'
+import { generateText, stepCountIs } from 'ai'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AI_RESEARCH_TOOLS } from '../support/ai-tools.js'
@@ -10,7 +11,9 @@ import { researchScript } from '../support/scripts.js'
 import { runTaped } from '../support/tape-run.js'
 
 // A self-hosted gateway in front of OpenAI-compatible models, declared by its base URL as a user
-// declares one: modelEndpoints: ['https://gateway.example/llm/v1'].
+// declares one: modelEndpoints: ['https://gateway.example/llm/v1']. What every client of every API
+// gets alike, the ai SDK on a gateway among them, is in test/providers/; here, what a gateway
+// adds: where compatible APIs are recognised, routing fields, hosted providers' hosts.
 const boundary = installHttpBoundary()
 const store = createMemoryStore()
 const API_KEY = `sk-or-v1-${'9a7f3c1e'.repeat(8)}`
@@ -76,40 +79,10 @@ const generate =
     }
   }
 
-const stream = (prompt: string) => async () => {
-  const result = streamText({
-    model: gateway()('meta-llama/llama-3.3-70b-instruct'),
-    tools,
-    stopWhen: stepCountIs(5),
-    prompt,
-    onError: () => {},
-  })
-  const parts: unknown[] = []
-  for await (const part of result.fullStream) {
-    if (part.type === 'text-delta') parts.push(['text', part.text])
-    if (part.type === 'tool-call') parts.push(['call', part.toolName, part.input])
-    if (part.type === 'finish-step') parts.push(['step', part.finishReason, part.usage])
-  }
-  return { text: await result.text, parts }
-}
-
-it('generateText with tools through a gateway prefix: records three steps, keys the routing fields as sent, replays with zero connections', async () => {
+it("keys a gateway's routing fields as the ai SDK sends them", async () => {
   const rec = await runTaped(store, 'compatible-generate.jsonl', 'auto', generate('When was tape invented?'))
-  expect(rec.error).toBeUndefined()
   expect(rec.result?.text).toBe('Magnetic tape recording was invented in 1928.')
-  expect(rec.result?.steps).toHaveLength(3)
-  const connections = provider.connections
-  const replay = await runTaped(
-    store,
-    'compatible-generate.jsonl',
-    'replay',
-    generate('When was tape invented?'),
-  )
-  expect(provider.connections).toBe(connections)
-  expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
-  expect(replay.result).toEqual(rec.result)
   const text = store.files['compatible-generate.jsonl']!
-  expect(text).not.toContain(API_KEY)
   const decisions = parseCassette(text, 'compatible-generate.jsonl').decisions
   expect(decisions[0]!.in).toMatchObject({
     api: 'openai-chat',
@@ -119,10 +92,6 @@ it('generateText with tools through a gateway prefix: records three steps, keys 
       provider: { order: ['groq', 'together'], allow_fallbacks: false },
       transforms: ['middle-out'],
     },
-  })
-  expect(readModelAnswer(decisions[2]!.in, decisions[2]!.out)).toMatchObject({
-    text: 'Magnetic tape recording was invented in 1928.',
-    usage: { input: 300, output: 9 },
   })
 })
 
@@ -138,31 +107,6 @@ it('a change to the routing fields is a miss that names it', async () => {
     'Replay miss at step 1, model request (meta-llama/llama-3.3-70b-instruct)',
   )
   expect(miss.failure?.message).toContain('body.provider.order')
-})
-
-it('streamText through the gateway: replays every part, and a prompt edit misses with its diff', async () => {
-  const rec = await runTaped(store, 'compatible-stream.jsonl', 'auto', stream('When was tape invented?'))
-  expect(rec.result?.text).toBe('Magnetic tape recording was invented in 1928.')
-  const connections = provider.connections
-  const replay = await runTaped(store, 'compatible-stream.jsonl', 'replay', stream('When was tape invented?'))
-  expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
-  expect(replay.result).toEqual(rec.result)
-  const decisions = parseCassette(
-    store.files['compatible-stream.jsonl']!,
-    'compatible-stream.jsonl',
-  ).decisions
-  expect(decisions[0]!.in).toMatchObject({ body: { stream: true, stream_options: { include_usage: true } } })
-  expect(recordedUsage(decisions[2]!.in, decisions[2]!.out)).toEqual({ input: 300, output: 9 })
-  const miss = await runTaped(
-    store,
-    'compatible-stream.jsonl',
-    'replay',
-    stream('When was the tape invented?'),
-  )
-  expect(provider.connections).toBe(connections)
-  expect(miss.failure?.message).toContain(
-    'body.messages[0].content: "When was tape invented?" → "When was the tape invented?"',
-  )
 })
 
 it('the openai SDK on a gateway baseURL: extra body fields keyed as sent; the replay serves the hosted provider too', async () => {

@@ -6,6 +6,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { runWeatherAgent, weatherScript } from '../support/openai-agent.js'
 import { runTaped } from '../support/tape-run.js'
 
+// What every client of every API gets alike (a tool loop recorded and replayed, streamed too, a
+// prompt edit's miss, errors, cut streams, secrets) is in test/providers/; here, what the openai
+// SDK's chat completions do besides: retries, gzip, a streaming agent's steps, a sub-agent.
 const boundary = installHttpBoundary()
 let provider: FakeProvider
 let client: OpenAI
@@ -18,82 +21,6 @@ beforeAll(async () => {
   client = new OpenAI({ apiKey: API_KEY, baseURL: provider.openaiBaseURL })
 })
 afterAll(() => provider.close())
-
-it('records a tool-using run and replays it with zero connections', async () => {
-  const rec = await runTaped(store, 'chat.jsonl', 'auto', () =>
-    runWeatherAgent(client, 'Weather and time in Paris?', false),
-  )
-  expect(rec.error).toBeUndefined()
-  expect(rec.result).toBe('It is 14:05 in Paris and 18°C with light rain.')
-  expect(rec.state).toMatchObject({ action: 'record', recorded: 3, written: true })
-  const connections = provider.connections
-  const replay = await runTaped(store, 'chat.jsonl', 'replay', () =>
-    runWeatherAgent(client, 'Weather and time in Paris?', false),
-  )
-  expect(replay.result).toBe(rec.result)
-  expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
-  expect(provider.connections).toBe(connections)
-  expect(store.files['chat.jsonl']).not.toContain(API_KEY)
-  const first = parseCassette(store.files['chat.jsonl']!, 'chat.jsonl').decisions[0]!
-  expect(first.in).toMatchObject({ api: 'openai-chat', method: 'POST', path: '/v1/chat/completions' })
-})
-
-it('a prompt edit misses at step 1 with the diff, without retries', async () => {
-  const requests = provider.requests.length
-  const miss = await runTaped(store, 'chat.jsonl', 'replay', () =>
-    runWeatherAgent(client, 'Weather and time in Lyon?', false),
-  )
-  expect(provider.requests.length).toBe(requests)
-  expect((miss.error as Error).message).toContain('Replay miss at step 1, model request (gpt-4o)')
-  expect(miss.failure?.message).toContain(
-    'body.messages[1].content: "Weather and time in Paris?" → "Weather and time in Lyon?"',
-  )
-})
-
-it('replays a streamed run through the stream helper with identical text, tool calls, finish reason and usage', async () => {
-  const run = async () => {
-    const stream = client.chat.completions.stream({
-      model: 'gpt-4o',
-      messages: [{ role: 'user', content: 'Weather in Paris?' }],
-      tools: [],
-      stream_options: { include_usage: true },
-    })
-    const deltas: string[] = []
-    stream.on('content', (delta) => deltas.push(delta))
-    const completion = await stream.finalChatCompletion()
-    return { deltas, completion }
-  }
-  const script = await startFakeProvider({
-    reply: [
-      {
-        text: ['It is ', 'raining ', 'in Paris.'],
-        toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }],
-        finishReason: 'tool_calls',
-        usage: { inputTokens: 21, outputTokens: 8 },
-      },
-    ],
-  })
-  boundary.addModelEndpoints(script.url)
-  const streaming = new OpenAI({ apiKey: API_KEY, baseURL: script.openaiBaseURL })
-  const original = client
-  client = streaming
-  try {
-    const rec = await runTaped(store, 'stream.jsonl', 'auto', run)
-    await script.close()
-    const replay = await runTaped(store, 'stream.jsonl', 'replay', run)
-    expect(replay.state.status).toBe('clean')
-    expect(replay.result).toEqual(rec.result)
-    const choice = replay.result!.completion.choices[0]!
-    expect(replay.result!.deltas).toEqual(['It is ', 'raining ', 'in Paris.'])
-    expect(choice.finish_reason).toBe('tool_calls')
-    expect(choice.message.tool_calls?.[0]).toMatchObject({
-      function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
-    })
-    expect(replay.result!.completion.usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 8 })
-  } finally {
-    client = original
-  }
-})
 
 it('replays a recorded 500 and the SDK retry after it instantly, without hanging', async () => {
   const flaky = await startFakeProvider({
@@ -132,33 +59,6 @@ it('stores a gzipped JSON answer decoded, as JSON, and replays it', async () => 
   expect(out.body.json).toMatchObject({ object: 'chat.completion' })
   expect(out.headers).not.toHaveProperty('content-encoding')
   expect((await runTaped(store, 'gzip.jsonl', 'replay', run)).result).toBe('compressed hello')
-})
-
-it('replays a stream that was cut off mid-way as the same failure after the same deltas', async () => {
-  const cut = await startFakeProvider({
-    reply: [{ text: ['one ', 'two ', 'three ', 'four'], cutAfterEvents: 3 }],
-  })
-  boundary.addModelEndpoints(cut.url)
-  const c = new OpenAI({ apiKey: API_KEY, baseURL: cut.openaiBaseURL, maxRetries: 0 })
-  const run = async () => {
-    const seen: string[] = []
-    try {
-      const stream = await c.chat.completions.create({
-        model: 'gpt-4o',
-        messages: [{ role: 'user', content: 'count' }],
-        stream: true,
-      })
-      for await (const chunk of stream) seen.push(chunk.choices[0]?.delta.content ?? '')
-      return { seen, error: undefined }
-    } catch (error) {
-      return { seen, error: `${(error as Error).name}: ${(error as Error).message}` }
-    }
-  }
-  const rec = await runTaped(store, 'cut.jsonl', 'auto', run)
-  await cut.close()
-  expect(rec.result?.error).toBeDefined()
-  const replay = await runTaped(store, 'cut.jsonl', 'replay', run)
-  expect(replay.result).toEqual(rec.result)
 })
 
 it('does not take a sequential streaming agent for concurrent branches: no overlap warning, run after run', async () => {

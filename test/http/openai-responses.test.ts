@@ -6,6 +6,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { RESEARCH_TOOLS, researchScript } from '../support/scripts.js'
 import { runTaped } from '../support/tape-run.js'
 
+// What every client of every API gets alike is in test/providers/; here, what the Responses API
+// keys besides the prompt: a tool's schema.
 const boundary = installHttpBoundary()
 const store = createMemoryStore()
 let provider: FakeProvider
@@ -58,18 +60,9 @@ async function runAgent(question: string) {
   throw new Error('step budget exhausted')
 }
 
-it('records a streamed Responses run and replays the same named events with zero connections', async () => {
+it('a changed tool schema misses at step 1 with the field that changed', async () => {
   const rec = await runTaped(store, 'responses.jsonl', 'auto', () => runAgent('When was tape invented?'))
   expect(rec.result?.text).toBe('Magnetic tape recording was invented in 1928.')
-  expect(rec.result?.events).toContain('response.function_call_arguments.delta')
-  const connections = provider.connections
-  const replay = await runTaped(store, 'responses.jsonl', 'replay', () => runAgent('When was tape invented?'))
-  expect(provider.connections).toBe(connections)
-  expect(replay.result).toEqual(rec.result)
-  expect(replay.state).toMatchObject({ status: 'clean', replayed: 3 })
-})
-
-it('a changed tool schema misses at step 1 with the field that changed', async () => {
   TOOLS[1]!.description = 'Search the web' // fetch_page: first once tools are sorted by name
   try {
     const miss = await runTaped(store, 'responses.jsonl', 'replay', () => runAgent('When was tape invented?'))

@@ -23,6 +23,7 @@ const TAPE_ONLY = [
   'http/dist/esm/index.js',
   'http/dist/esm/handle-request.js',
   'http/dist/esm/read-exchange.js',
+  'inspect/dist/esm/index.js',
   'runner-kit/dist/esm/index.js',
   'runner-kit/dist/esm/test-tape.js',
 ]

@@ -89,10 +89,11 @@ describe.each(PACKAGES)('%s', (name) => {
   })
 })
 
-it('packs the seven published packages under their npm names', () => {
+it('packs the eight published packages under their npm names', () => {
   expect(PACKAGES.map((p) => packed[p].name)).toEqual([
     '@agent-tape/core',
     '@agent-tape/http',
+    '@agent-tape/inspect',
     '@agent-tape/runner-kit',
     '@agent-tape/vitest',
     '@agent-tape/jest',

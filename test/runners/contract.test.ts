@@ -1,3 +1,5 @@
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { envHash } from '../support/env-hash.js'
 import { useRecordedFixture } from './recorded-fixture.js'
@@ -130,7 +132,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     expect(project.read(kept)).toContain('You answer questions about cities, briefly.')
     const opened = await project.run(`${view} -o view.html`)
     expect(opened.code, opened.output).toBe(0)
-    expect(opened.output).toBe('view.html\n')
+    expect(opened.output).toBe(`${pathToFileURL(join(project.dir, 'view.html')).href}\n`)
     expect(project.read('view.html')).toContain('"verdict":"diverged at decision 1: 0 the same, 1 missed')
   })
 

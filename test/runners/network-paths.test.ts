@@ -33,13 +33,16 @@ const LEAKY = [
   '',
   "it.tape('leaky', async () => {",
   "  const client = new OpenAI({ apiKey: 'sk-test', baseURL: process.env.FAKE_PROVIDER_URL + '/v1', maxRetries: 0 })",
-  '  // Not awaited: the request comes after the test, and its tape, ended.',
-  '  setTimeout(() => {',
+  // Not awaited: the request waits on a promise the next test settles, so it comes after this
+  // test, and its tape, ended, however slowly the machine runs (a timer would race the tape's end).
+  '  const ended = new Promise((resolve) => { globalThis.leakyTestEnded = resolve })',
+  '  ended.then(() => {',
   "    client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'late' }] }).catch(() => {})",
-  '  }, 100)',
+  '  })',
   '})',
   '',
   "it('keeps the file running', async () => {",
+  '  globalThis.leakyTestEnded()',
   '  await new Promise((resolve) => setTimeout(resolve, 600))',
   '})',
 ]

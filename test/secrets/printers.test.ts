@@ -18,9 +18,11 @@ const STAND_IN = 'the settings the run was recorded with'
 const CONFIG = {
   cassetteDir: '__cassettes__',
   allowRecordingInCI: false,
+  strictHarness: false,
   failOnUnused: true,
   redactors: [],
   normalizers: [],
+  ignore: [],
   allowSecrets: [],
 }
 
@@ -81,13 +83,16 @@ async function throughEveryPrinter(
   printed['drift report'] = String((await live.finish())?.message)
 
   const stepSummary = join(root, 'step-summary.md')
-  await finishRun([{ root, cassetteDir: '__cassettes__', entries, collected: [], viewDir: 'views' }], {
-    prune: false,
-    print: (text) => {
-      printed['run summary'] = text
+  await finishRun(
+    [{ root, config: { cassetteDir: '__cassettes__', viewDir: 'views' }, entries, collected: [] }],
+    {
+      prune: false,
+      print: (text) => {
+        printed['run summary'] = text
+      },
+      env: { ...env, GITHUB_STEP_SUMMARY: stepSummary },
     },
-    env: { ...env, GITHUB_STEP_SUMMARY: stepSummary },
-  })
+  )
   printed['step summary'] = readFileSync(stepSummary, 'utf8')
   for (const page of pages(join(root, 'views'))) printed[`view page ${page}`] = readFileSync(page, 'utf8')
 

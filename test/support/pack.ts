@@ -5,7 +5,16 @@ import { join, resolve } from 'node:path'
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..')
 /** The packages published to npm, by folder under packages/. */
-export const PUBLISHED = ['core', 'http', 'runner-kit', 'vitest', 'jest', 'cli', 'capture'] as const
+export const PUBLISHED = [
+  'core',
+  'http',
+  'inspect',
+  'runner-kit',
+  'vitest',
+  'jest',
+  'cli',
+  'capture',
+] as const
 export type Published = (typeof PUBLISHED)[number]
 
 export interface PackedPackage {

@@ -8,7 +8,8 @@ export function toolResultsIn(body: unknown): number {
     count('"role":"tool"') +
     count('"type":"tool_result"') +
     count('"type":"function_call_output"') +
-    count('"toolResult":')
+    count('"toolResult":') +
+    count('"functionResponse":')
   )
 }
 

@@ -1,5 +1,5 @@
-export type { CassetteSummary, DecisionSummary } from '@agent-tape/runner-kit'
-export { summarizeCassette, summarizeDecision } from '@agent-tape/runner-kit'
+export type { CassetteSummary, DecisionSummary } from '@agent-tape/inspect'
+export { summarizeCassette, summarizeDecision } from '@agent-tape/inspect'
 export type { CommandSpec, OptionSpec, ParsedArgs } from './args.js'
 export type { TerminalSink, TextSink } from './cli-io.js'
 export { createCliIo } from './cli-io.js'

@@ -6,7 +6,7 @@ import {
   isStackOverflow,
   maskForPrinting,
 } from '@agent-tape/core/internal'
-import { useCodecLabels } from '@agent-tape/http'
+import { useCodecLabels } from '@agent-tape/http/internal'
 import { quoteShell } from '@agent-tape/runner-kit'
 import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'

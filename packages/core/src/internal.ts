@@ -25,6 +25,8 @@ export * from './index.js'
 export type { FieldChange } from './json-diff.js'
 export { diffJson, diffStringHunks, diffStrings, formatChange, formatChanges } from './json-diff.js'
 export { assertKnownOptions, closestName } from './known-options.js'
+export type { McpInput } from './mcp-messages.js'
+export { isJsonRpcResponse, MCP_ERROR_NAME, mcpInput, recordedMcpError } from './mcp-messages.js'
 export type { ResolvedMode, ResolveModeOptions } from './modes.js'
 export {
   ALLOW_CI_RECORDING_ENV,

@@ -1,5 +1,6 @@
 import type { RecordedError } from './cassette-format.js'
 import { AgentTapeError } from './errors.js'
+import { type McpMessage, mcpInput, recordedMcpError } from './mcp-messages.js'
 import { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
 import type { Tape } from './tape.js'
 import { currentTape, runInsideDecision } from './tape-context.js'
@@ -21,16 +22,6 @@ export interface McpTransport {
   onmessage?: ((message: any, extra?: any) => void) | undefined
   sessionId?: string | undefined
   setProtocolVersion?: ((version: string) => void) | undefined
-}
-
-/** A JSON-RPC 2.0 message: a request (method and id), a notification (method) or a response (id). */
-export interface McpMessage {
-  jsonrpc?: '2.0'
-  id?: string | number
-  method?: string
-  params?: Record<string, unknown>
-  result?: unknown
-  error?: { code: number; message: string; data?: unknown }
 }
 
 export interface TapeMcpOptions {
@@ -93,8 +84,7 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
         if (virtual || replaying) return
         return runInsideDecision(() => inner.send(message, sendOptions))
       }
-      const input = { server, method: message.method, params: withoutMeta(message.params) }
-      const begun = tape.begin('mcp', input)
+      const begun = tape.begin('mcp', mcpInput(server, message.method!, message.params))
       // Replay answers from the cassette, even on a transport connected before the tape began.
       if (begun.action === 'replay' && answersFromCassette(tape)) {
         const answer = responseFrom(message.id!, begun.record.out, begun.record.err)
@@ -122,7 +112,7 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
       message.id !== undefined && message.method === undefined ? pending.get(message.id) : undefined
     if (!entry) return outer.onmessage?.(message, extra)
     pending.delete(message.id!)
-    const err = message.error ? toRecordedMcpError(message.error) : undefined
+    const err = message.error ? recordedMcpError(message.error) : undefined
     if (entry.begun) {
       entry.begun.complete(err ? { err } : { out: message.result }, performance.now() - entry.started)
       return outer.onmessage?.(message, extra)
@@ -141,17 +131,6 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
   }
 
   return outer as T
-}
-
-/** `_meta` carries progress tokens and tracing: nothing that decides the answer. */
-function withoutMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (!params || !('_meta' in params)) return params
-  const { _meta: _, ...rest } = params
-  return rest
-}
-
-function toRecordedMcpError(error: { code: number; message: string }): RecordedError {
-  return { name: 'McpError', message: error.message, code: error.code }
 }
 
 function responseFrom(id: string | number, out: unknown, err: RecordedError | undefined): McpMessage {

@@ -1,46 +1,15 @@
-export { claimsRequest } from './claims.js'
-export type { KeyVariable, ModelCodec, OtherCredentials, TokenUsage } from './codecs/codec.js'
-export {
-  codecByName,
-  findCodec,
-  isModelHost,
-  isVolatileField,
-  KEY_VARIABLES,
-  keyVariableNames,
-  MODEL_CODECS,
-  MODEL_HOSTS,
-  PROVIDER_ID,
-} from './codecs/index.js'
-export type { AnswerToolCall, ModelAnswer, ModelRequest } from './codecs/read.js'
-export type { EndpointPattern, RequestClass } from './endpoints.js'
-export { classifyUrl, isLoopbackHost } from './endpoints.js'
-export type { BoundaryConfig, RequestOutcome } from './handle-request.js'
-export { handleRequest } from './handle-request.js'
+// The user API of the HTTP boundary: installing it, its options, the MSW mode, the placeholder
+// keys of a replay, and the shapes a cassette stores an HTTP response in. What agent-tape's own
+// packages share beyond it is in `@agent-tape/http/internal`.
+export type { EndpointPattern } from './endpoints.js'
 export type { HttpBoundary, HttpBoundaryOptions } from './install.js'
 export { installHttpBoundary } from './install.js'
-export { jsonRpcOutcome } from './mcp-http.js'
 export type { MswInterceptionConfig } from './msw-interception.js'
 export { useMswInterception } from './msw-interception.js'
 export type { HostPattern } from './network/allow-hosts.js'
-export type { ChildPreparer, ChildProcessPolicy, ChildStart } from './network/child-processes.js'
-export { addChildPreparer, childProcessesOf } from './network/child-processes.js'
-export type { RecordedModelUsage } from './read-exchange.js'
-export {
-  compactArguments,
-  describeHttpDecision,
-  readModelAnswer,
-  readModelRequest,
-  recordedModelUsage,
-  useCodecLabels,
-} from './read-exchange.js'
+export type { ChildProcessPolicy } from './network/child-processes.js'
 export type { NdjsonLine, RecordedBody, RecordedResponse, SseEvent, StreamEnd } from './recorded-response.js'
 export { isRecordedResponse } from './recorded-response.js'
-export { framingHeader, implausibleTimes, MAX_PLAUSIBLE_MS } from './replay-checks.js'
 export type { ReplayKeysOptions } from './replay-keys.js'
-export { placeholderIn, placeholderKey, provideReplayKeys, REPLAY_PLACEHOLDER_KEY } from './replay-keys.js'
-export type { ReplayTiming } from './replay-response.js'
-export { buildReplayResponse } from './replay-response.js'
-export type { StreamEvent, StreamFormat } from './streams/index.js'
-export { recordedStream, STREAM_FORMATS, streamEvents } from './streams/index.js'
-export { serializeSseEvent } from './streams/sse-parser.js'
-export { recordedUsage, sumUsage } from './usage.js'
+export { provideReplayKeys } from './replay-keys.js'
+export type { ReplayTiming } from './replay-timing.js'

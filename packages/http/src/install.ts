@@ -1,18 +1,21 @@
 import { syncBuiltinESMExports } from 'node:module'
-import { ConfigError, onTapeRun } from '@agent-tape/core/context'
-import type { HttpRequestEventMap } from '@mswjs/interceptors'
-import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
-import { FetchInterceptor } from '@mswjs/interceptors/fetch'
+import { ConfigError } from '@agent-tape/core/context'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
-import type { BoundaryConfig } from './handle-request.js'
-import { interceptHttp2 } from './http2/intercept-connect.js'
+import { forwardedRequest } from './forwarded-request.js'
+import {
+  clientRequestGuard,
+  dispatcherGuard,
+  fetchGuard,
+  type GuardContext,
+  http2Guard,
+  type InterceptionGuard,
+  networkGuard,
+} from './interception-guards.js'
 import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
-import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
-import { installNetworkGuards } from './network/guards.js'
 import { performingForTape } from './network/performing.js'
 import type { ReplayTiming } from './replay-timing.js'
-import { handleRequestWhenTaped, prepareBeforeTapes } from './request-handling.js'
+import { prepareBeforeTapes } from './request-handling.js'
 import { OWN_INTERCEPTION_KEY } from './two-interceptions.js'
 
 export interface HttpBoundaryOptions {
@@ -44,12 +47,20 @@ export interface HttpBoundary {
 
 interface Installed {
   boundary: HttpBoundary
-  config: BoundaryConfig & {
-    modelEndpoints: EndpointPattern[]
-    allowHosts: HostPattern[]
-    childProcesses?: ChildProcessPolicy
-  }
+  config: GuardContext['config'] & { modelEndpoints: EndpointPattern[] }
 }
+
+/**
+ * Every way out of the process the boundary takes over, installed in this order and removed in
+ * the reverse one (see {@link InterceptionGuard}).
+ */
+const GUARDS: readonly InterceptionGuard[] = [
+  clientRequestGuard,
+  fetchGuard,
+  http2Guard,
+  networkGuard,
+  dispatcherGuard,
+]
 
 const KEY = OWN_INTERCEPTION_KEY
 const holder = globalThis as { [KEY]?: Installed }
@@ -89,29 +100,11 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
   }
   // Captured before the interceptor patches it: the way to reach the network without recursion.
   const pureFetch = globalThis.fetch.bind(globalThis)
-  // Each interceptor applied by itself, as a BatchInterceptor would do: that class lives in the
-  // package's main entry, which loads more than the two interceptors need, in every test file.
-  const interceptors = [new ClientRequestInterceptor(), new FetchInterceptor()] as const
-  const perform = (r: Request) => performingForTape(() => pureFetch(r))
-  const onRequest = async ({ request, controller }: HttpRequestEventMap['request'][0]): Promise<void> => {
-    const outcome = await handleRequestWhenTaped(request, config, perform)
-    // The caller aborted meanwhile: the interceptor has already failed its request with the
-    // caller's own reason, which is what the caller must see (an SDK's timeout error).
-    if (request.signal.aborted) return
-    if (outcome.type === 'respond') controller.respondWith(outcome.response)
-    else if (outcome.type === 'error') controller.errorWith(outcome.error)
-  }
-  for (const interceptor of interceptors) {
-    interceptor.on('request', onRequest)
-    interceptor.apply()
-  }
-  const removeHttp2 = interceptHttp2(config)
-  const removeGuards = installNetworkGuards(config)
+  const perform = (r: Request) => performingForTape(() => pureFetch(forwardedRequest(r)))
+  const removals = GUARDS.map((guard) => guard.install({ config, perform }))
   // `import { request } from 'node:http'` reads a snapshot of the module's exports: refresh it so
   // named imports see the patched functions too (`lookup` from node:dns among them).
   syncBuiltinESMExports()
-  const dispatchers = guardGlobalDispatchers(config, perform)
-  const stopRefreshing = onTapeRun(dispatchers.refresh)
   const boundary: HttpBoundary = {
     addModelEndpoints(...added) {
       assertPatterns(added)
@@ -122,11 +115,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
       return addTo(config.allowHosts, added)
     },
     async dispose() {
-      stopRefreshing()
-      dispatchers.dispose()
-      removeGuards()
-      removeHttp2()
-      for (const interceptor of interceptors) interceptor.dispose()
+      for (const remove of [...removals].reverse()) remove()
       syncBuiltinESMExports()
       if (holder[KEY]?.boundary === boundary) delete holder[KEY]
     },

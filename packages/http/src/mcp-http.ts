@@ -1,7 +1,12 @@
 import {
   AgentTapeError,
   answersFromCassette,
+  isJsonRpcResponse,
   isReplayMiss,
+  MCP_ERROR_NAME,
+  type McpInput,
+  type McpMessage,
+  mcpInput,
   type Tape,
   tapeInternals,
   toReplayedError,
@@ -23,21 +28,6 @@ export type McpHttpRequest =
   /** DELETE: the end of a session. */
   | { type: 'end' }
 
-interface McpInput {
-  server: string
-  method: string
-  params?: Record<string, unknown>
-}
-
-interface JsonRpcMessage {
-  jsonrpc?: string
-  id?: string | number
-  method?: string
-  params?: Record<string, unknown>
-  result?: unknown
-  error?: { code?: number; message?: string }
-}
-
 /**
  * Reads a request as MCP over streamable HTTP: one with the `mcp-protocol-version` header the
  * SDKs send after the handshake, or the `initialize` request itself. Undefined for anything
@@ -49,9 +39,9 @@ export async function readMcpRequest(request: Request, url: URL): Promise<McpHtt
   if (versioned && method === 'GET') return { type: 'listen' }
   if (versioned && method === 'DELETE') return { type: 'end' }
   if (method !== 'POST' || !/json/i.test(request.headers.get('content-type') ?? '')) return undefined
-  let body: JsonRpcMessage
+  let body: McpMessage
   try {
-    body = JSON.parse(await request.clone().text()) as JsonRpcMessage
+    body = JSON.parse(await request.clone().text()) as McpMessage
   } catch {
     return undefined
   }
@@ -61,10 +51,7 @@ export async function readMcpRequest(request: Request, url: URL): Promise<McpHtt
   if (body.id === undefined) return { type: 'notification' }
   // The server as the key names it: not a loopback port, which changes every run.
   const server = `${isLoopbackHost(url.hostname) ? 'loopback' : url.host}${url.pathname}`
-  const input: McpInput = { server, method: body.method }
-  const params = withoutMeta(body.params)
-  if (params !== undefined) input.params = params
-  return { type: 'request', id: body.id, input }
+  return { type: 'request', id: body.id, input: mcpInput(server, body.method, body.params) }
 }
 
 /**
@@ -126,10 +113,10 @@ export async function handleMcpRequest(
   // Compared as results, not as HTTP responses (whose session ids and framing differ).
   const was = jsonRpcOutcome(record.out)
   const asResult = was.error
-    ? { ...record, out: undefined, err: { name: 'McpError', message: was.error.message ?? '' } }
+    ? { ...record, out: undefined, err: { name: MCP_ERROR_NAME, message: was.error.message ?? '' } }
     : { ...record, out: was.result }
   await tapeInternals(tape).checkLive(asResult, () => {
-    if (outcome.error) throw Object.assign(new Error(outcome.error.message ?? ''), { name: 'McpError' })
+    if (outcome.error) throw Object.assign(new Error(outcome.error.message ?? ''), { name: MCP_ERROR_NAME })
     return outcome.result
   })
   return { type: 'respond', response: buildReplayResponse(inLiveSession(recorded, response), 'instant') }
@@ -162,22 +149,15 @@ export function jsonRpcOutcome(recorded: RecordedResponse): {
         ? body.sse.map((e) => e.json)
         : []
   for (const message of messages) {
-    const m = message as JsonRpcMessage | undefined
-    if (m && m.method === undefined && ('result' in m || 'error' in m)) {
-      return m.error ? { error: m.error } : { result: m.result }
-    }
+    if (isJsonRpcResponse(message))
+      return message.error ? { error: message.error } : { result: message.result }
   }
   return {}
 }
 
 /** The recorded response, answering the caller's JSON-RPC id. */
 function withJsonRpcId(recorded: RecordedResponse, id: string | number): RecordedResponse {
-  const answer = (value: unknown) => {
-    const m = value as JsonRpcMessage | undefined
-    return m && typeof m === 'object' && m.method === undefined && ('result' in m || 'error' in m)
-      ? { ...m, id }
-      : value
-  }
+  const answer = (value: unknown) => (isJsonRpcResponse(value) ? { ...value, id } : value)
   const body = recorded.body
   if (!body) return recorded
   if ('json' in body) return { ...recorded, body: { json: answer(body.json) } }
@@ -201,22 +181,7 @@ async function responseAsRecorded(response: Response, id: string | number): Prom
  * notifications first and ends with its response, and a client may close the moment it has it.
  */
 function answers(id: string | number): (event: StreamEvent) => boolean {
-  return ({ data }) => {
-    const m = data as JsonRpcMessage | undefined
-    return (
-      typeof m === 'object' &&
-      m !== null &&
-      m.method === undefined &&
-      m.id === id &&
-      ('result' in m || 'error' in m)
-    )
-  }
-}
-
-function withoutMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (!params || typeof params !== 'object' || !('_meta' in params)) return params
-  const { _meta: _, ...rest } = params
-  return rest
+  return ({ data }) => isJsonRpcResponse(data) && data.id === id
 }
 
 function damaged(seq: number, cassettePath: string): AgentTapeError {

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import type { RequestClass } from './endpoints.js'
-import { readRequestParts, toRequestDecision, wireHead } from './request-input.js'
+import { readRequestBytes } from './request-body.js'
+import { decideRequest, readRequestParts, wireHead } from './request-input.js'
 
 const CHAT = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Weather in Paris?' }] }
+
+/** The decision of a request, as the boundary makes it: its parts read, its body's bytes with them. */
+async function decide(request: Request, url: URL, requestClass: RequestClass, consumeBody = false) {
+  const body = await readRequestBytes(request, consumeBody)
+  return decideRequest(readRequestParts(request, url, requestClass, body))
+}
 
 function json(url: string, body: unknown, headers: Record<string, string> = {}): [Request, URL] {
   const request = new Request(url, {
@@ -16,7 +23,7 @@ function json(url: string, body: unknown, headers: Record<string, string> = {}):
 it('keys a model request by API, method and path, without the host or port', async () => {
   const [a, urlA] = json('http://127.0.0.1:41234/v1/chat/completions', CHAT)
   const [b, urlB] = json('https://api.openai.com/v1/chat/completions', CHAT)
-  const first = await toRequestDecision(a, urlA, 'model')
+  const first = await decide(a, urlA, 'model')
   expect(first.kind).toBe('llm')
   expect(first.codec?.name).toBe('openai-chat')
   expect(first.input).toEqual({
@@ -25,7 +32,7 @@ it('keys a model request by API, method and path, without the host or port', asy
     path: '/v1/chat/completions',
     body: first.codec!.canonicalBody(CHAT),
   })
-  expect((await toRequestDecision(b, urlB, 'model')).input).toEqual(first.input)
+  expect((await decide(b, urlB, 'model')).input).toEqual(first.input)
 })
 
 it('keys the behaviour headers of a model request, and never its credentials', async () => {
@@ -36,7 +43,7 @@ it('keys the behaviour headers of a model request, and never its credentials', a
     'anthropic-beta': 'tools-2024-04-04',
     'user-agent': 'Anthropic/JS 0.50.0',
   })
-  const { input } = await toRequestDecision(request, url, 'model')
+  const { input } = await decide(request, url, 'model')
   expect(input.headers).toEqual({ 'anthropic-version': '2023-06-01', 'anthropic-beta': 'tools-2024-04-04' })
   expect(JSON.stringify(input)).not.toContain('secret')
 })
@@ -46,7 +53,7 @@ it('keys the query of a model request sorted, without credential parameters', as
     'https://res.openai.azure.com/openai/deployments/gpt/chat/completions?api-version=2024-06-01&api-key=k1&b=2&a=1',
     CHAT,
   )
-  const { input } = await toRequestDecision(request, url, 'model')
+  const { input } = await decide(request, url, 'model')
   expect(input.path).toBe('/openai/deployments/gpt/chat/completions')
   expect(input.query).toEqual([
     ['a', '1'],
@@ -57,7 +64,7 @@ it('keys the query of a model request sorted, without credential parameters', as
 
 it('keys a model request no codec owns, or one whose body is not JSON, as HTTP by path', async () => {
   const [embeddings, url] = json('http://127.0.0.1:9/v1/embeddings?x=1', { model: 'e', input: 'hi' })
-  expect(await toRequestDecision(embeddings, url, 'model')).toEqual({
+  expect(await decide(embeddings, url, 'model')).toEqual({
     kind: 'http',
     codec: undefined,
     input: {
@@ -68,12 +75,12 @@ it('keys a model request no codec owns, or one whose body is not JSON, as HTTP b
     },
   })
   const text = new Request('http://127.0.0.1:9/v1/chat/completions', { method: 'POST', body: 'not json' })
-  const decision = await toRequestDecision(text, new URL(text.url), 'model')
+  const decision = await decide(text, new URL(text.url), 'model')
   expect(decision.kind).toBe('http')
   expect(decision.input).toEqual({ method: 'POST', url: '/v1/chat/completions', body: { text: 'not json' } })
   // A GET to a codec's path (a listing, say) has no body: HTTP as well.
   const list = new Request('https://api.openai.com/v1/responses')
-  expect(await toRequestDecision(list, new URL(list.url), 'model')).toMatchObject({
+  expect(await decide(list, new URL(list.url), 'model')).toMatchObject({
     kind: 'http',
     input: { method: 'GET', url: '/v1/responses' },
   })
@@ -81,7 +88,7 @@ it('keys a model request no codec owns, or one whose body is not JSON, as HTTP b
 
 it('keys other HTTP by origin and path, leaving out the fragment and credential parameters', async () => {
   const request = new Request('https://Search.Example.com:8443/v1/find/?q=tape&q=cassette&token=t0k#top')
-  const { kind, input } = await toRequestDecision(request, new URL(request.url), 'external')
+  const { kind, input } = await decide(request, new URL(request.url), 'external')
   expect(kind).toBe('http')
   expect(input).toEqual({
     method: 'GET',
@@ -97,7 +104,7 @@ it('keys other HTTP by origin and path, leaving out the fragment and credential 
 it('tells a path with a trailing slash and a default port apart from neither', async () => {
   const key = async (href: string) => {
     const request = new Request(href)
-    return (await toRequestDecision(request, new URL(request.url), 'external')).input.url
+    return (await decide(request, new URL(request.url), 'external')).input.url
   }
   expect(await key('https://api.example.com:443/items')).toBe('https://api.example.com/items')
   expect(await key('https://api.example.com/items/')).toBe('https://api.example.com/items/')
@@ -112,7 +119,7 @@ it('keys the accept and content type of other HTTP, without a multipart boundary
     body: form,
     headers: { accept: 'application/json', 'x-trace': 'abc' },
   })
-  const { input } = await toRequestDecision(request, new URL(request.url), 'external')
+  const { input } = await decide(request, new URL(request.url), 'external')
   expect(input).toMatchObject({
     method: 'POST',
     headers: { accept: 'application/json', 'content-type': 'multipart/form-data' },
@@ -126,7 +133,7 @@ it('keys a repeated accept header as the joined value a server sees', async () =
   headers.append('accept', 'text/html')
   headers.append('accept', 'application/json')
   const request = new Request('https://api.example.com/', { headers })
-  const { input } = await toRequestDecision(request, new URL(request.url), 'external')
+  const { input } = await decide(request, new URL(request.url), 'external')
   expect(input.headers).toEqual({ accept: 'text/html, application/json' })
 })
 
@@ -137,10 +144,10 @@ it('upper-cases the method (a Request leaves "patch" as it is), and consumes the
     headers: { 'content-type': 'application/json' },
   })
   expect(request.method).toBe('patch')
-  const decision = await toRequestDecision(request, new URL(request.url), 'external')
+  const decision = await decide(request, new URL(request.url), 'external')
   expect(decision.input).toMatchObject({ method: 'PATCH', body: { json: { a: 1 } } })
   expect(request.bodyUsed).toBe(false)
-  await toRequestDecision(request, new URL(request.url), 'external', true)
+  await decide(request, new URL(request.url), 'external', true)
   expect(request.bodyUsed).toBe(true)
 })
 

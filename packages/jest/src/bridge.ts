@@ -1,4 +1,4 @@
-import type { TapeConfig, TapeSummaryEntry } from '@agent-tape/runner-kit'
+import type { ReportConfig, TapeConfig, TapeSummaryEntry } from '@agent-tape/runner-kit'
 
 /**
  * What the environment (outside Jest's sandbox) hands to the setup file and `it.tape` (inside
@@ -35,11 +35,8 @@ export const BRIDGE_KEY = '__agentTapeJest'
 /** The report one test file leaves for the reporter. */
 export interface FileReport {
   root: string
-  cassetteDir: string
-  /** The config's `viewDir`, when divergence views are to be written. */
-  viewDir?: string
-  /** The config's `failOnObsolete`, when set. */
-  failOnObsolete?: true
+  /** The run summary's slice of the file's config. */
+  config: Partial<ReportConfig>
   testFile: string
   testPath: string
   tapes: string[][]

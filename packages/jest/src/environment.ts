@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { CI_FROM_ENV, isTruthyEnv, resolveMode, setModeFromFlag } from '@agent-tape/core/context'
 import { provideReplayKeys } from '@agent-tape/http/install'
+import { reportConfigOf } from '@agent-tape/runner-kit'
 import { detectExec, placeholderKeysFor, toPosix, UPDATE_FLAG } from '@agent-tape/runner-kit/setup'
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
 import type { Circus } from '@jest/types'
@@ -70,9 +71,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
     if (dir) {
       const report: FileReport = {
         root: this.bridge.root,
-        cassetteDir: this.bridge.config.cassetteDir,
-        ...(this.bridge.config.viewDir ? { viewDir: this.bridge.config.viewDir } : {}),
-        ...(this.bridge.config.failOnObsolete ? { failOnObsolete: true as const } : {}),
+        config: reportConfigOf(this.bridge.config),
         testFile: this.bridge.testFile,
         testPath: this.testPath,
         tapes: this.bridge.tapes,

@@ -74,20 +74,18 @@ export default class TapeSummaryReporter {
     const reports = readReports(dir)
     rmSync(dir, { recursive: true, force: true })
     const failedToRun = new Set(results.testResults.filter((r) => r.testExecError).map((r) => r.testFilePath))
-    const projects: ProjectRun[] = groupByRoot(reports).map((group) => ({
-      root: group[0]!.root,
-      cassetteDir: group[0]!.cassetteDir,
-      ...(group[0]!.viewDir ? { viewDir: group[0]!.viewDir } : {}),
-      entries: group.flatMap(ordered),
+    // One run per test file: `finishRun` joins the files of one project.
+    const projects: ProjectRun[] = reports.map((report) => ({
+      root: report.root,
+      config: report.config,
+      entries: ordered(report),
       // A file that failed to load defines no names: all its cassettes would look obsolete.
-      collected: group
-        .filter((r) => !failedToRun.has(r.testPath))
-        .map((r) => ({ testFile: r.testFile, tapes: r.tapes })),
+      collected: failedToRun.has(report.testPath) ? [] : [{ testFile: report.testFile, tapes: report.tapes }],
     }))
     const exec = detectExec(process.env.npm_config_user_agent)
     const summary = await finishRun(projects, {
       prune: this.prune,
-      failOnObsolete: this.failOnObsolete || reports.some((r) => r.failOnObsolete),
+      failOnObsolete: this.failOnObsolete,
       // Plain `jest` reads what follows `--` as test path patterns: the Jest CLI of agent-tape prunes.
       pruneCommand: jestCommand(PRUNE_FLAG, exec),
       print: (text) => process.stderr.write(`\n${text}\n\n`),
@@ -114,15 +112,6 @@ function readReports(dir: string): FileReport[] {
     }
   }
   return reports.sort((a, b) => (a.testFile < b.testFile ? -1 : a.testFile > b.testFile ? 1 : 0))
-}
-
-function groupByRoot(reports: FileReport[]): FileReport[][] {
-  const groups = new Map<string, FileReport[]>()
-  for (const report of reports) {
-    const key = `${report.root}\0${report.cassetteDir}\0${report.viewDir ?? ''}`
-    groups.set(key, [...(groups.get(key) ?? []), report])
-  }
-  return [...groups.values()]
 }
 
 /** A file's entries in the order its tapes are defined (concurrent tests finish in any order). */

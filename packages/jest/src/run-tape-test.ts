@@ -34,9 +34,7 @@ export async function runTapeTest({
   timeout,
 }: TapeTestInput): Promise<void> {
   // Loaded by the first tape of the file, not by the setup file that every test file runs.
-  const { carriesFailure, isSameFailure, openTestTape, toRunnerTapeConfig } = await import(
-    '@agent-tape/runner-kit'
-  )
+  const { carriesFailure, isSameFailure, openTestTape } = await import('@agent-tape/runner-kit')
   const { tape, finish } = await openTestTape({
     runner: 'jest',
     exec: bridge.exec,
@@ -46,7 +44,7 @@ export async function runTapeTest({
     uniqueName: bridge.registry?.isUnique(bridge.testFile, name) === true,
     ...(site ? { site } : {}),
     root: bridge.root,
-    config: toRunnerTapeConfig(bridge.config),
+    config: bridge.config,
     runtime: runtimeOptions(),
     env: bridge.env,
     // What a replay paced as recorded may wait: the test's own timeout, `jest.setTimeout`'s, or the config's.

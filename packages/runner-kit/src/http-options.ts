@@ -1,8 +1,13 @@
 import type { ReplayTiming } from '@agent-tape/http'
-import type { Pattern, PatternData, RegExpData, TapeConfig } from './tape-config.js'
+import type { TapeConfig } from './option-table.js'
+import { type Pattern, toPattern } from './patterns.js'
 
-/** What the HTTP boundary takes from a config. */
-export function toHttpOptions(config: TapeConfig): {
+/** The options the HTTP boundary reads: its slice of the config. */
+export type HttpConfig = Pick<TapeConfig, 'modelEndpoints' | 'allowHosts' | 'timing'> &
+  Partial<Pick<TapeConfig, 'childProcesses'>>
+
+/** What the HTTP boundary takes from a config: its slice, patterns compiled. */
+export function toHttpOptions(config: HttpConfig): {
   modelEndpoints: Pattern[]
   allowHosts: Pattern[]
   timing: ReplayTiming
@@ -15,12 +20,4 @@ export function toHttpOptions(config: TapeConfig): {
     // A config resolved by an older runner has none: the default.
     childProcesses: config.childProcesses ?? 'allow',
   }
-}
-
-export function toRegExp(pattern: RegExpData): RegExp {
-  return new RegExp(pattern.source, pattern.flags)
-}
-
-export function toPattern(pattern: PatternData): Pattern {
-  return typeof pattern === 'string' ? pattern : toRegExp(pattern)
 }

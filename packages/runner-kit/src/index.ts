@@ -1,6 +1,7 @@
 // What the Vitest and Jest integrations share: options and config, the lifecycle of a test's
-// tape, cassette paths and names, re-record commands, matchers, the run summary and the
-// reporter's finish-up. Each runner package keeps only what its runner forces on it.
+// tape, cassette paths and names, re-record commands, matchers and budgets, the run summary and
+// the reporter's finish-up. Each runner package keeps only what its runner forces on it; what
+// reads cassettes for people (summaries, diffs, the view, costs) is `@agent-tape/inspect`.
 export type { DirectoryReader } from './cassette-listing.js'
 export { createCassetteListing } from './cassette-listing.js'
 export type { CassettePathInput } from './cassette-path.js'
@@ -14,36 +15,21 @@ export {
 } from './cassette-path.js'
 export type { BudgetBreach, TapeBudget } from './cost/budget.js'
 export { budgetDetails, checkBudget } from './cost/budget.js'
-export type { DecisionUsage, ModelTokens } from './cost/decision-usage.js'
-export { tokensByModel, usageOfDecisions } from './cost/decision-usage.js'
-export { describeTokens, formatUsd } from './cost/format.js'
-export { priceDecision } from './cost/price-table.js'
-export type { CostReport, PricedModel, RunTotals } from './cost/run-cost.js'
-export { cassetteTotals, describeCost, describeCostDelta, describeUsd, priceUsage } from './cost/run-cost.js'
-export type { Alignable, Alignment } from './diff/align.js'
-export { alignDecisions } from './diff/align.js'
-export type { CassetteDiff, CostSide, DiffEntry, EntryStatus } from './diff/compare.js'
-export { diffCassettes, isUnanswered } from './diff/compare.js'
-export { maskVolatile } from './diff/volatile.js'
 export type { FinishRunOptions, ProjectRun } from './finish-run.js'
 export { finishRun, obsoleteFailure } from './finish-run.js'
-export { toHttpOptions, toPattern, toRegExp } from './http-options.js'
+export type { HttpConfig } from './http-options.js'
+export { toHttpOptions } from './http-options.js'
 export type { CassetteChoice } from './legacy-cassette.js'
 export { chooseCassette } from './legacy-cassette.js'
 export { TapeNameRegistry } from './name-registry.js'
 export type { CassetteListing, CollectedTestFile } from './obsolete-cassettes.js'
 export { FAIL_ON_OBSOLETE_FLAG, findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
+export type { OptionContext } from './option-checks.js'
+export type { ReportConfig, RunnerOption, TapeConfig } from './option-table.js'
+export { REPORT_OPTIONS, RUNNER_OPTIONS, renderOptionTable, reportConfigOf } from './option-table.js'
+export type { Pattern, PatternData, RegExpData } from './patterns.js'
+export { toPattern, toRegExp } from './patterns.js'
 export { placeholderKeysFor } from './placeholder-keys.js'
-export {
-  countKind,
-  describeHarness,
-  describeSource,
-  formatCount,
-  previewJson,
-  tokens,
-} from './reading/preview.js'
-export type { CassetteSummary, DecisionSummary } from './reading/summarize.js'
-export { summarizeCassette, summarizeDecision } from './reading/summarize.js'
 export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'
 export {
   binCommand,
@@ -56,31 +42,19 @@ export {
   quoteShell,
   UPDATE_FLAG,
 } from './rerecord-command.js'
+export type { RunnerOptions } from './runner-options.js'
 export { CACHE_DIR_ENV, cacheDirFor } from './runs/cache-dir.js'
 export type { KeptRun } from './runs/diverged-run.js'
 export { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
 export type { RuntimeOptionsSlot, TapeRuntimeOptions } from './runtime-options.js'
 export { createRuntimeOptionsSlot } from './runtime-options.js'
-export type {
-  ConfigSource,
-  Pattern,
-  PatternData,
-  RegExpData,
-  RunnerOptions,
-  TapeConfig,
-} from './tape-config.js'
-export { RUNNER_OPTION_NAMES, resolveTapeConfig, toRunnerTapeConfig } from './tape-config.js'
+export type { ConfigSource } from './tape-config.js'
+export { RUNNER_OPTION_NAMES, resolveTapeConfig } from './tape-config.js'
 export type { ErrorLike } from './tape-failure.js'
 export { callSiteIn, carriesFailure, failureFirst, isSameFailure, withoutFrames } from './tape-failure.js'
 export type { TapeMatcherResult, TapeMatchers } from './tape-matchers.js'
 export { TAPE_MATCHERS } from './tape-matchers.js'
 export type { SummaryTotals, TapeRunSummary, TapeSummaryEntry } from './tape-summary.js'
 export { renderSummaryMarkdown, renderSummaryText, summarizeTape } from './tape-summary.js'
-export type { RunnerTapeConfig, TestTape, TestTapeInput } from './test-tape.js'
+export type { TestTape, TestTapeConfig, TestTapeInput } from './test-tape.js'
 export { openTestTape } from './test-tape.js'
-export type { RecordedUsage, UsageReader } from './usage.js'
-export { readRecordedUsage } from './usage.js'
-export type { CardData, PageData, RowData, SideData, SideRole, Verdict } from './view/page-data.js'
-export type { ViewInput, ViewOptions } from './view/render-page.js'
-export { escapeHtml, renderCompareView, renderPage, renderRunView, scriptJson } from './view/render-page.js'
-export { REF_KEY, resolveShared, SharedValues } from './view/shared-values.js'

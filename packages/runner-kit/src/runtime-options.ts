@@ -1,5 +1,5 @@
 import type { Normalizer, Redactor, SecretAllowList } from '@agent-tape/core/internal'
-import type { UsageReader } from './usage.js'
+import type { UsageReader } from '@agent-tape/inspect'
 
 /** Options given in a setup file: rules that are functions, which a runner's config cannot carry. */
 export interface TapeRuntimeOptions {

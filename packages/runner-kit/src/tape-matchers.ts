@@ -1,9 +1,8 @@
 import type { DecisionState, Tape } from '@agent-tape/core'
 import { AgentTapeError, formatMessage } from '@agent-tape/core/context'
+import { formatCount, formatUsd } from '@agent-tape/inspect/format'
 import { type BudgetBreach, budgetDetails, checkBudget, type TapeBudget } from './cost/budget.js'
-import { formatUsd } from './cost/format.js'
 import { runMeasureOf } from './cost/usage-slot.js'
-import { formatCount } from './reading/preview.js'
 
 /** What a matcher returns, in the shape both Vitest's and Jest's `expect.extend` accept. */
 export interface TapeMatcherResult {

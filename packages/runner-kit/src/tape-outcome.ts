@@ -4,9 +4,9 @@ import {
   type TapeMode,
   type TapeState,
 } from '@agent-tape/core/internal'
-import { sumUsage, type TokenUsage } from '@agent-tape/http'
+import { sumUsage, type TokenUsage } from '@agent-tape/http/internal'
+import { readRecordedUsage, type UsageReader } from '@agent-tape/inspect'
 import type { TapeSummaryEntry } from './tape-summary.js'
-import { readRecordedUsage, type UsageReader } from './usage.js'
 
 /**
  * The summary entry of a tape that could not open (a damaged cassette, a missing one in CI),

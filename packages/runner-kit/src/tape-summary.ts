@@ -1,10 +1,8 @@
-import { createPrintMask, type TapeState } from '@agent-tape/core/internal'
-import { sumUsage, type TokenUsage } from '@agent-tape/http'
+import { createPrintMask, type TapeAction, type TapeMode, type TapeState } from '@agent-tape/core/internal'
+import { sumUsage, type TokenUsage } from '@agent-tape/http/internal'
+import type { DecisionUsage, RunTotals, WrittenView } from '@agent-tape/inspect'
 import { costCells, costLines, modelLines, priceRun, type RunCost } from './cost/cost-summary.js'
-import type { DecisionUsage } from './cost/decision-usage.js'
-import type { RunTotals } from './cost/run-cost.js'
 import { PRUNE_FLAG } from './obsolete-cassettes.js'
-import type { WrittenView } from './runs/write-views.js'
 
 /** What an entry keeps of a tape's state as it is: where, how, and the counts of its decisions. */
 type KeptState =

@@ -11,9 +11,11 @@ import { openTestTape, type TestTapeInput } from './test-tape.js'
 const CONFIG = {
   cassetteDir: '__cassettes__',
   allowRecordingInCI: false,
+  strictHarness: false,
   failOnUnused: true,
   redactors: [],
   normalizers: [],
+  ignore: [],
   allowSecrets: [],
 }
 const PATH = 'test/__cassettes__/agent.test.ts/billing/refund.jsonl'
@@ -128,7 +130,7 @@ it('adds the setup file rules after the config rules, and asks for the harness o
     },
   }
   const { store, open } = setup({
-    config: { ...CONFIG, harness: { paths: ['src/agent'], strict: false } },
+    config: { ...CONFIG, harness: ['src/agent'] },
     runtime: { redactors: [{ name: 'order', pattern: /ORD-\d+/g }] },
     harnessProvider: () => provider,
   })

@@ -2,47 +2,46 @@ import {
   type AgentTapeError,
   type CassetteStore,
   type HarnessProvider,
-  type IgnoreRule,
   type Normalizer,
   openTape,
   type Redactor,
   resolveMode,
-  type SecretAllowList,
   type Tape,
   type TapeMode,
   tapeInternals,
 } from '@agent-tape/core/internal'
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
-import { childProcessesOf } from '@agent-tape/http'
+import { childProcessesOf } from '@agent-tape/http/internal'
+import { priceUsage, readRecordedUsage, type UsageReader } from '@agent-tape/inspect'
 import { cassettePathFor } from './cassette-path.js'
-import { budgetFailure, type TapeBudget } from './cost/budget.js'
-import { priceUsage } from './cost/run-cost.js'
+import { budgetFailure } from './cost/budget.js'
 import { readRerecord, readRunUsage } from './cost/tape-usage.js'
 import { provideRunMeasure } from './cost/usage-slot.js'
 import { chooseCassette } from './legacy-cassette.js'
+import type { TapeConfig } from './option-table.js'
+import { toPattern, toRegExp } from './patterns.js'
 import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
 import { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
 import type { TapeRuntimeOptions } from './runtime-options.js'
 import { withoutFrames } from './tape-failure.js'
 import { replayedTokens, summarizeOpenFailure } from './tape-outcome.js'
 import { summarizeTape, type TapeSummaryEntry } from './tape-summary.js'
-import { readRecordedUsage, type UsageReader } from './usage.js'
 
-/** A runner's tape options once read from its config, patterns compiled. */
-export interface RunnerTapeConfig {
-  cassetteDir: string
-  mode?: TapeMode
-  allowRecordingInCI: boolean
-  harness?: { paths: readonly string[]; strict: boolean }
-  failOnUnused: boolean
-  redactors: readonly Redactor[]
-  normalizers: readonly Normalizer[]
-  /** Fields every key leaves out (JSON paths into the canonical input). */
-  ignore?: readonly IgnoreRule[]
-  allowSecrets: SecretAllowList
-  /** The most each tape may take, checked as it finishes, recording or replaying. */
-  budget?: TapeBudget
-}
+/** The options a test's tape reads: its slice of the config, patterns as data. */
+export type TestTapeConfig = Pick<
+  TapeConfig,
+  | 'cassetteDir'
+  | 'mode'
+  | 'allowRecordingInCI'
+  | 'harness'
+  | 'strictHarness'
+  | 'failOnUnused'
+  | 'redactors'
+  | 'normalizers'
+  | 'ignore'
+  | 'allowSecrets'
+  | 'budget'
+>
 
 export interface TestTapeInput {
   runner: RerecordCommandInput['runner']
@@ -68,7 +67,7 @@ export interface TestTapeInput {
   root: string
   /** Reads and writes cassettes relative to the root (default: the file system). */
   store?: CassetteStore
-  config: RunnerTapeConfig
+  config: TestTapeConfig
   /** The setup file's options; their rules add to the config's. */
   runtime: TapeRuntimeOptions
   /** The harness reader, asked for only when the config names harness paths (default: git). */
@@ -128,7 +127,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   })
   const cassettePath = choice.path
   const runPath = runPathFor(input.root, cassettePath, input.env)
-  const allowSecrets = [...config.allowSecrets, ...(runtime.allowSecrets ?? [])]
+  const allowSecrets = [...config.allowSecrets.map(toPattern), ...(runtime.allowSecrets ?? [])]
   // What reaches the tape once it has finished: the test fails with it while `finish` still runs,
   // and after that the summary names it with the test.
   let phase: 'running' | 'finishing' | 'done' = 'running'
@@ -151,10 +150,12 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       ...(input.env ? { env: input.env } : {}),
       ...(config.mode ? { mode: config.mode } : {}),
       allowRecordingInCI: config.allowRecordingInCI,
-      ...(config.harness ? { harness: { provider: harnessOf(input), ...config.harness } } : {}),
-      redactors: [...config.redactors, ...(runtime.redactors ?? [])],
-      normalizers: [...config.normalizers, ...(runtime.normalizers ?? [])],
-      ...(config.ignore && config.ignore.length > 0 ? { ignore: config.ignore } : {}),
+      ...(config.harness
+        ? { harness: { provider: harnessOf(input), paths: config.harness, strict: config.strictHarness } }
+        : {}),
+      redactors: [...config.redactors.map(toRedactor), ...(runtime.redactors ?? [])],
+      normalizers: [...config.normalizers.map(toNormalizer), ...(runtime.normalizers ?? [])],
+      ...(config.ignore.length > 0 ? { ignore: config.ignore } : {}),
       allowSecrets,
       failOnUnused: config.failOnUnused,
       rerecordCommand: buildRerecordCommand({ runner: input.runner, testFile, names, exec: input.exec }),
@@ -216,12 +217,20 @@ function describeLateUse(error: AgentTapeError): string {
   return end === -1 ? text : text.slice(0, end)
 }
 
+function toRedactor(redactor: TestTapeConfig['redactors'][number]): Redactor {
+  return { ...redactor, pattern: toRegExp(redactor.pattern) }
+}
+
+function toNormalizer(normalizer: TestTapeConfig['normalizers'][number]): Normalizer {
+  return { ...normalizer, pattern: toRegExp(normalizer.pattern) }
+}
+
 function harnessOf(input: TestTapeInput): HarnessProvider {
   return input.harnessProvider ? input.harnessProvider() : createGitHarness(input.root)
 }
 
 /** The mode a tape that could not open is listed under: the one it would have run in. */
-function openFailureMode(config: RunnerTapeConfig, env = process.env): TapeMode {
+function openFailureMode(config: TestTapeConfig, env = process.env): TapeMode {
   try {
     return resolveMode({ mode: config.mode, env, allowRecordingInCI: config.allowRecordingInCI }).mode
   } catch {

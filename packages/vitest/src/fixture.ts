@@ -14,9 +14,7 @@ export async function tapeFixture(
 ): Promise<void> {
   const config = readConfig()
   // Loaded by the first tape of the file, not by the setup file that every test file runs.
-  const { failureFirst, isSameFailure, openTestTape, toPosix, toRunnerTapeConfig } = await import(
-    '@agent-tape/runner-kit'
-  )
+  const { failureFirst, isSameFailure, openTestTape, toPosix } = await import('@agent-tape/runner-kit')
   const test = task as RunnerTestCase
   const meta = test.meta.agentTape ?? { name: test.name, describes: [] }
   const { name } = meta
@@ -28,7 +26,7 @@ export async function tapeFixture(
     names: namesOf(test),
     name,
     uniqueName: hasUniqueName(test),
-    config: toRunnerTapeConfig(config),
+    config,
     runtime: runtimeOptions(),
     // What a replay paced as recorded may wait: Vitest's own timeout of this test.
     ...(test.timeout > 0 ? { testTimeoutMs: test.timeout } : {}),

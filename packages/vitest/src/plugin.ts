@@ -1,12 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { resolveMode, setModeFromFlag } from '@agent-tape/core/internal'
-import {
-  detectExec,
-  FAIL_ON_OBSOLETE_FLAG,
-  PRUNE_FLAG,
-  resolveTapeConfig,
-  UPDATE_FLAG,
-} from '@agent-tape/runner-kit'
+import { detectExec, reportConfigOf, resolveTapeConfig, UPDATE_FLAG } from '@agent-tape/runner-kit'
 import type { Plugin } from 'vitest/config'
 import { type AgentTapeOptions, type ProvidedTapeConfig, VITEST_CONFIG_SOURCE } from './options.js'
 import { TapeSummaryReporter } from './reporter.js'
@@ -44,14 +38,7 @@ export function agentTape(options: AgentTapeOptions = {}): Plugin {
       const names = reporters.map((r) => (Array.isArray(r) ? r[0] : r))
       // Blob shards are summarized once, by the `--merge-reports` run.
       if (names.includes('blob') || names.some((r) => r instanceof TapeSummaryReporter)) return
-      reporters.push(
-        new TapeSummaryReporter({
-          cassetteDir: config.cassetteDir,
-          prune: process.argv.includes(PRUNE_FLAG),
-          failOnObsolete: config.failOnObsolete || process.argv.includes(FAIL_ON_OBSOLETE_FLAG),
-          ...(config.viewDir ? { viewDir: config.viewDir } : {}),
-        }),
-      )
+      reporters.push(new TapeSummaryReporter(reportConfigOf(config)))
     },
   }
 }

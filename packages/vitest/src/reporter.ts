@@ -2,25 +2,25 @@ import { relative } from 'node:path'
 import {
   buildUpdateAllCommand,
   type CollectedTestFile,
-  DEFAULT_CASSETTE_DIR,
   detectExec,
+  FAIL_ON_OBSOLETE_FLAG,
   finishRun,
   obsoleteFailure,
+  PRUNE_FLAG,
+  type ReportConfig,
   type TapeSummaryEntry,
   toPosix,
 } from '@agent-tape/runner-kit'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
 import './meta.js'
 
-export interface TapeSummaryOptions {
-  /** The plugin's `cassetteDir` (default `__cassettes__`). */
-  cassetteDir?: string
-  /** Delete obsolete cassettes instead of only listing them. */
+/**
+ * The reporter's options: the run summary's slice of the plugin's options (`ReportConfig`; the
+ * plugin passes its own, untouched), and `prune`.
+ */
+export interface TapeSummaryOptions extends Partial<ReportConfig> {
+  /** Delete obsolete cassettes instead of only listing them (also `-- --prune-cassettes`). */
   prune?: boolean
-  /** The plugin's `viewDir`: where the divergence views of diverged tests are written. */
-  viewDir?: string
-  /** Fail the run when it finds obsolete cassettes (`failOnObsolete`, `-- --fail-on-obsolete`). */
-  failOnObsolete?: boolean
 }
 
 /**
@@ -61,20 +61,17 @@ export class TapeSummaryReporter implements Reporter {
         collected.push({ testFile: toPosix(relative(root, module.moduleId)), tapes })
       }
     }
-    const cassetteDir = this.options.cassetteDir ?? DEFAULT_CASSETTE_DIR
-    const viewDir = this.options.viewDir
+    const { prune, ...config } = this.options
     // `-u`: Vitest updates every snapshot it meets; cassettes have their own switch.
     const snapshots = vitest.config.snapshotOptions?.updateSnapshot === 'all'
     const exec = detectExec(process.env.npm_config_user_agent)
-    const summary = await finishRun(
-      [{ root, cassetteDir, entries, collected, ...(viewDir ? { viewDir } : {}) }],
-      {
-        prune: this.options.prune === true,
-        failOnObsolete: this.options.failOnObsolete === true,
-        print: (text) => vitest.logger.log(`\n${text}\n`),
-        ...(snapshots ? { snapshotUpdate: { updateAll: buildUpdateAllCommand('vitest', exec) } } : {}),
-      },
-    )
+    // Vitest rejects unknown flags before `--`; what follows `--` reaches process.argv untouched.
+    const summary = await finishRun([{ root, config, entries, collected }], {
+      prune: prune === true || process.argv.includes(PRUNE_FLAG),
+      failOnObsolete: process.argv.includes(FAIL_ON_OBSOLETE_FLAG),
+      print: (text) => vitest.logger.log(`\n${text}\n`),
+      ...(snapshots ? { snapshotUpdate: { updateAll: buildUpdateAllCommand('vitest', exec) } } : {}),
+    })
     const failure = obsoleteFailure(summary)
     if (failure) {
       vitest.logger.error(`${failure}\n`)

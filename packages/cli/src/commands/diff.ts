@@ -1,4 +1,4 @@
-import { diffCassettes, isUnanswered } from '@agent-tape/runner-kit'
+import { diffCassettes, isUnanswered } from '@agent-tape/inspect'
 import { HELP_OPTION } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
 import type { Command } from '../command.js'

@@ -1,5 +1,5 @@
 import type { DecisionRecord } from '@agent-tape/core/internal'
-import { type DecisionSummary, summarizeCassette } from '@agent-tape/runner-kit'
+import { type DecisionSummary, summarizeCassette } from '@agent-tape/inspect'
 import { HELP_OPTION, usageError } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
 import type { CliIo, Command } from '../command.js'

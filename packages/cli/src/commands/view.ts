@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { renderCompareView, renderRunView } from '@agent-tape/runner-kit'
+import { renderCompareView, renderRunView } from '@agent-tape/inspect'
 import { HELP_OPTION, usageError } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
 import type { Command } from '../command.js'

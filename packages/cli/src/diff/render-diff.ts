@@ -1,5 +1,5 @@
 import { cutForPrinting, formatChanges } from '@agent-tape/core/internal'
-import { type CassetteDiff, type DecisionSummary, type DiffEntry, previewJson } from '@agent-tape/runner-kit'
+import { type CassetteDiff, type DecisionSummary, type DiffEntry, previewJson } from '@agent-tape/inspect'
 import type { Style } from '../output/style.js'
 
 export interface DiffRenderOptions {

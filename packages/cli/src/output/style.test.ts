@@ -1,5 +1,6 @@
+import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { createStyle, shouldColor, stripAnsi } from './style.js'
+import { createStyle, shouldColor } from './style.js'
 
 describe('shouldColor', () => {
   const tty = { isTTY: true, hasColors: () => true }
@@ -41,6 +42,6 @@ describe('createStyle', () => {
     expect(out).toBe(
       'a \x1b[1;30;43m[REDACTED:openai-key]\x1b[0m b \x1b[1;30;43m[REDACTED:env:API_TOKEN]\x1b[0m',
     )
-    expect(stripAnsi(out)).toBe('a [REDACTED:openai-key] b [REDACTED:env:API_TOKEN]')
+    expect(stripVTControlCharacters(out)).toBe('a [REDACTED:openai-key] b [REDACTED:env:API_TOKEN]')
   })
 })

@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import { type AddressInfo, connect, type Socket } from 'node:net'
-import { isLoopbackHost } from '@agent-tape/http'
+import { isLoopbackHost } from '@agent-tape/http/internal'
 import { PROXY_VARIABLES, WATCH_PROXY_ENV } from '@agent-tape/http/process'
 
 /** A connection a process outside the boundary asked for, through the proxy variables. */

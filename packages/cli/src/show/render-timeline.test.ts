@@ -1,5 +1,5 @@
 import type { DecisionRecord } from '@agent-tape/core/internal'
-import { countKind, describeHarness as harness, previewJson, summarizeDecision } from '@agent-tape/runner-kit'
+import { countKind, describeHarness as harness, previewJson, summarizeDecision } from '@agent-tape/inspect'
 import { describe, expect, it } from 'vitest'
 import { createStyle } from '../output/style.js'
 import { renderDecision } from './render-timeline.js'

@@ -1,11 +1,11 @@
 import type { CassetteHeader } from '@agent-tape/core/internal'
+import { isRecordedResponse } from '@agent-tape/http'
 import {
   compactArguments,
-  isRecordedResponse,
   type ModelAnswer,
   type ModelRequest,
   recordedStream,
-} from '@agent-tape/http'
+} from '@agent-tape/http/internal'
 import {
   type CassetteSummary,
   countKind,
@@ -16,7 +16,7 @@ import {
   formatCount,
   previewJson,
   tokens,
-} from '@agent-tape/runner-kit'
+} from '@agent-tape/inspect'
 import type { Style } from '../output/style.js'
 import { displayCommand } from '../recorded-command/command-line.js'
 

@@ -12,7 +12,7 @@ import {
   parseCassette,
   SecretScanner,
 } from '@agent-tape/core/internal'
-import { framingHeader, implausibleTimes } from '@agent-tape/http'
+import { framingHeader, implausibleTimes } from '@agent-tape/http/internal'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 

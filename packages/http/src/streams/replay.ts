@@ -45,6 +45,10 @@ export function replayStream<Item extends TimedItem>(
         if (!error) return controller.close()
         // The caller aborted mid-stream while recording: the stream fails when it aborts again.
         const reason = isAbortError(error) ? await abortOf(signal, ABORT_FALLBACK_MS) : undefined
+        // Live, a socket's failure comes in an I/O turn after its last bytes, which by then have
+        // gone through the reader's pipes (a decoder, a parser): erroring the stream at once
+        // would drop what those still hold, and the caller would miss the events before the cut.
+        await new Promise((resolve) => setImmediate(resolve))
         controller.error(reason ?? toStreamError(error))
         return
       }

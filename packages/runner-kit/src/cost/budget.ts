@@ -1,8 +1,6 @@
 import { AgentTapeError } from '@agent-tape/core/context'
-import { formatCount } from '../reading/preview.js'
-import type { DecisionUsage } from './decision-usage.js'
-import { formatUsd } from './format.js'
-import type { CostReport } from './run-cost.js'
+import type { CostReport, DecisionUsage } from '@agent-tape/inspect'
+import { formatCount, formatUsd } from '@agent-tape/inspect/format'
 import type { RunUsage } from './tape-usage.js'
 
 /**

@@ -1,8 +1,16 @@
-import { sumUsage } from '@agent-tape/http'
-import { formatCount } from '../reading/preview.js'
+import { sumUsage } from '@agent-tape/http/internal'
+import {
+  type CostReport,
+  describeCostDelta,
+  describeTokens,
+  describeUsd,
+  formatCount,
+  formatUsd,
+  modelName,
+  type PricedModel,
+  priceUsage,
+} from '@agent-tape/inspect'
 import type { TapeSummaryEntry } from '../tape-summary.js'
-import { describeTokens, formatUsd, modelName } from './format.js'
-import { type CostReport, describeCostDelta, describeUsd, type PricedModel, priceUsage } from './run-cost.js'
 
 /** What the tapes of a run cost, priced once for the summary's lines. */
 export interface RunCost {

@@ -1,7 +1,12 @@
 import { type Tape, type TapeState, tapeInternals } from '@agent-tape/core/internal'
-import type { UsageReader } from '../usage.js'
-import { type DecisionUsage, type UsageSource, usageOfDecisions } from './decision-usage.js'
-import { cassetteTotals, type RunTotals } from './run-cost.js'
+import {
+  cassetteTotals,
+  type DecisionUsage,
+  type RunTotals,
+  type UsageReader,
+  type UsageSource,
+  usageOfDecisions,
+} from '@agent-tape/inspect'
 
 /** What a tape's run has used so far: its steps, each model decision's tokens, and their labels. */
 export interface RunUsage {

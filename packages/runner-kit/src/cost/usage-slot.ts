@@ -1,6 +1,5 @@
 import type { Tape } from '@agent-tape/core'
-import type { DecisionUsage } from './decision-usage.js'
-import type { CostReport } from './run-cost.js'
+import type { CostReport, DecisionUsage } from '@agent-tape/inspect'
 import type { RunUsage } from './tape-usage.js'
 
 /**

@@ -1,0 +1,32 @@
+import type { BegunDecision } from '@agent-tape/core/internal'
+import type { ModelCodec } from '../codecs/codec.js'
+import type { RequestOutcome } from '../handle-request.js'
+import { performAndRecord } from '../record-response.js'
+import { buildReplayResponse } from '../replay-response.js'
+import type { StreamEvent } from '../streams/format.js'
+import type { TapedRequest } from './taped-request.js'
+
+/**
+ * The answer of a recorded decision: the request performed for real, its response recorded as
+ * the caller reads it (or whole first, then given to the caller as a replay would give it, see
+ * `streamWhileRecording`). The decision completes with the answer (a codec's last event of a
+ * stream), not with the socket.
+ */
+export async function recordedAnswer(
+  taped: TapedRequest,
+  decision: Extract<BegunDecision, { action: 'record' }>,
+  codec: ModelCodec | undefined,
+): Promise<RequestOutcome> {
+  const { request, config, perform } = taped
+  const isLastEvent = codec?.isLastEvent ? (event: StreamEvent) => codec.isLastEvent!(event) : undefined
+  const recording = await performAndRecord(decision, request, perform, isLastEvent)
+  if ('error' in recording) return { type: 'error', error: recording.error }
+  const { teed } = recording
+  if (config.streamWhileRecording !== false) return { type: 'respond', response: teed.response }
+  void teed.response.body?.cancel()
+  try {
+    return { type: 'respond', response: buildReplayResponse(await teed.recorded, 'instant') }
+  } catch (error) {
+    return { type: 'error', error: error as Error }
+  }
+}

@@ -1,0 +1,102 @@
+import type { Cassette, DecisionRecord } from '@agent-tape/core/internal'
+import { recordedStream } from '@agent-tape/http/internal'
+import { describeCost } from '../cost/run-cost.js'
+import { tokens } from '../format/numbers.js'
+import { countKind, describeHarness, describeSource } from '../reading/preview.js'
+import { type CassetteSummary, type DecisionSummary, summarizeCassette } from '../reading/summarize.js'
+import type { CardData, HeaderData, SideData, SideRole } from './page-data.js'
+import type { SharedValues } from './shared-values.js'
+
+/** The cards and header of one cassette, its long values shared through `shared`. */
+export function buildSide(
+  role: SideRole,
+  file: string,
+  cassette: Cassette,
+  shared: SharedValues,
+  recorded?: ReadonlySet<string>,
+): SideData {
+  const summary = summarizeCassette(file, cassette)
+  const cards = summary.decisions.map((d, i) => buildCard(d, cassette.decisions[i]!, shared))
+  if (recorded) for (const card of cards) if (!recorded.has(card.key)) card.missed = true
+  const lanes: string[] = []
+  for (const card of cards) if (!lanes.includes(card.lane)) lanes.push(card.lane)
+  return {
+    role,
+    file,
+    header: describeHeader(summary),
+    totals: summary.totals,
+    lanes,
+    maxMs: Math.max(1, ...cards.map((c) => c.ms)),
+    cards,
+  }
+}
+
+function describeHeader({ header: h, totals: t }: CassetteSummary): HeaderData {
+  const r = h.runtime ?? {}
+  const runtime = [r.agentTape ? `agent-tape ${r.agentTape}` : '']
+  if (r.node) runtime.push(`node ${r.node}${r.platform ? ` (${r.platform})` : ''}`)
+  const kinds = Object.entries(t.kinds).map(([kind, n]) => countKind(kind, n))
+  return {
+    test: h.test,
+    recordedAt: h.recordedAt,
+    harness: describeHarness(h.harness),
+    source: describeSource(h.source),
+    runtime: runtime.filter(Boolean).join(' · '),
+    sdks: Object.entries(h.sdks ?? {})
+      .map(([name, version]) => `${name} ${version}`)
+      .join(', '),
+    env: Object.keys(h.env ?? {}).join(', '),
+    decisions: `${t.decisions}${kinds.length > 0 ? `: ${kinds.join(', ')}` : ''}`,
+    tokens: t.tokens ? tokens(t.tokens) : '',
+    cost: t.cost ? describeCost(t.cost) : '',
+    ignored: h.ignore?.length ? `${h.ignore.join(', ')} (left out of every key; stored, redacted)` : '',
+    time: `${t.ms} ms recorded`,
+  }
+}
+
+function buildCard(d: DecisionSummary, record: DecisionRecord, shared: SharedValues): CardData {
+  const card: CardData = {
+    seq: d.seq,
+    kind: d.kind,
+    step: d.step,
+    lane: d.lane ?? '',
+    key: d.key,
+    ms: d.ms,
+    label: d.label,
+    whole: { in: shared.share(record.in) },
+  }
+  if (record.out !== undefined) card.whole.out = shared.share(record.out)
+  if (record.err) card.whole.err = record.err
+  if (d.model) {
+    card.model = { request: d.model.request, tools: toolNames(record.in) }
+    const answer = d.model.answer
+    if (answer) {
+      const stream = recordedStream(asRecord(record.out).body as never)
+      card.model.answer = stream
+        ? { ...answer, stream: { key: stream.format.key, count: stream.items.length } }
+        : answer
+    }
+  }
+  if (d.tool) card.tool = d.tool
+  if (d.env) card.env = d.env
+  if (d.output !== undefined && d.output !== record.out) card.output = d.output
+  if (d.error) card.error = d.error
+  return card
+}
+
+/** The names of the tools a model request offers: a tool's `name`, its function's, or its type. */
+function toolNames(input: unknown): string[] {
+  const tools = asRecord(asRecord(input).body).tools
+  if (!Array.isArray(tools)) return []
+  return tools.map((tool) => {
+    const t = asRecord(tool)
+    const name = t.name ?? asRecord(t.function).name ?? t.type
+    return typeof name === 'string' ? name : '(tool)'
+  })
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {}
+}

@@ -1,0 +1,107 @@
+import type { RecordedError } from '@agent-tape/core/internal'
+import type { ModelAnswer, ModelRequest } from '@agent-tape/http/internal'
+import type { CassetteTotals } from '../reading/totals.js'
+
+// Types only: the page's script (page/page-script.ts) is type-checked against them, so what the
+// page is given and what it draws cannot drift apart.
+
+/** Everything the page shows, embedded in it as JSON: the page draws itself from this. */
+export interface PageData {
+  /** A run on its own, or two runs side by side. */
+  kind: 'run' | 'compare'
+  title: string
+  /** `agent-tape 0.1.0`, in the page's footer. */
+  generator: string
+  sides: SideData[]
+  /** The aligned decisions of the two sides, with a verdict each (`compare` only). */
+  rows?: RowData[]
+  /** A line such as `4 → 6 decisions: 2 changed, 2 added, 0 removed, 2 unchanged`. */
+  verdict?: string
+  /** Values stored once (see `SharedValues`). */
+  shared: unknown[]
+}
+
+/** What a side of the page is. */
+export type SideRole = 'recording' | 'run' | 'before' | 'after'
+
+export interface SideData {
+  role: SideRole
+  file: string
+  header: HeaderData
+  totals: CassetteTotals
+  /** Lane names in order of first appearance; `''` is the run's main lane. */
+  lanes: string[]
+  /** The longest decision, for the duration bars (the longest of both sides when compared). */
+  maxMs: number
+  cards: CardData[]
+}
+
+/** The cassette's header and totals, as the head of the page shows them (as `show` does). */
+export interface HeaderData {
+  test: string
+  recordedAt: string
+  /** `tree 296861c9f468 of src at commit 5a8c12931d70 with uncommitted changes`, … */
+  harness: string
+  /** Where the run was recorded when not by a test: `captured run "triage" (k3j9…): failed, …`. */
+  source: string
+  /** `agent-tape 0.1.0 · node v20.20.2 (linux)` */
+  runtime: string
+  sdks: string
+  env: string
+  /** `4: 1 env read, 2 model requests, 1 tool call` */
+  decisions: string
+  tokens: string
+  /** `$0.0031 (gpt-4o $0.0031)`, or `no price (llama3.2)`, as of the recording. */
+  cost: string
+  /** The paths every key of the recording left out (`ignore`), which its inputs still hold. */
+  ignored: string
+  time: string
+}
+
+/** One decision, as its card shows it; `whole` is everything it recorded, for opening it. */
+export interface CardData {
+  seq: number
+  kind: string
+  step: number
+  lane: string
+  key: string
+  ms: number
+  label: string
+  model?: {
+    request: ModelRequest
+    /** Names of the tools offered. */
+    tools: string[]
+    answer?: ModelAnswer & { stream?: { key: string; count: number } }
+  }
+  tool?: { name: string; args: unknown }
+  env?: Record<string, string | null>
+  /** The result of an MCP tool call, read from its response (other outputs are in `whole`). */
+  output?: unknown
+  error?: RecordedError
+  /** A decision of the run that no recording answers: where it diverged. */
+  missed?: true
+  whole: { in: unknown; out?: unknown; err?: RecordedError }
+}
+
+/** How a decision of the second side relates to the first. */
+export type Verdict =
+  | 'same'
+  | 'changed input'
+  | 'changed answer'
+  | 'added'
+  | 'removed'
+  | 'missed'
+  | 'not reached'
+
+export interface RowData {
+  verdict: Verdict
+  /** Indices into each side's cards. */
+  a?: number
+  b?: number
+  /** Input changes, each edit of a string on its own: `[path, before, after]`. */
+  input: [string, string, string][]
+  /** Output changes, one readable line each. */
+  output: string[]
+  /** Card fields that differ, highlighted on both sides: `messages`, `text`, `args`, `result`, … */
+  fields: string[]
+}

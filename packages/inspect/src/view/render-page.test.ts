@@ -1,0 +1,179 @@
+import { createHash } from 'node:crypto'
+import type { Cassette, DecisionRecord } from '@agent-tape/core/internal'
+import { describe, expect, it } from 'vitest'
+import { PAGE_SCRIPT } from './page/page-assets.generated.js'
+import type { PageData } from './page-data.js'
+import { escapeHtml, renderCompareView, renderRunView, scriptJson } from './render-page.js'
+import { resolveShared } from './shared-values.js'
+
+const HOSTILE = '</script><img src=x onerror="alert(1)"><!-- & </SCRIPT>'
+
+function cassette(
+  decisions: Omit<DecisionRecord, 'seq' | 'key' | 'ms'>[],
+  test = 'test/a.test.ts > a',
+): Cassette {
+  return {
+    header: { agentTape: 1, keyScheme: 1, test, recordedAt: '2026-01-01T00:00:00.000Z' },
+    decisions: decisions.map((d, i) => ({
+      seq: i + 1,
+      key: `${d.kind}:${String(i).padStart(16, '0')}`,
+      ms: 5,
+      ...d,
+    })) as DecisionRecord[],
+  }
+}
+
+const chat = (content: string, answer = 'ok') => ({
+  kind: 'llm',
+  step: 1,
+  in: {
+    api: 'openai-chat',
+    method: 'POST',
+    path: '/v1/chat/completions',
+    body: { model: 'gpt-4o', messages: [{ role: 'user', content }] },
+  },
+  out: {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: { json: { choices: [{ message: { role: 'assistant', content: answer }, finish_reason: 'stop' }] } },
+  },
+})
+
+/** The data a page embeds, read back as the page's script reads it. */
+function embedded(html: string): PageData {
+  const match = /<script type="application\/json" id="agent-tape-data">([\s\S]*?)<\/script>/.exec(html)
+  if (!match) throw new Error('no data in the page')
+  return JSON.parse(match[1]!) as PageData
+}
+
+describe('the page', () => {
+  it('keeps a hostile prompt inside its JSON, as text: no tag of it reaches the HTML', () => {
+    const html = renderRunView({ file: 'a.jsonl', cassette: cassette([chat(HOSTILE, HOSTILE)], HOSTILE) })
+    expect(html).not.toContain('<img')
+    expect(html).not.toContain('<!--')
+    expect(html.match(/<\/script>/gi)).toHaveLength(2)
+    expect(html.match(/<script/gi)).toHaveLength(2)
+    expect(html).toContain(`<title>${escapeHtml(HOSTILE)} · agent-tape</title>`)
+    const data = embedded(html)
+    expect(data.title).toBe(HOSTILE)
+    expect(data.sides[0]!.cards[0]!.model!.request.last).toEqual({ role: 'user', text: HOSTILE })
+    expect(data.sides[0]!.cards[0]!.model!.answer!.text).toBe(HOSTILE)
+  })
+
+  it('escapes every character that could end or change a script element', () => {
+    expect(scriptJson({ s: '</script><!--&\u2028' })).toBe(
+      '{"s":"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028"}',
+    )
+    expect(JSON.parse(scriptJson({ s: HOSTILE }))).toEqual({ s: HOSTILE })
+  })
+
+  it('masks secrets as the CLI prints them: shapes, and the values of secret-like variables', () => {
+    const key = `sk-proj-${'Xk9pQ2vL7mR4tY8w'.repeat(3)}`
+    const token = 'tok-8f3a9c2e7b1d4f60'
+    const html = renderRunView(
+      { file: 'a.jsonl', cassette: cassette([chat(`my key is ${key}`, `the token is ${token}`)]) },
+      { env: { BILLING_TOKEN: token } },
+    )
+    expect(html).not.toContain(key)
+    expect(html).not.toContain(token)
+    expect(html).toContain('my key is [REDACTED:')
+    expect(html).toContain('the token is [REDACTED:env:BILLING_TOKEN]')
+  })
+
+  it('allows no request and no script but its own, by its content security policy', () => {
+    const html = renderRunView({ file: 'a.jsonl', cassette: cassette([chat('hi')]) })
+    const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1]
+    const hash = createHash('sha256').update(PAGE_SCRIPT).digest('base64')
+    expect(csp).toContain("default-src 'none'")
+    expect(csp).toContain(`script-src 'sha256-${hash}'`)
+    expect(html).toContain(`<script>${PAGE_SCRIPT}</script>`)
+    expect(html).not.toMatch(/\b(?:src|href)="(?!data:)/)
+  })
+
+  it('stores a conversation resent with every request once', () => {
+    const history = Array.from({ length: 50 }, (_, i) => ({
+      role: 'user',
+      content: `message ${i} ${'x'.repeat(300)}`,
+    }))
+    const requests = history.map((_, i) => {
+      const d = chat('')
+      d.step = i + 1
+      d.in.body.messages = history.slice(0, i + 1)
+      return d
+    })
+    const whole = JSON.stringify(requests).length
+    const data = embedded(renderRunView({ file: 'a.jsonl', cassette: cassette(requests) }))
+    expect(JSON.stringify(data).length).toBeLessThan(whole / 4)
+    // Each message once and its text once (a tool's result is also in the next request), and
+    // the recorded answer's choice, the same in every response.
+    expect(data.shared).toHaveLength(101)
+    expect(resolveShared(data.sides[0]!.cards[49]!.whole.in, data.shared)).toEqual(requests[49]!.in)
+  })
+
+  it('draws with a script the browser can parse', () => {
+    expect(() => new Function(PAGE_SCRIPT)).not.toThrow()
+  })
+})
+
+describe('two runs side by side', () => {
+  const tool = (args: unknown, out: unknown, step = 1) => ({
+    kind: 'tool',
+    step,
+    in: { name: 'lookup', args: [args] },
+    out,
+  })
+
+  it('gives each aligned decision a verdict and names the fields that changed', () => {
+    const before = cassette([chat('hello'), tool('A', 'a'), chat('bye', 'done'), tool('C', 'c', 2)])
+    const after = cassette([chat('hello!'), tool('A', 'a'), chat('bye', 'finished'), tool('D', 'd', 3)])
+    const data = embedded(renderCompareView({ file: 'a', cassette: before }, { file: 'b', cassette: after }))
+    expect(data.rows!.map((r) => [r.verdict, r.fields])).toEqual([
+      ['changed input', ['messages']],
+      ['same', []],
+      ['changed answer', ['text']],
+      ['changed input', ['args', 'position', 'result']],
+    ])
+    expect(data.rows![0]!.input).toEqual([['body.messages[0].content', '"hello"', '"hello!"']])
+    expect(data.verdict).toBe('4 → 4 decisions: 3 changed, 0 added, 0 removed, 1 unchanged')
+  })
+
+  it('marks where a run missed and what it never reached', () => {
+    const recording = cassette([tool('A', 'a'), chat('hello'), tool('B', 'b'), chat('bye')])
+    const run = cassette([tool('A', 'a'), { ...chat('hello, again'), out: undefined }])
+    run.decisions[1]!.key = 'llm:ffffffffffffffff'
+    const data = embedded(
+      renderCompareView({ file: 'rec', cassette: recording }, { file: 'run', cassette: run }, { run: true }),
+    )
+    expect(data.sides.map((s) => s.role)).toEqual(['recording', 'run'])
+    expect(data.rows!.map((r) => r.verdict)).toEqual(['same', 'missed', 'not reached', 'not reached'])
+    expect(data.rows![1]!.output).toEqual([])
+    expect(data.sides[1]!.cards[1]!.missed).toBe(true)
+    expect(data.verdict).toBe(
+      'diverged at decision 2: 1 the same, 1 missed, 0 changed, 0 added, 2 not reached of 4 recorded',
+    )
+  })
+})
+
+describe('the head of a side', () => {
+  it("shows the recording's cost by model at its prices, and the paths its keys ignored", () => {
+    const priced = (model: string, input: number, output: number) => {
+      const d = chat('Weather?')
+      return {
+        ...d,
+        in: { ...d.in, body: { ...d.in.body, model } },
+        out: {
+          ...d.out,
+          body: { json: { ...d.out.body.json, usage: { prompt_tokens: input, completion_tokens: output } } },
+        },
+      }
+    }
+    const recording = cassette([priced('gpt-4o', 1000, 100), priced('my-local-model', 10, 1)])
+    recording.header.ignore = ['body.trace_id']
+    const head = embedded(renderRunView({ file: 'a.jsonl', cassette: recording })).sides[0]!.header
+    // gpt-4o: 1,000 in at $2.50 per million, 100 out at $10. A model the table does not know has no price.
+    expect(head.cost).toBe('$0.0035 + no price for my-local-model (gpt-4o $0.0035, my-local-model no price)')
+    expect(head.ignored).toBe('body.trace_id (left out of every key; stored, redacted)')
+    // The page's head lists both rows (page/page-script.ts, as compiled into the page).
+    expect(PAGE_SCRIPT).toMatch(/\['cost', h\.cost\],\s*\['ignored', h\.ignored\]/)
+  })
+})

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto'
+import { AGENT_TAPE_VERSION, type Cassette, createPrintMask } from '@agent-tape/core/internal'
+import { diffCassettes } from '../diff/compare.js'
+import { buildSide } from './build-side.js'
+import { buildRows, describeRows } from './compare-rows.js'
+import { PAGE_SCRIPT, PAGE_STYLE } from './page/page-assets.generated.js'
+import type { PageData, SideRole } from './page-data.js'
+import { SharedValues } from './shared-values.js'
+
+/** A cassette to show, and the path to name it by. */
+export interface ViewInput {
+  file: string
+  cassette: Cassette
+}
+
+export interface ViewOptions {
+  /** Secret-like variables of this environment are masked wherever they appear (default `process.env`). */
+  env?: Record<string, string | undefined>
+}
+
+/**
+ * The view of one recorded run as a self-contained HTML page: its decisions as cards, steps
+ * down the page and lanes side by side, each opened whole on request. Everything shown passes
+ * through the CLI's masking; the page loads nothing (its CSP allows no request).
+ *
+ * @example
+ * writeFileSync('run.html', renderRunView({ file, cassette: parseCassette(text, file) }))
+ */
+export function renderRunView(recording: ViewInput, options: ViewOptions = {}): string {
+  const shared = new SharedValues()
+  const side = buildSide('recording', recording.file, recording.cassette, shared)
+  return renderPage(
+    {
+      kind: 'run',
+      title: side.header.test || recording.file,
+      generator: `agent-tape ${AGENT_TAPE_VERSION}`,
+      sides: [side],
+      shared: shared.table,
+    },
+    options,
+  )
+}
+
+/**
+ * Two recordings side by side, aligned as `agent-tape diff` aligns them, each decision with a
+ * verdict and its changed fields highlighted. With `run: true` the second is a diverged run
+ * (kept by the runner kit): its miss is marked and the decisions it never reached are named so.
+ */
+export function renderCompareView(
+  before: ViewInput,
+  after: ViewInput,
+  options: ViewOptions & { run?: boolean } = {},
+): string {
+  const shared = new SharedValues()
+  const isRun = options.run === true
+  const roles: [SideRole, SideRole] = isRun ? ['recording', 'run'] : ['before', 'after']
+  const a = buildSide(roles[0], before.file, before.cassette, shared)
+  const recorded = isRun ? new Set(before.cassette.decisions.map((d) => d.key)) : undefined
+  const b = buildSide(roles[1], after.file, after.cassette, shared, recorded)
+  const maxMs = Math.max(a.maxMs, b.maxMs)
+  a.maxMs = maxMs
+  b.maxMs = maxMs
+  const diff = diffCassettes(before.file, before.cassette, after.file, after.cassette)
+  const rows = buildRows(diff, a, b, isRun)
+  const test = b.header.test || a.header.test
+  return renderPage(
+    {
+      kind: 'compare',
+      title: isRun ? `${test}: the run that diverged` : `${test}: two recordings`,
+      generator: `agent-tape ${AGENT_TAPE_VERSION}`,
+      sides: [a, b],
+      rows,
+      verdict: describeRows(rows, a, b, isRun),
+      shared: shared.table,
+    },
+    options,
+  )
+}
+
+/** The page: a style sheet, the data as JSON, and the script that draws it; nothing else. */
+export function renderPage(data: PageData, { env = process.env }: ViewOptions = {}): string {
+  // The data comes from cassettes read through the scanner whole; each string of it again, for
+  // shapes and environment values, since some are pieces of a stream (names are cut there).
+  const masked = maskStrings(data, createPrintMask(env, 'shapes')) as PageData
+  const csp = [
+    "default-src 'none'",
+    `script-src '${sha256(PAGE_SCRIPT)}'`,
+    `style-src '${sha256(PAGE_STYLE)}'`,
+    'img-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ')
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="color-scheme" content="light dark">
+<meta name="generator" content="${escapeHtml(masked.generator)}">
+<title>${escapeHtml(masked.title)} · agent-tape</title>
+<link rel="icon" href="data:,">
+<style>${PAGE_STYLE}</style>
+</head>
+<body>
+<main id="app"><noscript>This page draws itself from the data it holds, with JavaScript. Read the same cassette in a terminal with agent-tape show.</noscript></main>
+<script type="application/json" id="agent-tape-data">${scriptJson(masked)}</script>
+<script>${PAGE_SCRIPT}</script>
+</body>
+</html>
+`
+}
+
+/**
+ * JSON that stays inside its script element whatever the strings in it: `<`, `>` and `&` are
+ * written as escapes, so no `</script>` or `<!--` can end or change the element.
+ */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+function maskStrings(value: unknown, mask: (text: string) => string): unknown {
+  if (typeof value === 'string') return mask(value)
+  if (Array.isArray(value)) return value.map((item) => maskStrings(item, mask))
+  if (typeof value !== 'object' || value === null) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, child] of Object.entries(value)) out[mask(key)] = maskStrings(child, mask)
+  return out
+}
+
+function sha256(text: string): string {
+  return `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`
+}

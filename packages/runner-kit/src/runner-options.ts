@@ -1,0 +1,83 @@
+import type { IgnoreRule, TapeMode } from '@agent-tape/core/internal'
+import type { ReplayTiming } from '@agent-tape/http'
+import type { TapeBudget } from './cost/budget.js'
+import type { Pattern } from './patterns.js'
+
+/**
+ * The agent-tape options, the same for every runner: the Vitest plugin's `agentTape(options)`
+ * and Jest's `testEnvironmentOptions.agentTape`. Everything here is data, because it travels to
+ * the test workers; function-valued rules go in a setup file through `configureTape()`.
+ */
+export interface RunnerOptions {
+  /** Folder beside each test file that holds its cassettes (default `__cassettes__`). */
+  cassetteDir?: string
+  /** Mode when neither `AGENT_TAPE_MODE` nor `-- --update-cassettes` is given (default: `auto` locally, `replay` in CI). */
+  mode?: TapeMode
+  /** Base URLs of model endpoints beyond the known provider hosts (a local or test server), or RegExps on the URL. */
+  modelEndpoints?: readonly Pattern[]
+  /**
+   * Hosts a tape test may reach for real in every mode, neither recorded nor blocked (a local
+   * database): `'db.internal'`, `'db.internal:5432'`, `'*.internal'`, or a RegExp on `host:port`.
+   * Any other connection that agent-tape cannot record or replay is refused while a tape runs.
+   */
+  allowHosts?: readonly Pattern[]
+  /**
+   * What intercepts requests: agent-tape's own interception (default), or `'msw'`, the MSW server
+   * your setup file starts, with `tapeHandlers()` from `@agent-tape/http/msw` among its handlers.
+   */
+  interception?: 'agent-tape' | 'msw'
+  /** Paths of the agent loop ("harness") whose git tree is written in each cassette. */
+  harness?: readonly string[]
+  /** Fail replays recorded under a different harness tree, instead of warning (default false). */
+  strictHarness?: boolean
+  /** Fail replays that leave recorded decisions unused (default true). */
+  failOnUnused?: boolean
+  /**
+   * Redactors for the human-readable copy of each input: `{ name, pattern, replacement? }`, the
+   * pattern a RegExp with the `g` flag or its source (`flags` default to `g`).
+   */
+  redactors?: readonly { name: string; pattern: Pattern; flags?: string; replacement?: string }[]
+  /** Normalizers applied before keying, identically at record and replay: `{ name, kinds?, pattern, replacement }`. */
+  normalizers?: readonly {
+    name: string
+    kinds?: readonly string[]
+    pattern: Pattern
+    flags?: string
+    replacement: string
+  }[]
+  /**
+   * Fields every key leaves out, as JSON paths into a decision's canonical input, `*` for any key
+   * or item: `['body.metadata.request_id', 'body.messages.*.id']`, or `{ path, kinds }` for some
+   * kinds only. The fields are still stored (redacted); `show` and `view` list them as ignored.
+   */
+  ignore?: readonly IgnoreRule[]
+  /**
+   * The most each tape may take, checked as it finishes, recording or replaying: model requests
+   * (`steps`), `tokens` (all, or `{ input, output }`), and `usd` at the recording's prices. A
+   * tape over it fails with `ERR_TAPE_BUDGET` and the numbers per decision.
+   */
+  budget?: TapeBudget
+  /**
+   * Fail the run when it finds cassettes that no test uses any more, instead of listing them
+   * (default false; also `--fail-on-obsolete`). A CI job then keeps the cassette folders clean.
+   */
+  failOnObsolete?: boolean
+  /** Values the secret scan must accept, such as the fake key of a test server. */
+  allowSecrets?: readonly Pattern[]
+  /** How replayed streams are paced (default `instant`). */
+  timing?: ReplayTiming
+  /** Allow recording while `CI` is set (a job meant to record). */
+  allowRecordingInCI?: boolean
+  /**
+   * What a tape does with the child processes its test starts while it records or replays:
+   * `'allow'` (default) starts them and names each in the run summary; `'refuse'` throws where one
+   * is started and fails the test. agent-tape does not see what a child process sends.
+   */
+  childProcesses?: 'allow' | 'refuse'
+  /**
+   * Folder, relative to the project root, where the run summary writes the divergence view of
+   * every test whose replay diverged (one HTML page each), for a CI job to keep as an artifact.
+   * Default: none; the failure report always names the command that writes one.
+   */
+  viewDir?: string
+}
