@@ -46,8 +46,17 @@ for (const file of walk(join(out, 'http'))) {
     file,
     text
       .replaceAll("'@agent-tape/core/internal'", entry('internal.js'))
+      .replaceAll("'@agent-tape/core/context'", entry('context.js'))
       .replaceAll("'@agent-tape/core'", entry('index.js')),
   )
+}
+// Each package's own dependencies (core's text diff, http's interceptors), beside its build.
+for (const name of ['core', 'http']) {
+  const from = join(repo, 'packages', name, 'node_modules')
+  mkdirSync(join(out, name, 'node_modules'), { recursive: true })
+  for (const entry of readdirSync(from)) {
+    if (entry !== '@agent-tape') symlinkSync(join(from, entry), join(out, name, 'node_modules', entry))
+  }
 }
 writeFileSync(
   join(out, 'REVISION'),

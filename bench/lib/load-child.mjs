@@ -56,9 +56,11 @@ let rssPeak = rssBefore
 const sampler = setInterval(() => {
   rssPeak = Math.max(rssPeak, process.memoryUsage().rss)
 }, 1)
+const cpuBefore = process.cpuUsage()
 const started = performance.now()
 const loaded = what === 'load' ? await load() : undefined
 const ms = performance.now() - started
+const cpu = process.cpuUsage(cpuBefore)
 clearInterval(sampler)
 rssPeak = Math.max(rssPeak, process.memoryUsage().rss)
 globalThis.gc()
@@ -68,5 +70,8 @@ if (loaded && loaded.count !== Number(expected)) {
     `load-child: ${tool} loaded ${loaded.count} entries from ${path}, expected ${expected}: the recording did not load whole`,
   )
 }
-process.stdout.write(JSON.stringify({ ms, heapBefore, heapAfter, rssGrowth: rssPeak - rssBefore }))
+// CPU time (user + system, every thread) as well as wall time: on a shared machine a process
+// that waits for a core has its wall time grow, not its CPU time.
+const cpuMs = (cpu.user + cpu.system) / 1000
+process.stdout.write(JSON.stringify({ ms, cpuMs, heapBefore, heapAfter, rssGrowth: rssPeak - rssBefore }))
 process.exit(0)

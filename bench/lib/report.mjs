@@ -232,11 +232,11 @@ function loadSection(r) {
   return [
     '## 4. Cassette load',
     '',
-    `A ${l.decisions.toLocaleString('en')}-decision cassette (half model requests with a short conversation and their answers, half tool calls; ${formatBytes(l.bytes)}), opened for replay in a fresh process: read, parse, validate, index.`,
+    `A ${l.decisions.toLocaleString('en')}-decision cassette (half model requests with a short conversation and their answers, half tool calls; ${formatBytes(l.bytes)}), opened for replay in a fresh process: read, parse, validate, index. The median of ${l.load.n ?? 'several'} fresh processes, with the fastest and the slowest, and the CPU time (user and system, every thread), which a process waiting for a core on a loaded machine does not accrue.`,
     '',
-    '| load and index | retained heap | peak RSS growth while loading |',
-    '| ---: | ---: | ---: |',
-    `| ${formatTime(l.load)} | ${formatBytes(l.retainedHeap)} | ${formatBytes(l.peakRss)} |`,
+    '| load and index | min – max | CPU | retained heap | peak RSS growth while loading |',
+    '| ---: | ---: | ---: | ---: | ---: |',
+    `| ${formatTime(l.load)} | ${l.load.min === undefined ? '–' : `${formatMs(l.load.min)} – ${formatMs(l.load.max)}`} | ${l.cpu ? formatTime(l.cpu) : '–'} | ${formatBytes(l.retainedHeap)} | ${formatBytes(l.peakRss)} |`,
   ]
 }
 
@@ -289,8 +289,26 @@ function suiteSection(r) {
     `| ${s.tests} tape tests (agent-tape) | ${formatTime(s.summary.tape)} |`,
     `| ${s.tests} tests with fetch stubs | ${formatTime(s.summary.stub)} |`,
     `| ratio | ${formatRatio(s.medianRatio)} |`,
+    ...(s.before ? beforeRows(s) : []),
     '',
-    `In a fresh \`node\` process, what the setup file imports (${i.modules} modules) loads in ${formatTime(i.setup)}, after \`vitest\` itself (${formatTime(i.vitest)}).`,
+    `In a fresh \`node\` process, what the setup file imports (${i.modules} modules) loads in ${formatTime(i.setup)}${range(i.setup)}, after \`vitest\` itself (${formatTime(i.vitest)}${range(i.vitest)}), over ${i.setup.n} processes.${s.before ? ` Before: ${s.before.setupImport.modules} modules, ${formatTime(s.before.setupImport.setup)}${range(s.before.setupImport.setup)}.` : ''}`,
+  ]
+}
+
+/** `(min – max)` of fresh-process samples, when they were kept. */
+function range(summary) {
+  return summary.min === undefined ? '' : ` (${formatMs(summary.min)} – ${formatMs(summary.max)})`
+}
+
+/** The older packages measured in the same rounds (\`BENCH_SUITE_BEFORE\`). */
+function beforeRows(s) {
+  const b = s.before
+  return [
+    `| before this change: ${s.files} files without tapes, with the plugin | ${formatTime(b.withoutTapes.summary)} |`,
+    `| before: ratio (per test file: ${formatMs(b.withoutTapes.perFileMs)}) | ${formatRatio(b.withoutTapes.medianRatio)} |`,
+    `| before: ${s.tests} tape tests | ${formatTime(b.summary)} |`,
+    `| before: ratio to the stubs | ${formatRatio(b.medianRatio)} |`,
+    `| after / before, round by round: without tapes, tape tests | ${formatRatio(b.afterVsBefore.withoutTapes)}, ${formatRatio(b.afterVsBefore.tapes)} |`,
   ]
 }
 
@@ -399,16 +417,16 @@ function growthDiskSection(g) {
     '',
     '### Loading the recording',
     '',
-    "Each recording loaded for replay in a fresh process, the way its tool loads it: agent-tape's `openTape` in mode `replay` (read, parse, validate, index), Polly.js's fs persister finding the recording (it reads the HAR and parses it), nock back in lockdown loading its fixture (parse, one interceptor per request). Medians over fresh processes; retained heap after garbage collection, and the peak RSS growth beyond a process that sets the tool up and loads nothing.",
+    "Each recording loaded for replay in a fresh process, the way its tool loads it: agent-tape's `openTape` in mode `replay` (read, parse, validate, index), Polly.js's fs persister finding the recording (it reads the HAR and parses it), nock back in lockdown loading its fixture (parse, one interceptor per request). Medians over fresh processes (20 for agent-tape, 5 for the others), with the fastest and the slowest process and the CPU time (user and system, every thread), which a process that waits for a core does not accrue; retained heap after garbage collection, and the peak RSS growth beyond a process that sets the tool up and loads nothing.",
     '',
-    '| recording | steps | bytes | load | retained heap | peak RSS growth |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    '| recording | steps | bytes | load | min – max | CPU | retained heap | peak RSS growth |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   )
   for (const c of LOADED) {
     for (const p of g.series) {
       const l = p.load[c]
       out.push(
-        `| ${LABELS[c]} | ${p.steps} | ${formatBytes(p.sizes[c])} | ${formatTime(l.load)} | ${formatBytes(l.retainedHeap)} | ${formatBytes(l.peakRss)} |`,
+        `| ${LABELS[c]} | ${p.steps} | ${formatBytes(p.sizes[c])} | ${formatTime(l.load)} | ${l.load.min === undefined ? '–' : `${formatMs(l.load.min)} – ${formatMs(l.load.max)}`} | ${l.cpu ? formatMs(l.cpu.median) : '–'} | ${formatBytes(l.retainedHeap)} | ${formatBytes(l.peakRss)} |`,
       )
     }
   }

@@ -14,6 +14,11 @@ export function spread(values) {
   return m === 0 ? 0 : (q(0.75) - q(0.25)) / 2 / m
 }
 
+/** The least and the greatest of `values`. */
+export function extremes(values) {
+  return { min: Math.min(...values), max: Math.max(...values) }
+}
+
 export function summarize(values) {
   return { median: median(values), spread: spread(values), n: values.length }
 }

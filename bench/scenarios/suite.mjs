@@ -21,7 +21,7 @@ import {
 } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parseCassette } from '@agent-tape/core'
-import { median, rounds, summarize } from '../lib/stats.mjs'
+import { extremes, median, rounds, summarize } from '../lib/stats.mjs'
 import { longRunScript } from '../lib/traffic.mjs'
 
 const FILES = 50
@@ -30,28 +30,45 @@ const STEPS = 20
 const VITEST = new URL('../node_modules/vitest/vitest.mjs', import.meta.url).pathname
 const TRAFFIC = new URL('../lib/traffic.mjs', import.meta.url).pathname
 const IMPORT_CHILD = new URL('../lib/import-child.mjs', import.meta.url).pathname
-// Another folder of built packages (an older build, for a before/after comparison) may stand in
-// for the workspace's.
+// Another folder of built packages (an older build) may stand in for the workspace's; and one
+// given as BENCH_SUITE_BEFORE is measured beside them, in the same rounds ("before" and "after"
+// of a change, side by side on the same noisy machine).
 const PACKAGES = process.env.BENCH_SUITE_PACKAGES ?? new URL('../../packages/', import.meta.url).pathname
+const BEFORE = process.env.BENCH_SUITE_BEFORE
 const INSTALLED = ['core', 'http', 'inspect', 'runner-kit', 'vitest']
 
 export async function suite({ provider, config }) {
   const root = new URL('../.tmp/suite/', import.meta.url).pathname
   rmSync(root, { recursive: true, force: true })
-  installPackages(root)
+  installPackages(root, PACKAGES)
   writeProject(root)
+  // The same project with the older packages: the same test files, and the cassettes the
+  // current packages record (a format both read).
+  const before = BEFORE && new URL('../.tmp/suite-before/', import.meta.url).pathname
   const env = { ...process.env, BENCH_MODEL_URL: provider.url, AGENT_TAPE_MODE: 'update' }
   provider.script.push(longRunScript(STEPS))
   await vitest(root, 'tape', env) // records the cassettes
   provider.script.pop()
   writeStubFixture(root)
+  if (before) {
+    rmSync(before, { recursive: true, force: true })
+    mkdirSync(before, { recursive: true })
+    for (const entry of readdirSync(root)) {
+      if (entry !== 'node_modules') cpSync(join(root, entry), join(before, entry), { recursive: true })
+    }
+    installPackages(before, BEFORE)
+  }
+  const run = (variant) =>
+    variant.endsWith('-before')
+      ? vitest(before, variant.replace('-before', ''), replayEnv)
+      : vitest(root, variant, replayEnv)
   const replayEnv = { ...process.env, BENCH_MODEL_URL: provider.url, CI: 'true', AGENT_TAPE_MODE: 'replay' }
-  const before = provider.connections
+  const connections = provider.connections
   const repeat = config.quick ? { warmup: 0, repeat: 1 } : { warmup: 1, repeat: 5 }
-  const plain = await rounds(['plugin', 'plain'], repeat, (variant) => vitest(root, variant, replayEnv))
-  const tapes = await rounds(['tape', 'stub'], repeat, (variant) => vitest(root, variant, replayEnv))
-  if (provider.connections !== before) throw new Error('the replayed suite reached the network')
-  const setupImport = importTimes(root, config.quick ? 3 : 15)
+  const plain = await rounds(['plugin', 'plain', ...(before ? ['plugin-before'] : [])], repeat, run)
+  const tapes = await rounds(['tape', 'stub', ...(before ? ['tape-before'] : [])], repeat, run)
+  if (provider.connections !== connections) throw new Error('the replayed suite reached the network')
+  const setupImport = importTimes(root, config.quick ? 3 : 20)
   const plainRatios = plain.plugin.map((t, i) => t / plain.plain[i])
   const perFile = plain.plugin.map((t, i) => (t - plain.plain[i]) / FILES)
   const ratios = tapes.tape.map((t, i) => t / tapes.stub[i])
@@ -69,6 +86,26 @@ export async function suite({ provider, config }) {
     ratio: summarize(ratios),
     medianRatio: median(ratios),
     setupImport,
+    ...(before ? { before: beforeAndAfter(plain, tapes, importTimes(before, config.quick ? 3 : 20)) } : {}),
+  }
+}
+
+/** The older packages next to the current ones: per-file cost and tape ratio, each round's own. */
+function beforeAndAfter(plain, tapes, setupImport) {
+  const perFile = plain['plugin-before'].map((t, i) => (t - plain.plain[i]) / FILES)
+  const ratios = tapes['tape-before'].map((t, i) => t / tapes.stub[i])
+  const pluginVsBefore = plain.plugin.map((t, i) => t / plain['plugin-before'][i])
+  const tapeVsBefore = tapes.tape.map((t, i) => t / tapes['tape-before'][i])
+  return {
+    withoutTapes: {
+      summary: summarize(plain['plugin-before']),
+      perFileMs: median(perFile),
+      medianRatio: median(plain['plugin-before'].map((t, i) => t / plain.plain[i])),
+    },
+    summary: summarize(tapes['tape-before']),
+    medianRatio: median(ratios),
+    afterVsBefore: { withoutTapes: median(pluginVsBefore), tapes: median(tapeVsBefore) },
+    setupImport,
   }
 }
 
@@ -77,6 +114,7 @@ export async function suite({ provider, config }) {
  * file imports (its own code needs Vitest's worker state, which only a Vitest worker has).
  */
 function importTimes(root, times) {
+  // Fresh processes on a shared machine: min, median and max of each, so a loaded moment shows.
   const setup = join(root, 'node_modules', '@agent-tape', 'vitest', 'dist', 'setup.js')
   const imports = [
     ...readFileSync(setup, 'utf8').matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?['"]([^'"]+)['"]/gm),
@@ -97,8 +135,8 @@ function importTimes(root, times) {
     samples.setup.push(setup)
   }
   return {
-    vitest: summarize(samples.vitest),
-    setup: summarize(samples.setup),
+    vitest: { ...summarize(samples.vitest), ...extremes(samples.vitest) },
+    setup: { ...summarize(samples.setup), ...extremes(samples.setup) },
     modules: child(['--count']).modules,
   }
 }
@@ -142,7 +180,8 @@ function writeProject(root) {
       join(root, `vitest.${variant}.config.mjs`),
       `${plugin ? "import { agentTape } from '@agent-tape/vitest/plugin'\n" : ''}import { defineConfig } from 'vitest/config'
 export default defineConfig({
-${plugin ? '  plugins: [agentTape({ modelEndpoints: [process.env.BENCH_MODEL_URL], summary: false })],\n' : ''}  test: { include: ['${include}/*.test.mjs'] },
+${plugin ? '  plugins: [agentTape({ modelEndpoints: [process.env.BENCH_MODEL_URL], summary: false })],\n' : ''}  // A generous timeout: on a loaded machine a recording can take longer than the default 5 s.
+  test: { include: ['${include}/*.test.mjs'], testTimeout: 120_000 },
 })
 `,
     )
@@ -202,9 +241,9 @@ ${tests
  * (copies, their dependencies beside them): Vitest then loads them as it loads a user's, with
  * Node's loader, rather than transforming them as it does the workspace's linked sources.
  */
-function installPackages(root) {
+function installPackages(root, packages) {
   for (const name of INSTALLED) {
-    const from = join(PACKAGES, name)
+    const from = join(packages, name)
     // An older build compared against may predate a package (inspect).
     if (!existsSync(join(from, 'package.json'))) continue
     const to = join(root, 'node_modules', '@agent-tape', name)

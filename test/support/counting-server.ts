@@ -7,13 +7,17 @@ export interface CountingServer {
   port: number
   /** TCP connections accepted so far: 0 proves nothing reached this server. */
   readonly connections: number
+  /** Requests answered so far (a keep-alive connection carries several). */
+  readonly requests: number
   close(): Promise<void>
 }
 
 /** A loopback HTTP server that answers every request with a small JSON body and counts connections. */
 export async function startCountingServer(name: string): Promise<CountingServer> {
   let connections = 0
+  let requests = 0
   const server: Server = createServer((req, res) => {
+    requests += 1
     const body = JSON.stringify({ server: name, path: req.url })
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
     res.end(body)
@@ -28,6 +32,9 @@ export async function startCountingServer(name: string): Promise<CountingServer>
     port,
     get connections() {
       return connections
+    },
+    get requests() {
+      return requests
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -23,8 +23,10 @@ export async function startH2cServer(
   answer: (request: H2cRequest, res: Http2ServerResponse) => void,
 ): Promise<CountingServer> {
   let connections = 0
+  let requests = 0
   const sessions = new Set<Http2Session>()
   const server = createServer(async (req, res) => {
+    requests += 1
     let body = ''
     for await (const chunk of req) body += chunk
     answer({ method: req.method, path: req.url, headers: req.headers, body }, res)
@@ -43,6 +45,9 @@ export async function startH2cServer(
     port,
     get connections() {
       return connections
+    },
+    get requests() {
+      return requests
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -3,13 +3,11 @@ import { ConfigError } from '@agent-tape/core/context'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
 import { forwardedRequest } from './forwarded-request.js'
 import {
-  clientRequestGuard,
-  dispatcherGuard,
-  fetchGuard,
   type GuardContext,
   http2Guard,
   type InterceptionGuard,
   networkGuard,
+  requestGuard,
 } from './interception-guards.js'
 import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
@@ -54,13 +52,7 @@ interface Installed {
  * Every way out of the process the boundary takes over, installed in this order and removed in
  * the reverse one (see {@link InterceptionGuard}).
  */
-const GUARDS: readonly InterceptionGuard[] = [
-  clientRequestGuard,
-  fetchGuard,
-  http2Guard,
-  networkGuard,
-  dispatcherGuard,
-]
+const GUARDS: readonly InterceptionGuard[] = [requestGuard, http2Guard, networkGuard]
 
 const KEY = OWN_INTERCEPTION_KEY
 const holder = globalThis as { [KEY]?: Installed }
@@ -98,7 +90,7 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
     timing: options.timing ?? 'instant',
     ...(options.childProcesses ? { childProcesses: options.childProcesses } : {}),
   }
-  // Captured before the interceptor patches it: the way to reach the network without recursion.
+  // Captured before the interception patches it: the way to reach the network without recursion.
   const pureFetch = globalThis.fetch.bind(globalThis)
   const perform = (r: Request) => performingForTape(() => pureFetch(forwardedRequest(r)))
   const removals = GUARDS.map((guard) => guard.install({ config, perform }))

@@ -1,12 +1,8 @@
-import { onTapeRun } from '@agent-tape/core/context'
-import type { HttpRequestEventMap, Interceptor } from '@mswjs/interceptors'
-import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
-import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import type { BoundaryConfig } from './handle-request.js'
 import { interceptHttp2 } from './http2/intercept-connect.js'
+import { type InterceptedRequestListener, interceptLazily } from './lazy-interception.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
-import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
 import { installNetworkGuards } from './network/guards.js'
 import { handleRequestWhenTaped } from './request-handling.js'
 
@@ -30,34 +26,25 @@ export interface InterceptionGuard {
 }
 
 /**
- * An interceptor of `@mswjs/interceptors` applied by itself, as a BatchInterceptor would do: that
- * class lives in the package's main entry, which loads more than the two interceptors need.
+ * `fetch`, `node:http`/`https` and undici's global dispatchers: a thin layer at install, the
+ * interceptors of `@mswjs/interceptors` and the dispatcher guard loaded with the first tape
+ * (see lazy-interception.ts and decision 0031), so a test file without tapes never loads them.
  */
-function interceptorGuard(name: string, create: () => Interceptor<HttpRequestEventMap>): InterceptionGuard {
-  return {
-    name,
-    install({ config, perform }) {
-      const interceptor = create()
-      interceptor.on('request', async ({ request, controller }) => {
-        const outcome = await handleRequestWhenTaped(request, config, perform)
-        // The caller aborted meanwhile: the interceptor has already failed its request with the
-        // caller's own reason, which is what the caller must see (an SDK's timeout error).
-        if (request.signal.aborted) return
-        if (outcome.type === 'respond') controller.respondWith(outcome.response)
-        else if (outcome.type === 'error') controller.errorWith(outcome.error)
-      })
-      interceptor.apply()
-      return () => interceptor.dispose()
-    },
-  }
+export const requestGuard: InterceptionGuard = {
+  name: "fetch, node:http and node:https, and undici's global dispatchers",
+  install({ config, perform }) {
+    const onRequest: InterceptedRequestListener = async ({ request, controller }) => {
+      const outcome = await handleRequestWhenTaped(request, config, perform)
+      // The caller aborted meanwhile: the interceptor has already failed its request with the
+      // caller's own reason, which is what the caller must see (an SDK's timeout error).
+      if (request.signal.aborted) return
+      if (outcome.type === 'respond') controller.respondWith(outcome.response)
+      else if (outcome.type === 'error') controller.errorWith(outcome.error)
+    }
+    const interception = interceptLazily(config, onRequest, perform)
+    return () => interception.dispose()
+  },
 }
-
-export const clientRequestGuard = interceptorGuard(
-  'node:http and node:https',
-  () => new ClientRequestInterceptor(),
-)
-
-export const fetchGuard = interceptorGuard('fetch', () => new FetchInterceptor())
 
 export const http2Guard: InterceptionGuard = {
   name: 'node:http2 sessions',
@@ -67,17 +54,4 @@ export const http2Guard: InterceptionGuard = {
 export const networkGuard: InterceptionGuard = {
   name: 'connections, DNS, UDP, worker threads and child processes',
   install: ({ config }) => installNetworkGuards(config),
-}
-
-export const dispatcherGuard: InterceptionGuard = {
-  name: "undici's global dispatchers",
-  install({ config, perform }) {
-    const dispatchers = guardGlobalDispatchers(config, perform)
-    // A dispatcher set after the boundary (undici loaded by a test file) is wrapped as a tape starts.
-    const stopRefreshing = onTapeRun(dispatchers.refresh)
-    return () => {
-      stopRefreshing()
-      dispatchers.dispose()
-    }
-  },
 }

@@ -5,6 +5,7 @@ import {
   replaysOutsideTapes,
 } from '@agent-tape/core/context'
 import type { BoundaryConfig, RequestOutcome } from './handle-request.js'
+import { mayBeMcp } from './mcp-shape.js'
 
 type RequestHandling = typeof import('./handle-request.js')
 
@@ -29,24 +30,14 @@ export async function handleRequestWhenTaped(
   config: BoundaryConfig,
   perform: (request: Request) => Promise<Response>,
 ): Promise<RequestOutcome> {
-  if (!currentTape() && claimingTapeCount() === 0 && !(replaysOutsideTapes() && mayBeMcp(request)))
+  if (
+    !currentTape() &&
+    claimingTapeCount() === 0 &&
+    !(replaysOutsideTapes() && mayBeMcp(request.method, request.headers))
+  )
     return { type: 'passthrough' }
   const { handleRequest } = await loadRequestHandling()
   return handleRequest(request, config, perform)
-}
-
-/**
- * Whether a request may be MCP over streamable HTTP, by its headers alone: the protocol version
- * the SDKs send after the handshake, or a JSON POST that accepts an event stream (every MCP
- * client's, the handshake's included). `readMcpRequest` decides from the body.
- */
-function mayBeMcp(request: Request): boolean {
-  if (request.headers.has('mcp-protocol-version')) return true
-  return (
-    request.method.toUpperCase() === 'POST' &&
-    /json/i.test(request.headers.get('content-type') ?? '') &&
-    /text\/event-stream/i.test(request.headers.get('accept') ?? '')
-  )
 }
 
 let prepared = false
