@@ -32,7 +32,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function captureInto(options: Partial<Parameters<typeof createCapture>[0]> = {}): Capture {
+/** A capture ready to record, as a server that awaits `capture.ready()` before it listens. */
+async function captureInto(options: Partial<Parameters<typeof createCapture>[0]> = {}): Promise<Capture> {
   dir = mkdtempSync(join(tmpdir(), 'agent-tape-capture-'))
   const capture = createCapture({
     dir,
@@ -41,6 +42,7 @@ function captureInto(options: Partial<Parameters<typeof createCapture>[0]> = {})
     ...options,
   })
   captures.push(capture)
+  await capture.ready()
   return capture
 }
 
@@ -62,7 +64,7 @@ function written(): { file: string; text: string; source: CaptureSource }[] {
 }
 
 it('200 concurrent requests to an Express server: only the failed runs are kept, each holding only its own run', async () => {
-  const capture = captureInto()
+  const capture = await captureInto()
   const app = express()
   app.post(
     '/weather',
@@ -119,7 +121,7 @@ it('200 concurrent requests to an Express server: only the failed runs are kept,
 })
 
 it('middleware: a run per request until the response ends, failed by a failed status', async () => {
-  const capture = captureInto()
+  const capture = await captureInto()
   const app = express()
   app.use(express.json())
   app.use(capture.middleware('api'))
@@ -143,7 +145,7 @@ it('middleware: a run per request until the response ends, failed by a failed st
 })
 
 it('a fetch handler: the run lasts until the streamed body ends, and the client reads it as it comes', async () => {
-  const capture = captureInto({ keep: 'all' })
+  const capture = await captureInto({ keep: 'all' })
   const handler = capture.fetchHandler('chat', async (request: Request) => {
     const { city } = (await request.json()) as { city: string }
     const stream = await client.chat.completions.create({
@@ -186,7 +188,7 @@ it('a fetch handler: the run lasts until the streamed body ends, and the client 
 })
 
 it('a run whose input or outcome holds a secret is dropped, counted and logged once; the app is unaffected', async () => {
-  const capture = captureInto()
+  const capture = await captureInto()
   const key = `sk-proj-${'A1b2C3d4E5f6G7h8'.repeat(3)}`
   for (const city of ['Paris', 'Lyon']) {
     await expect(
@@ -213,7 +215,7 @@ it('a run whose input or outcome holds a secret is dropped, counted and logged o
 })
 
 it('a run over maxBytes, one whose input is not JSON, one with a result that cannot be recorded: dropped for each reason', async () => {
-  const capture = captureInto({ keep: 'all', maxBytes: 2000 })
+  const capture = await captureInto({ keep: 'all', maxBytes: 2000 })
   expect(await capture.run('big', {}, () => askCity(client, 'Paris'))).toBe('It is 14:05 in Paris, 18°C.')
   const cyclic: Record<string, unknown> = {}
   cyclic.self = cyclic
@@ -233,7 +235,7 @@ it('a run over maxBytes, one whose input is not JSON, one with a result that can
 it('an unwritable capture directory: one logged error, the app unaffected, the runs counted', async () => {
   const root = mkdtempSync(join(tmpdir(), 'agent-tape-capture-'))
   writeFileSync(join(root, 'not-a-dir'), '')
-  const capture = captureInto({ dir: join(root, 'not-a-dir', 'captures') })
+  const capture = await captureInto({ dir: join(root, 'not-a-dir', 'captures') })
   for (const city of ['Paris', 'Lyon', 'Nice']) {
     await expect(
       capture.run('weather', { city }, async () => {
@@ -253,7 +255,7 @@ it('an unwritable capture directory: one logged error, the app unaffected, the r
 })
 
 it('a sink that throws drops the run, counted and logged once, and never reaches the app', async () => {
-  const capture = captureInto({
+  const capture = await captureInto({
     sink: () => {
       throw new Error('bucket unavailable')
     },
@@ -265,4 +267,26 @@ it('a sink that throws drops the run, counted and logged once, and never reaches
   await capture.flush()
   expect(capture.stats().dropped['sink-error']).toBe(2)
   expect(logs).toEqual([expect.stringContaining('the sink threw: bucket unavailable')])
+})
+
+it('a handler run that starts before the boundary has loaded runs unrecorded, counted as starting; capture.run waits instead', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'agent-tape-capture-'))
+  const capture = createCapture({ dir, modelEndpoints: [provider.openaiBaseURL], log: (m) => logs.push(m) })
+  captures.push(capture)
+  // Called in the tick createCapture returned in: the boundary cannot have loaded yet.
+  const early = capture.fetchHandler('early', async () => new Response('down', { status: 502 }))
+  const response = await early(new Request('http://app.test/early', { method: 'POST', body: '{}' }))
+  expect(response.status).toBe(502)
+  expect(capture.stats().dropped.starting).toBe(1)
+  expect(logs.join('\n')).toContain('it started before the HTTP boundary had loaded')
+  expect(logs.join('\n')).toContain('Await capture.ready() before the server listens')
+  await expect(
+    capture.run('later', { city: 'Oslo' }, async () => {
+      await askCity(client, 'Oslo')
+      throw new Error('kept')
+    }),
+  ).rejects.toThrow('kept')
+  await capture.flush()
+  expect(capture.stats()).toMatchObject({ recorded: 1, written: 1 })
+  expect(parseCassette(written()[0]!.text, 'later').decisions.map((d) => d.kind)).toContain('llm')
 })

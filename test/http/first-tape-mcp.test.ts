@@ -72,7 +72,7 @@ it('keeps a library that wrapped fetch after the setup in front of the intercept
   const store = createMemoryStore()
   const call = async () => (await fetch(`${server.origin}/v1/data`)).json()
   const recorded = await runTaped(store, 'wrapped.jsonl', 'update', call)
-  expect(recorded.state).toMatchObject({ status: 'recorded', captured: 1 })
+  expect(recorded.state).toMatchObject({ status: 'recorded', recorded: 1 })
   const before = server.requests
   wrapped.length = 0
   const replayed = await runTaped(store, 'wrapped.jsonl', 'replay', call)

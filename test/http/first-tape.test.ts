@@ -106,7 +106,7 @@ describe('the first tape', () => {
     })
     expect(run.error).toBeUndefined()
     expect(interceptorsApplied()).toEqual([true, true])
-    expect(run.state).toMatchObject({ status: 'recorded', captured: Object.keys(ALL).length })
+    expect(run.state).toMatchObject({ status: 'recorded', recorded: Object.keys(ALL).length })
     for (const name of Object.keys(ALL)) {
       expect(run.result?.[name]).toEqual({
         server: OVER_HTTP2.has(name) ? 'h2c' : 'recorded',

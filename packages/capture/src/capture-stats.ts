@@ -9,6 +9,9 @@ import { formatMessage, type MessageParts } from '@agent-tape/core/internal'
  * - `max-bytes`: the cassette is larger than `maxBytes`.
  * - `incomplete`: a crossing of the run could not be recorded (it went out unrecorded), or an
  *   answer was still streaming when the run's recording had to be written.
+ * - `starting`: a handler wrapper's run began before the boundary had loaded (the first tens of
+ *   milliseconds after `createCapture`); it ran unrecorded. `capture.run` waits for the boundary
+ *   instead, and a server that awaits `capture.ready()` before it listens drops none.
  * - `input`: the run's input cannot be stored as JSON (a cycle, a BigInt), so no test could call
  *   the agent with it.
  * - `write-error`: the directory could not be written (permissions, a full disk).
@@ -20,6 +23,7 @@ export type DropReason =
   | 'secret'
   | 'max-bytes'
   | 'incomplete'
+  | 'starting'
   | 'input'
   | 'write-error'
   | 'sink-error'
@@ -30,6 +34,7 @@ export const DROP_REASONS: readonly DropReason[] = [
   'secret',
   'max-bytes',
   'incomplete',
+  'starting',
   'input',
   'write-error',
   'sink-error',

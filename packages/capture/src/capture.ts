@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { currentTape, prepareTapeOpen } from '@agent-tape/core/internal'
 import { installHttpBoundary } from '@agent-tape/http'
 import { CaptureDirectory } from './capture-directory.js'
-import { type CaptureStats, StatsBook } from './capture-stats.js'
+import { CaptureDrop, type CaptureStats, StatsBook } from './capture-stats.js'
 import { type FetchCaptureOptions, type FetchHandler, wrapFetchHandler } from './fetch-handler.js'
 import {
   type NextFunction,
@@ -71,6 +71,12 @@ export interface Capture {
   ): FetchHandler<Rest>
   /** What the capture has recorded, kept, discarded and dropped (by reason), so far. */
   stats(): CaptureStats
+  /**
+   * Resolves once the boundary is loaded and runs can be recorded: a server awaits it before it
+   * listens. A handler wrapper's run that starts earlier runs unrecorded (counted as `starting`);
+   * `capture.run` waits for it instead. Never rejects.
+   */
+  ready(): Promise<void>
   /** Resolves once every kept run so far is written (or dropped). */
   flush(): Promise<void>
   /** Stops recording new runs (they run unrecorded) and waits for the kept ones to be written. */
@@ -111,10 +117,25 @@ export function createCapture(options: CaptureOptions): Capture {
       : undefined
   const context: CaptureContext = { options: resolved, book, directory, writing: new Set() }
   let open = resolved.sample > 0
+  // The interceptors load with the first tape (decision 0031): a run recorded before they are
+  // applied would let its first requests pass unrecorded and be written without them.
+  let loaded = !open
+  let ready: Promise<void> = Promise.resolve()
   if (open) {
     installHttpBoundary({ modelEndpoints: resolved.modelEndpoints })
-    // Loaded ahead, so that the first recorded request does not wait for it.
-    void prepareTapeOpen().catch(() => {})
+    ready = prepareTapeOpen().then(
+      () => {
+        loaded = true
+      },
+      (error: unknown) => {
+        open = false
+        book.once('boundary', {
+          what: 'Capture is off',
+          why: `the HTTP boundary could not load (${error instanceof Error ? error.message : String(error)}), so no run can be recorded`,
+          fix: 'Report it with the message above; the app runs as it would without capture',
+        })
+      },
+    )
     void loadTracing()
     if (directory) void probe(directory, book)
   }
@@ -123,6 +144,16 @@ export function createCapture(options: CaptureOptions): Capture {
     open(name) {
       book.stats.runs++
       if (!open || !chosen(resolved.sample) || currentTape()) return undefined
+      if (!loaded) {
+        book.drop(
+          new CaptureDrop('starting', {
+            what: `A run of "${name}" was not recorded`,
+            why: 'it started before the HTTP boundary had loaded, in the first moments after createCapture()',
+            fix: 'Await capture.ready() before the server listens',
+          }),
+        )
+        return undefined
+      }
       book.stats.recorded++
       return RecordedRun.open(context, name)
     },
@@ -130,6 +161,7 @@ export function createCapture(options: CaptureOptions): Capture {
 
   const capture: Capture = {
     async run<T>(name: string, input: unknown, fn: (run: CaptureRun) => T | Promise<T>): Promise<Awaited<T>> {
+      if (!loaded) await ready
       const run = internals.open(String(name))
       if (!run) return await fn(unrecorded(String(name)))
       run.setInput(input)
@@ -153,6 +185,7 @@ export function createCapture(options: CaptureOptions): Capture {
     middleware: (name, options) => nodeMiddleware(internals, String(name), options),
     fetchHandler: (name, handler, options) => wrapFetchHandler(internals, String(name), handler, options),
     stats: () => book.snapshot(),
+    ready: () => ready,
     async flush() {
       while (context.writing.size > 0) await Promise.all(context.writing)
       await directory?.settled()
