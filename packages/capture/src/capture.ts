@@ -117,7 +117,7 @@ export function createCapture(options: CaptureOptions): Capture {
       : undefined
   const context: CaptureContext = { options: resolved, book, directory, writing: new Set() }
   let open = resolved.sample > 0
-  // The interceptors load with the first tape (decision 0031): a run recorded before they are
+  // The interceptors load with the first tape (decision 0032): a run recorded before they are
   // applied would let its first requests pass unrecorded and be written without them.
   let loaded = !open
   let ready: Promise<void> = Promise.resolve()

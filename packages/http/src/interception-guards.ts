@@ -28,7 +28,7 @@ export interface InterceptionGuard {
 /**
  * `fetch`, `node:http`/`https` and undici's global dispatchers: a thin layer at install, the
  * interceptors of `@mswjs/interceptors` and the dispatcher guard loaded with the first tape
- * (see lazy-interception.ts and decision 0031), so a test file without tapes never loads them.
+ * (see lazy-interception.ts and decision 0032), so a test file without tapes never loads them.
  */
 export const requestGuard: InterceptionGuard = {
   name: "fetch, node:http and node:https, and undici's global dispatchers",

@@ -1,4 +1,4 @@
-import { createPrintMask, type TapeAction, type TapeMode, type TapeState } from '@agent-tape/core/internal'
+import { createPrintMask, type TapeState } from '@agent-tape/core/internal'
 import { sumUsage, type TokenUsage } from '@agent-tape/http/internal'
 import type { DecisionUsage, RunTotals, WrittenView } from '@agent-tape/inspect'
 import { costCells, costLines, modelLines, priceRun, type RunCost } from './cost/cost-summary.js'
