@@ -39,18 +39,6 @@ async function readAll(body: ReadableStream<Uint8Array>): Promise<Buffer> {
 }
 
 /**
- * Reads the body of `request` (see {@link readRequestBytes} and {@link toRequestBody}).
- */
-export async function readRequestBody(
-  request: Request,
-  consume = false,
-  options: { json?: boolean } = {},
-): Promise<RequestBody> {
-  const bytes = await readRequestBytes(request, consume)
-  return toRequestBody(bytes, request.headers.get('content-type') ?? '', options)
-}
-
-/**
  * A body's bytes as decision input, read as `contentType` says. With `json`, a body that parses
  * as a JSON object or array is read as JSON whatever its content type (an API whose SDK sends
  * JSON as `application/octet-stream`).

@@ -3,7 +3,7 @@ import type { ModelCodec } from './codecs/codec.js'
 import { findCodec } from './codecs/index.js'
 import type { RequestClass } from './endpoints.js'
 import { behaviourHeaders } from './headers.js'
-import { readRequestBytes, toRequestBody } from './request-body.js'
+import { toRequestBody } from './request-body.js'
 
 /** A request turned into decision input: its boundary kind, the codec that owns it, and the canonical input. */
 export interface RequestDecision {
@@ -32,22 +32,6 @@ export interface RequestParts {
   body: Buffer | undefined
 }
 
-/**
- * Canonicalizes a request for its key. Model requests are keyed by API, path, behaviour headers
- * and the codec's canonical body, without the host (a test server's port changes every run);
- * other HTTP by method, URL, query and body. Auth headers and credential query parameters
- * never take part. `url` is the request's URL, already parsed by the caller.
- */
-export async function toRequestDecision(
-  request: Request,
-  url: URL,
-  requestClass: RequestClass,
-  consumeBody = false,
-): Promise<RequestDecision> {
-  const body = await readRequestBytes(request, consumeBody)
-  return decideRequest(readRequestParts(request, url, requestClass, body))
-}
-
 /** Reads what {@link decideRequest} needs from a request whose body has been read (see `readRequestBytes`). */
 export function readRequestParts(
   request: Request,
@@ -69,7 +53,12 @@ export function readRequestParts(
   }
 }
 
-/** The decision of a request: its kind, its codec, and its canonical input (see {@link toRequestDecision}). */
+/**
+ * The decision of a request: its kind, its codec, and its canonical input, the request's key.
+ * Model requests are keyed by API, path, behaviour headers and the codec's canonical body, without
+ * the host (a test server's port changes every run); other HTTP by method, URL, query and body.
+ * Auth headers and credential query parameters never take part.
+ */
 export function decideRequest(parts: RequestParts): RequestDecision {
   const { requestClass, method, url, codec, query, headers, contentType } = parts
   // A codec reads JSON: its API's body is JSON whatever content type the SDK sent it with.

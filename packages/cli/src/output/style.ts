@@ -48,8 +48,3 @@ export function shouldColor(stream: ColorTarget, env: Record<string, string | un
   if (!stream.isTTY) return false
   return stream.hasColors ? stream.hasColors(env) : env.TERM !== 'dumb'
 }
-
-/** Removes ANSI styling, e.g. to measure the visible width of a styled string. */
-export function stripAnsi(text: string): string {
-  return text.replace(/\x1b\[[0-9;]*m/g, '')
-}

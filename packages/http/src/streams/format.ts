@@ -1,3 +1,5 @@
+import type { StreamEvent } from '../codecs/read.js'
+
 /**
  * A stream format: how a streamed response is cut into items as it arrives, stored, and sent
  * again byte for byte. Server-sent events and newline-delimited JSON are text formats; a format
@@ -29,8 +31,4 @@ export interface StreamParser<Item> {
   end(): Item[]
 }
 
-/** One streamed event as codecs read it. */
-export interface StreamEvent {
-  event?: string
-  data: unknown
-}
+export type { StreamEvent }
