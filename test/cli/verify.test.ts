@@ -267,10 +267,14 @@ it('flags a recorded time no recording gives (a warning, a problem with --strict
       hostile,
       edited((d) => {
         d.out.headers['content-length'] = '10737418240'
-        // The call's time is set too: the one recorded may end before the 9 ms of the first item.
-        d.ms = 50
+        // Every time is set, however fast or slow the recording ran: the headers at 1 ms, the
+        // items from 9 ms on, the last one back at 5 ms, the call ended at 1 s.
+        d.ms = 1000
+        d.out.headersAt = 1
+        d.out.body.sse.forEach((event: EditedLine, i: number) => {
+          event.t = 9 + i
+        })
         d.out.body.sse.at(-1).t = 5
-        d.out.body.sse[0].t = 9
         return d
       }),
     )
