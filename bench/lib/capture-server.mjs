@@ -69,6 +69,8 @@ const app = express()
 app.use(express.json())
 app.post('/triage', capture ? capture.handler('triage', handler, { input: (req) => req.body }) : handler)
 app.use((error, _req, res, _next) => res.status(500).json({ error: error.message }))
+// As docs/capture.md says: a server waits for the boundary before it takes requests.
+await capture?.ready()
 const server = app.listen(0, '127.0.0.1', () => process.stdout.write(`port ${server.address().port}\n`))
 server.keepAliveTimeout = 60_000
 
