@@ -23,7 +23,12 @@ export type { CassetteChoice } from './legacy-cassette.js'
 export { chooseCassette } from './legacy-cassette.js'
 export { TapeNameRegistry } from './name-registry.js'
 export type { CassetteListing, CollectedTestFile } from './obsolete-cassettes.js'
-export { FAIL_ON_OBSOLETE_FLAG, findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'
+export {
+  FAIL_ON_OBSOLETE_FLAG,
+  findObsoleteCassettes,
+  listCassettes,
+  PRUNE_FLAG,
+} from './obsolete-cassettes.js'
 export type { OptionContext } from './option-checks.js'
 export type { ReportConfig, RunnerOption, TapeConfig } from './option-table.js'
 export { REPORT_OPTIONS, RUNNER_OPTIONS, renderOptionTable, reportConfigOf } from './option-table.js'

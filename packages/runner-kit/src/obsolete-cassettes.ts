@@ -84,7 +84,7 @@ async function usedCassettes(
 }
 
 /** The cassettes in `folder` and in the folders of its describe blocks, at any depth. */
-async function listCassettes(listing: CassetteListing, folder: string): Promise<string[]> {
+export async function listCassettes(listing: CassetteListing, folder: string): Promise<string[]> {
   const found: string[] = []
   for (const entry of await listing.list(folder)) {
     const path = `${folder}/${entry.name}`

@@ -1,12 +1,12 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import {
-  type CassetteListing,
   type CollectedTestFile,
   cassetteNameFor,
   createCassetteListing,
   DEFAULT_CASSETTE_DIR,
   findObsoleteCassettes,
+  listCassettes,
   toPosix,
 } from '@agent-tape/runner-kit'
 import { SKIPPED_DIRS } from '../cassette-files.js'
@@ -110,17 +110,6 @@ function usableTapes(testFile: string, tapes: string[][]): string[][] | undefine
   } catch {
     return undefined
   }
-}
-
-/** The cassettes in a folder and in the folders of its describe blocks, at any depth. */
-async function listCassettes(listing: CassetteListing, folder: string): Promise<string[]> {
-  const found: string[] = []
-  for (const entry of await listing.list(folder)) {
-    const path = `${folder}/${entry.name}`
-    if (entry.isDirectory) found.push(...(await listCassettes(listing, path)))
-    else if (entry.name.endsWith('.jsonl')) found.push(path)
-  }
-  return found
 }
 
 async function findCassetteDirs(dirs: readonly string[]): Promise<string[]> {
