@@ -28,6 +28,14 @@ export interface CommandSpec {
 
 export const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', description: 'Show this help' }
 
+/** `--allow-secret`, as every command that scans for secrets takes it. */
+export const ALLOW_SECRET_OPTION: OptionSpec = {
+  type: 'string',
+  multiple: true,
+  value: '<value>',
+  description: 'A value that only looks like a secret (repeatable; as allowSecrets in the tape options)',
+}
+
 /** A bad command line: reported with the command's usage, exit code 2. */
 export function usageError(command: string, why: string, fix?: string): AgentTapeError {
   return new AgentTapeError('ERR_TAPE_USAGE', {

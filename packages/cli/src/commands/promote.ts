@@ -13,7 +13,7 @@ import {
 } from '@agent-tape/core/internal'
 import { writeFileAtomic } from '@agent-tape/core/node'
 import { cassettePathFor, DEFAULT_CASSETTE_DIR, toPosix } from '@agent-tape/runner-kit'
-import { HELP_OPTION, usageError } from '../args.js'
+import { ALLOW_SECRET_OPTION, HELP_OPTION, usageError } from '../args.js'
 import { displayPath } from '../cassette-files.js'
 import type { Command } from '../command.js'
 import { detectRunner, resolveEntry } from '../promote/entry.js'
@@ -59,13 +59,7 @@ export const promoteCommand: Command = {
         description: "The test runner (default: the one the test's project uses)",
       },
       force: { type: 'boolean', description: 'Replace a cassette the test already has under that name' },
-      'allow-secret': {
-        type: 'string',
-        multiple: true,
-        value: '<value>',
-        description:
-          'A value that only looks like a secret (repeatable; as allowSecrets in the tape options)',
-      },
+      'allow-secret': ALLOW_SECRET_OPTION,
       help: HELP_OPTION,
     },
     positionals: { min: 1, max: 1 },

@@ -1,5 +1,5 @@
 import { detectExec } from '@agent-tape/runner-kit'
-import { HELP_OPTION, usageError } from '../args.js'
+import { ALLOW_SECRET_OPTION, HELP_OPTION, usageError } from '../args.js'
 import type { Command } from '../command.js'
 import { recordCommand } from '../recorded-command/record.js'
 import { MODEL_ENDPOINTS_ENV } from '../recorded-command/session.js'
@@ -43,12 +43,7 @@ export const recordCommandSpec: Command['spec'] = {
       value: '<host>',
       description: 'A host the command may reach for real, neither recorded nor blocked (repeatable)',
     },
-    'allow-secret': {
-      type: 'string',
-      multiple: true,
-      value: '<value>',
-      description: 'A value that only looks like a secret (repeatable)',
-    },
+    'allow-secret': ALLOW_SECRET_OPTION,
     'allow-ci': { type: 'boolean', description: 'Record although CI is set' },
     help: HELP_OPTION,
   },

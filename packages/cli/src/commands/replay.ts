@@ -1,5 +1,5 @@
 import { detectExec } from '@agent-tape/runner-kit'
-import { HELP_OPTION, usageError } from '../args.js'
+import { ALLOW_SECRET_OPTION, HELP_OPTION, usageError } from '../args.js'
 import type { Command } from '../command.js'
 import { replayCommand } from '../recorded-command/replay.js'
 import { MODEL_ENDPOINTS_ENV } from '../recorded-command/session.js'
@@ -31,12 +31,7 @@ export const replayCliCommand: Command = {
         value: '<host>',
         description: 'A host the command may reach for real (repeatable)',
       },
-      'allow-secret': {
-        type: 'string',
-        multiple: true,
-        value: '<value>',
-        description: 'A value that only looks like a secret (repeatable)',
-      },
+      'allow-secret': ALLOW_SECRET_OPTION,
       help: HELP_OPTION,
     },
     positionals: { min: 1, max: 1 },

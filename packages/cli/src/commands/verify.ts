@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import { type HarnessProvider, secretEnvValues } from '@agent-tape/core/internal'
 import { createGitHarness } from '@agent-tape/core/node'
-import { HELP_OPTION } from '../args.js'
+import { ALLOW_SECRET_OPTION, HELP_OPTION } from '../args.js'
 import { displayPath, findCassettes } from '../cassette-files.js'
 import type { Command } from '../command.js'
 import { fitToWidth } from '../output/fit.js'
@@ -35,13 +35,7 @@ export const verifyCommand: Command = {
         description:
           'Skip cassettes whose path matches (repeatable; * and ** globs; a name without / matches at any depth, e.g. --ignore fixtures)',
       },
-      'allow-secret': {
-        type: 'string',
-        multiple: true,
-        value: '<value>',
-        description:
-          'A value that only looks like a secret (repeatable; as allowSecrets in the tape options)',
-      },
+      'allow-secret': ALLOW_SECRET_OPTION,
       json: { type: 'boolean', description: 'Print the report as JSON' },
       quiet: {
         type: 'boolean',
