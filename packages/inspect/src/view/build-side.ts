@@ -27,6 +27,7 @@ export function buildSide(
     totals: summary.totals,
     lanes,
     maxMs: Math.max(1, ...cards.map((c) => c.ms)),
+    span: Math.max(0, ...cards.map((c) => (c.at === undefined ? 0 : c.at + c.ms))),
     cards,
   }
 }
@@ -65,6 +66,8 @@ function buildCard(d: DecisionSummary, record: DecisionRecord, shared: SharedVal
     label: d.label,
     whole: { in: shared.share(record.in) },
   }
+  const at = (record as DecisionRecord & { at?: number }).at
+  if (at !== undefined) card.at = at
   if (record.out !== undefined) card.whole.out = shared.share(record.out)
   if (record.err) card.whole.err = record.err
   if (d.model) {

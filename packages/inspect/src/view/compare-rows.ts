@@ -1,11 +1,17 @@
-import { diffStringHunks, type FieldChange } from '@agent-tape/core/internal'
+import { diffTextRows, type FieldChange } from '@agent-tape/core/internal'
 import { compactArguments, type ModelAnswer } from '@agent-tape/http/internal'
 import type { CassetteDiff, DiffEntry } from '../diff/compare.js'
-import { previewJson } from '../reading/preview.js'
-import type { CardData, RowData, SideData, Verdict } from './page-data.js'
+import type { CardData, InputEdit, RowData, SideData, Verdict } from './page-data.js'
 
 /** Input changes listed per decision; the CLI's `--full` has them all. */
-const MAX_CHANGES = 40
+const MAX_EDITS = 40
+
+/** The recorded inputs of each side's decisions, by card, and the mask every shown string takes. */
+export interface RowInputs {
+  a: readonly unknown[]
+  b: readonly unknown[]
+  mask: (text: string) => string
+}
 
 /**
  * The rows of a side-by-side page, in the order `agent-tape diff` aligns the decisions, each
@@ -13,7 +19,13 @@ const MAX_CHANGES = 40
  * diverged run, its decision that no recording answers is `missed`, and the recorded decisions
  * after the run's last one are `not reached` rather than removed.
  */
-export function buildRows(diff: CassetteDiff, a: SideData, b: SideData, isRun: boolean): RowData[] {
+export function buildRows(
+  diff: CassetteDiff,
+  a: SideData,
+  b: SideData,
+  isRun: boolean,
+  inputs: RowInputs,
+): RowData[] {
   const cardOf = (side: SideData, seq: number | undefined) =>
     seq === undefined ? undefined : side.cards.findIndex((c) => c.seq === seq)
   const rows = diff.entries.map((entry): RowData => {
@@ -24,11 +36,21 @@ export function buildRows(diff: CassetteDiff, a: SideData, b: SideData, isRun: b
     const missed = isRun && after?.missed === true
     const row: RowData = {
       verdict: missed ? 'missed' : verdictOf(entry),
-      input: inputLines(entry.input),
+      edits: entry.input
+        .slice(0, MAX_EDITS)
+        .map((change) =>
+          inputEdit(
+            change,
+            ai === undefined ? undefined : inputs.a[ai],
+            bi === undefined ? undefined : inputs.b[bi],
+            inputs.mask,
+          ),
+        ),
       // A miss has no answer: there is nothing to compare it with.
       output: missed ? [] : entry.output,
       fields: before && after ? changedFields(entry, before, after, missed) : [],
     }
+    if (entry.input.length > MAX_EDITS) row.moreEdits = entry.input.length - MAX_EDITS
     if (ai !== undefined) row.a = ai
     if (bi !== undefined) row.b = bi
     return row
@@ -48,7 +70,7 @@ export function describeRows(rows: readonly RowData[], a: SideData, b: SideData,
     const where =
       missed === -1
         ? 'the run asked for no unrecorded decision'
-        : `diverged at decision ${rows[missed]!.b! + 1}`
+        : `diverged at decision #${b.cards[rows[missed]!.b!]!.seq} (step ${b.cards[rows[missed]!.b!]!.step})`
     return `${where}: ${count('same')} the same, ${count('missed')} missed, ${count('changed input') + count('changed answer')} changed, ${count('added')} added, ${count('not reached')} not reached of ${a.cards.length} recorded`
   }
   const changed = count('changed input') + count('changed answer')
@@ -62,21 +84,59 @@ function verdictOf(entry: DiffEntry): Verdict {
   return entry.input.length > 0 || moved ? 'changed input' : 'changed answer'
 }
 
-/** Each change as `[path, before, after]`, a long string's separate edits on lines of their own. */
-function inputLines(changes: readonly FieldChange[]): [string, string, string][] {
-  const lines: [string, string, string][] = []
-  for (const change of changes.slice(0, MAX_CHANGES)) {
-    const { path, before, after } = change
-    if (change.type === 'added') lines.push([path, '(absent)', previewJson(after, 80)])
-    else if (change.type === 'removed') lines.push([path, previewJson(before, 80), '(absent)'])
-    else if (typeof before === 'string' && typeof after === 'string') {
-      for (const [x, y] of diffStringHunks(before, after)) lines.push([path, x, y])
-    } else lines.push([path, previewJson(before, 80), previewJson(after, 80)])
+/**
+ * A changed field as the page shows it: named as a reader counts (`message 303 (system)`), its
+ * two versions aligned row by row with the changed words marked. Both are masked before they
+ * are compared, so that no piece of a secret is left whole between two marks.
+ */
+function inputEdit(
+  change: FieldChange,
+  before: unknown,
+  after: unknown,
+  mask: (text: string) => string,
+): InputEdit {
+  const { path } = change
+  const text = (value: unknown) =>
+    value === undefined ? '' : mask(typeof value === 'string' ? value : JSON.stringify(value, null, 2))
+  return {
+    path,
+    name: nameOfPath(path, change.type === 'removed' ? before : after),
+    change: change.type === 'added' ? 'inserted' : change.type,
+    rows: diffTextRows(text(change.before), text(change.after)),
   }
-  if (changes.length > MAX_CHANGES) {
-    lines.push(['…', `${changes.length - MAX_CHANGES} more changed fields`, ''])
+}
+
+/**
+ * What a path of a recorded input names, counted from 1 as a reader counts: `message 303
+ * (system)` for `body.messages[302]…`, `system prompt`, `tool 2 (search)`, `argument city`.
+ */
+export function nameOfPath(path: string, input: unknown): string {
+  const item = /^body\.(messages|input|contents)\[(\d+)\]/.exec(path)
+  if (item) {
+    const list = asRecord(asRecord(input).body)[item[1]!]
+    const entry = asRecord(Array.isArray(list) ? list[Number(item[2])] : undefined)
+    const role = entry.role ?? entry.type
+    return `message ${Number(item[2]) + 1}${typeof role === 'string' ? ` (${role})` : ''}`
   }
-  return lines
+  if (/^body\.(system|instructions|systemInstruction|system_instruction)\b/.test(path)) return 'system prompt'
+  const tool = /^body\.tools\[(\d+)\]/.exec(path)
+  if (tool) {
+    const tools = asRecord(asRecord(input).body).tools
+    const entry = asRecord(Array.isArray(tools) ? tools[Number(tool[1])] : undefined)
+    const name = entry.name ?? asRecord(entry.function).name
+    return `tool ${Number(tool[1]) + 1}${typeof name === 'string' ? ` (${name})` : ''}`
+  }
+  const arg = /^args(?:\[0\])?\.([A-Za-z_$][\w$]*)/.exec(path)
+  if (arg) return `argument ${arg[1]}`
+  if (path.startsWith('args')) return 'arguments'
+  if (path === 'body.model') return 'model'
+  return ''
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {}
 }
 
 /** The card fields a change touches, so that both cards highlight the same rows. */

@@ -1,4 +1,4 @@
-import type { RecordedError } from '@agent-tape/core/internal'
+import type { RecordedError, TextRow } from '@agent-tape/core/internal'
 import type { ModelAnswer, ModelRequest } from '@agent-tape/http/internal'
 import type { CassetteTotals } from '../reading/totals.js'
 
@@ -33,6 +33,11 @@ export interface SideData {
   lanes: string[]
   /** The longest decision, for the duration bars (the longest of both sides when compared). */
   maxMs: number
+  /**
+   * Milliseconds from the recording's start to its last decision's end, when its decisions hold
+   * their start (`at`); `0` otherwise. The time axis of the page's bars.
+   */
+  span: number
   cards: CardData[]
 }
 
@@ -66,6 +71,8 @@ export interface CardData {
   lane: string
   key: string
   ms: number
+  /** When the decision started, in milliseconds from the recording's start (absent in older cassettes). */
+  at?: number
   label: string
   model?: {
     request: ModelRequest
@@ -98,10 +105,27 @@ export interface RowData {
   /** Indices into each side's cards. */
   a?: number
   b?: number
-  /** Input changes, each edit of a string on its own: `[path, before, after]`. */
-  input: [string, string, string][]
+  /** What changed in the decision's input, a field each (the first 40). */
+  edits: InputEdit[]
+  /** Changed fields past the first 40, which `agent-tape diff --full` lists. */
+  moreEdits?: number
   /** Output changes, one readable line each. */
   output: string[]
   /** Card fields that differ, highlighted on both sides: `messages`, `text`, `args`, `result`, … */
   fields: string[]
+}
+
+/** One changed field of a decision's input, as the page shows it. */
+export interface InputEdit {
+  /** The field's JSON path in the recorded input: `body.messages[302].content` (0-based). */
+  path: string
+  /**
+   * What the path names, counted from 1: `message 303 (system)`, `system prompt`, `tool 2
+   * (search)`, `argument city`; `''` when the path says it best.
+   */
+  name: string
+  /** `inserted`: only the second side has the field; `removed`: only the first. */
+  change: 'changed' | 'inserted' | 'removed'
+  /** Both versions as aligned rows, the changed words marked (JSON text for a value that is not a string). */
+  rows: TextRow[]
 }

@@ -133,7 +133,14 @@ describe('two runs side by side', () => {
       ['changed answer', ['text']],
       ['changed input', ['args', 'position', 'result']],
     ])
-    expect(data.rows![0]!.input).toEqual([['body.messages[0].content', '"hello"', '"hello!"']])
+    expect(data.rows![0]!.edits).toEqual([
+      {
+        path: 'body.messages[0].content',
+        name: 'message 1 (user)',
+        change: 'changed',
+        rows: [[[[0, 'hello']], [[0, 'hello'], [1, '!']]]],
+      },
+    ])
     expect(data.verdict).toBe('4 → 4 decisions: 3 changed, 0 added, 0 removed, 1 unchanged')
   })
 
@@ -149,8 +156,68 @@ describe('two runs side by side', () => {
     expect(data.rows![1]!.output).toEqual([])
     expect(data.sides[1]!.cards[1]!.missed).toBe(true)
     expect(data.verdict).toBe(
-      'diverged at decision 2: 1 the same, 1 missed, 0 changed, 0 added, 2 not reached of 4 recorded',
+      'diverged at decision #2 (step 1): 1 the same, 1 missed, 0 changed, 0 added, 2 not reached of 4 recorded',
     )
+  })
+})
+
+describe('the changes of a decision', () => {
+  const conversation = (...messages: { role: string; content: string }[]) => ({
+    ...chat(''),
+    in: { ...chat('').in, body: { model: 'gpt-4o', messages } },
+  })
+  const system = { role: 'system', content: 'You are terse.' }
+  const user = { role: 'user', content: 'Weather in Paris?' }
+  const edits = (before: object, after: object) =>
+    embedded(
+      renderCompareView(
+        { file: 'a', cassette: cassette([before as never]) },
+        { file: 'b', cassette: cassette([after as never]) },
+        { env: {} },
+      ),
+    ).rows![0]!.edits.map(({ name, path, change }) => [name, path, change])
+
+  it('calls an inserted message inserted and a removed one removed, counted from 1 beside its path', () => {
+    const extra = { role: 'user', content: 'And in Lyon?' }
+    expect(edits(conversation(system, user), conversation(system, extra, user))).toEqual([
+      ['message 2 (user)', 'body.messages[1]', 'inserted'],
+    ])
+    expect(edits(conversation(system, extra, user), conversation(system, user))).toEqual([
+      ['message 2 (user)', 'body.messages[1]', 'removed'],
+    ])
+    expect(edits(conversation(system, user), conversation({ ...system, content: 'You are kind.' }, user))).toEqual(
+      [['message 1 (system)', 'body.messages[0].content', 'changed']],
+    )
+  })
+
+  it("names a tool's changed argument, and a changed tool of the request", () => {
+    const tool = (args: unknown) => ({ kind: 'tool', step: 1, in: { name: 'lookup', args: [args] }, out: 'x' })
+    expect(edits(tool({ city: 'Paris', units: 'metric' }), tool({ city: 'Lyon', units: 'metric' }))).toEqual([
+      ['argument city', 'args[0].city', 'changed'],
+    ])
+    const offering = (description: string) => ({
+      ...chat('hi'),
+      in: {
+        ...chat('hi').in,
+        body: { model: 'gpt-4o', messages: [user], tools: [{ type: 'function', function: { name: 'search', description } }] },
+      },
+    })
+    expect(edits(offering('Searches the web'), offering('Searches the docs'))).toEqual([
+      ['tool 1 (search)', 'body.tools[0].function.description', 'changed'],
+    ])
+  })
+
+  it('masks a secret before the words are compared, so no piece of it is left between two marks', () => {
+    const key = (tail: string) => `sk-proj-${'Q7vR2mK9xT4wL8nB3cF6hJ1pZ5sD0gY'}${tail}`
+    const html = renderCompareView(
+      { file: 'a', cassette: cassette([chat(`use ${key('Ab3dE9fG2h')} now`)]) },
+      { file: 'b', cassette: cassette([chat(`use ${key('Xy7kL4mN8q')} now`)]) },
+      { env: {} },
+    )
+    expect(html).not.toContain('Q7vR2mK9xT4wL8nB3cF6hJ1pZ5sD0gY')
+    expect(html).not.toContain('Ab3dE9fG2h')
+    expect(html).not.toContain('Xy7kL4mN8q')
+    expect(html).toContain('[REDACTED')
   })
 })
 

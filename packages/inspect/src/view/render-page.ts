@@ -61,7 +61,11 @@ export function renderCompareView(
   a.maxMs = maxMs
   b.maxMs = maxMs
   const diff = diffCassettes(before.file, before.cassette, after.file, after.cassette)
-  const rows = buildRows(diff, a, b, isRun)
+  const rows = buildRows(diff, a, b, isRun, {
+    a: before.cassette.decisions.map((d) => d.in),
+    b: after.cassette.decisions.map((d) => d.in),
+    mask: createPrintMask(options.env ?? process.env, 'shapes'),
+  })
   const test = b.header.test || a.header.test
   return renderPage(
     {
