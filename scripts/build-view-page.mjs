@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // Bundles the HTML view's page script and style sheet into @agent-tape/inspect (run by
-// build-packages.mjs before the package's own build, and by typecheck-packages.mjs): the script,
-// typed against the DOM and the page's data (packages/inspect/tsconfig.page.json), is compiled
-// by tsc to ES2017 and wrapped in one function; both are written as strings to
+// build-packages.mjs before the package's own build, and by typecheck-packages.mjs): the script's
+// modules (src/view/page/script/, typed against the DOM and the page's data by
+// packages/inspect/tsconfig.page.json) are compiled by tsc to ES2017, put in the order their
+// imports ask (each after what it imports), their import and export syntax removed, and wrapped
+// in one function; script and style sheet are written as strings to
 // src/view/page/page-assets.generated.ts (not committed), which the package's build compiles
 // with the rest. TypeScript 7 has no compiler API, hence tsc's output read back from a folder.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Script } from 'node:vm'
 
 const root = new URL('..', import.meta.url).pathname
 const dir = join(root, 'packages', 'inspect')
@@ -26,16 +29,16 @@ export function buildViewPage() {
     if (result.status !== 0) {
       throw new Error(`the view's page script does not compile:\n${result.stdout}${result.stderr}`)
     }
-    const compiled = readFileSync(join(out, 'view', 'page', 'page-script.js'), 'utf8')
-    // The script imports types only: what is left of its module syntax is an empty export.
-    const body = compiled.replace(/^export \{\};\n?/m, '').trimEnd()
-    if (/^\s*(import|export)\b/m.test(body)) {
-      throw new Error("the view's page script must import types only: the page loads no other script")
+    const script = `(function () {\n'use strict'\n${joinModules(join(out, 'view', 'page', 'script'), 'main.js')}\n})()\n`
+    // Two modules that declare the same name would share one scope here: the page would not run.
+    try {
+      new Script(script, { filename: 'page-script.js' })
+    } catch (error) {
+      throw new Error(`the view's page script does not parse once its modules are joined: ${error.message}`)
     }
-    const script = `(function () {\n'use strict'\n${body}\n})()\n`
     const style = readFileSync(join(dir, 'src', 'view', 'page', 'page-style.css'), 'utf8')
     const text = [
-      '// Written by scripts/build-view-page.mjs from page-script.ts and page-style.css: edit those.',
+      '// Written by scripts/build-view-page.mjs from script/*.ts and page-style.css: edit those.',
       '',
       "/** The page's script, compiled to ES2017 (its hash is in the page's CSP). */",
       `export const PAGE_SCRIPT: string = ${JSON.stringify(script)}`,
@@ -53,6 +56,43 @@ export function buildViewPage() {
   } finally {
     rmSync(out, { recursive: true, force: true })
   }
+}
+
+/**
+ * The modules of `dir`, from `entry` down its imports, each once and after what it imports, as
+ * one script: `import … from './x.js'` lines dropped, `export` taken off declarations. Only
+ * relative imports of the folder's own modules are allowed (the page loads nothing else).
+ */
+function joinModules(dir, entry) {
+  const done = new Set()
+  const parts = []
+  const visit = (name, path) => {
+    if (done.has(name)) return
+    if (path.includes(name))
+      throw new Error(`the view's page script imports in a circle: ${[...path, name].join(' → ')}`)
+    const code = readFileSync(join(dir, name), 'utf8')
+    const imports = [...code.matchAll(/^import\s[^;]*?from\s+'([^']+)';?$/gms)]
+    for (const [, from] of imports) {
+      if (!/^\.\/[\w-]+\.js$/.test(from)) {
+        throw new Error(`the view's page script imports ${from}: the page loads no other script`)
+      }
+      visit(from.slice(2), [...path, name])
+    }
+    done.add(name)
+    const body = code
+      .replace(/^import\s[^;]*?from\s+'[^']+';?\n?/gms, '')
+      .replace(/^export \{\};?\n?/m, '')
+      .replace(/^export (?=(async )?function |const |let |class )/gm, '')
+      .trimEnd()
+    if (/^\s*(import|export)\b/m.test(body)) {
+      throw new Error(
+        `the view's page script module ${name} has import or export syntax the join cannot remove`,
+      )
+    }
+    parts.push(`// ${name}\n${body}`)
+  }
+  visit(entry, [])
+  return parts.join('\n\n')
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) buildViewPage()

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // The functions given to page.evaluate run in the page, where the DOM is.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -107,6 +107,17 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     return { page, ms }
   }
 
+  /** Scrolls a page to its end, a screen at a time, until every block of decisions is built. */
+  async function buildEveryBlock(page: Page): Promise<void> {
+    for (let i = 0; i < 200 && (await page.$('.block')); i++) {
+      await page.evaluate(() => window.scrollBy(0, window.innerHeight))
+      await page.evaluate(
+        () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+      )
+    }
+    expect(await page.$('.block')).toBeNull()
+  }
+
   /** Opens a decision whole with the keyboard-free path a mouse takes: a click on its summary. */
   async function openWhole(page: Page, card: string): Promise<void> {
     await page.click(`${card} details.whole > summary`)
@@ -122,6 +133,11 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
       const recorded = parseCassette(readFileSync(cassette, 'utf8'), cassette)
       const file = await view(basename(cassette, '.jsonl'), [relative(REPO_ROOT, cassette)])
       const { page } = await open(file)
+      // The outline lists every decision at once; the cards are built as they are scrolled near.
+      expect(await page.$$eval('#outline a.o', (a) => a.map((x) => x.getAttribute('href')))).toEqual(
+        recorded.decisions.map((d) => `#d${d.seq}`),
+      )
+      await buildEveryBlock(page)
       const cards = await page.$$eval('article.card', (nodes) =>
         nodes.map((n) => ({ kind: n.getAttribute('data-kind'), height: n.getBoundingClientRect().height })),
       )
@@ -162,7 +178,7 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     const { page } = await open(file, { width: 1100, height: 760 })
     const layout = await measure(page, {
       title: 'h1',
-      head: '.head',
+      outline: '#outline',
       timeline: '.timeline',
       firstStep: '.step-label',
       firstCard: 'article.card',
@@ -180,21 +196,31 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     const { run } = await divergeSupportAgent(dir)
     const file = await view('divergence', [SUPPORT_CASSETTE, '--run', run], dir)
     const { page } = await open(file, { width: 1100, height: 760 })
-    const verdicts = await page.$$eval('li.row', (rows) => rows.map((r) => r.getAttribute('data-verdict')))
-    expect(verdicts).toEqual(['missed', ...Array(6).fill('not reached')])
+    // The miss, then the six recorded decisions it never reached, folded to one row.
+    const verdicts = await page.$$eval('#decisions .rows > li', (rows) =>
+      rows.map((r) => `${r.className.split(' ')[0]} ${r.getAttribute('data-verdict')}`),
+    )
+    expect(verdicts).toEqual(['row missed', 'fold not reached'])
     const missed = 'li.row[data-verdict="missed"]'
     expect(await page.$eval(`${missed} .badge`, (b) => b.textContent)).toBe('missed')
     expect(await page.$eval(`${missed} .changes h5`, (h) => h.textContent)).toBe(
       'Input changed (recording → this run)',
     )
-    const edit = await page.$eval(`${missed} .changes li`, (li) => ({
-      text: li.textContent,
-      del: li.querySelector('del')?.textContent,
-      ins: li.querySelector('ins')?.textContent,
+    // The change named as a reader counts, its path beside it, and its changed words marked.
+    const edit = await page.$eval(`${missed} .edit`, (e) => ({
+      name: e.querySelector('.edit-name strong')?.textContent,
+      path: e.querySelector('.edit-name code')?.textContent,
+      kind: e.querySelector('.edit-kind')?.textContent,
+      del: [...e.querySelectorAll('del')].map((d) => d.textContent),
+      ins: [...e.querySelectorAll('ins')].map((d) => d.textContent),
     }))
-    expect(edit.text).toMatch(/^body\.messages\[0\]\.content: /)
-    expect(edit.del).toContain('refund only the duplicate payment, never the original')
-    expect(edit.ins).toContain('refund what they were charged')
+    expect(edit).toEqual({
+      name: 'message 1 (system)',
+      path: 'body.messages[0].content',
+      kind: 'changed',
+      del: ['only the duplicate payment, never the original'],
+      ins: ['what they were charged'],
+    })
     // Both cards highlight the field that changed; the run's card says it was never recorded.
     const highlighted = await page.$$eval(`${missed} dd.changed`, (dd) =>
       dd.map((d) => d.getAttribute('data-field')),
@@ -202,25 +228,43 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     expect(highlighted).toEqual(['messages', 'messages'])
     expect(
       await page.$eval(`${missed} article.card.missed dd[data-field="messages"]`, (d) => d.textContent),
-    ).toMatch(/^2, changed: message 1 \(system\), last user: Ticket #412/)
+    ).toBe('2 messages: changed message 1 (system)')
     expect(await page.$eval(`${missed} article.card.missed .badge`, (b) => b.textContent)).toBe(
       'missed: never recorded',
     )
-    // Opened whole, the run's request marks the message that changed.
+    // Opened whole, the run's request marks the message that changed, in the transcript.
     await openWhole(page, `${missed} article.card.missed`)
     const changed = await page.$$eval(`${missed} article.card.missed .message.changed .role`, (r) =>
       r.map((x) => x.textContent),
     )
-    expect(changed).toEqual(['system (changed)'])
+    expect(changed).toEqual(['message 1 · system (changed)'])
+    // The fold opens on a click, its decisions built; the outline opens with it.
+    await page.click('li.fold > button.fold-toggle')
+    expect(await page.$$eval('li.row[data-verdict="not reached"]', (r) => r.map((x) => x.id))).toEqual([
+      'r2',
+      'r3',
+      'r4',
+      'r5',
+      'r6',
+      'r7',
+    ])
+    expect(await page.$$eval('#outline a.o', (a) => a.map((x) => x.getAttribute('href')))).toEqual([
+      '#d1',
+      '#r2',
+      '#r3',
+      '#r4',
+      '#r5',
+      '#r6',
+      '#r7',
+    ])
     await page.close()
     const fresh = await open(file, { width: 1100, height: 900 })
     const layout = await measure(fresh.page, {
       title: 'h1',
       verdict: '.verdict-line',
-      heads: '.heads',
-      recording: '.head:first-child',
-      run: '.head:last-child',
+      outline: '#outline',
       missedRow: missed,
+      wordDiff: `${missed} .word-diff`,
       recordedCard: `${missed} .pair > :first-child`,
       runCard: `${missed} .pair > :last-child`,
     })
@@ -250,11 +294,14 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     await page.close()
   })
 
-  it('is usable with the keyboard and a screen reader: labelled cards, focus visible, Enter opens', async () => {
+  it('is usable with the keyboard and a screen reader: labelled cards, focus visible, Enter opens, j / k and / move', async () => {
     const file = await view('keyboard', [join('examples/support-agent', SUPPORT_CASSETTE)])
     const { page } = await open(file)
     await page.keyboard.press('Tab')
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the decisions')
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-copy'))).toBe('key')
     await page.keyboard.press('Tab')
     const focused = await page.evaluate(() => {
       const el = document.activeElement as HTMLElement
@@ -269,6 +316,36 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     )
     expect(labels[0]).toBe('#1model request (gpt-4o)')
     expect(labels.every((l) => l.startsWith('#'))).toBe(true)
+    // j and k go from decision to decision: focused, marked, named in the address and the outline.
+    const where = () =>
+      page.evaluate(() => ({
+        focused: document.activeElement?.id,
+        current: [...document.querySelectorAll('#decisions .current')].map((n) => n.id),
+        hash: location.hash,
+        outline: document.querySelector('#outline [aria-current]')?.getAttribute('href'),
+      }))
+    await page.keyboard.press('j')
+    await page.keyboard.press('j')
+    expect(await where()).toEqual({ focused: 'd2', current: ['d2'], hash: '#d2', outline: '#d2' })
+    await page.keyboard.press('k')
+    expect(await where()).toEqual({ focused: 'd1', current: ['d1'], hash: '#d1', outline: '#d1' })
+    // / searches: the outline keeps what matches, Escape brings every decision back.
+    await page.keyboard.press('/')
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('filter-text')
+    await page.keyboard.type('lookup_invoice')
+    const found = await page.$$eval('#outline a.o', (a) => a.map((x) => x.getAttribute('href')))
+    const recorded = parseCassette(
+      readFileSync(join(REPO_ROOT, 'examples/support-agent', SUPPORT_CASSETTE), 'utf8'),
+      SUPPORT_CASSETTE,
+    )
+    const mentions = recorded.decisions.filter((d) =>
+      JSON.stringify([d.in, d.out]).includes('lookup_invoice'),
+    )
+    expect(found.length).toBeGreaterThan(0)
+    expect(found.length).toBeLessThan(recorded.decisions.length)
+    for (const href of found) expect(mentions.map((d) => `#d${d.seq}`)).toContain(href)
+    await page.keyboard.press('Escape')
+    expect(await page.$$eval('#outline a.o', (a) => a.length)).toBe(recorded.decisions.length)
     await page.close()
   })
 
@@ -287,17 +364,23 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     expect(luminance(fit.text)).toBeGreaterThan(0.7)
     await narrow.page.close()
     const cassette = join('examples/support-agent', SUPPORT_CASSETTE)
-    const sideBySide = await open(await view('narrow-diff', [cassette, cassette]), {
+    const edited = parseCassette(readFileSync(join(REPO_ROOT, cassette), 'utf8'), cassette)
+    const first = edited.decisions[0]!.in as { body: { messages: { content: string }[] } }
+    first.body.messages[0]!.content = first.body.messages[0]!.content.replace(
+      'never the original',
+      'never twice',
+    )
+    writeFileSync(join(work, 'edited.jsonl'), serializeCassette(edited))
+    const sideBySide = await open(await view('narrow-diff', [cassette, join(work, 'edited.jsonl')]), {
       width: 390,
       height: 844,
     })
     const stacked = await sideBySide.page.evaluate(() => ({
       overflow: document.documentElement.scrollWidth - window.innerWidth,
       columns: getComputedStyle(document.querySelector('.pair')!).gridTemplateColumns.split(' ').length,
-      labels: [...document.querySelectorAll('li.row:first-child .side-label')].map((l) => [
-        l.textContent,
-        Math.round(l.getBoundingClientRect().height) > 5,
-      ]),
+      labels: [...document.querySelectorAll('li.row .pair .side-label')]
+        .slice(0, 2)
+        .map((l) => [l.textContent, Math.round(l.getBoundingClientRect().height) > 5]),
     }))
     expect(stacked).toEqual({
       overflow: expect.any(Number),
@@ -329,7 +412,7 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     const times: number[] = []
     while (times.length < 5 && !times.some((t) => t < 1000)) {
       const { page, ms } = await open(file)
-      expect(await page.$$eval('article.card', (c) => c.length)).toBe(399)
+      expect(await page.$$eval('#outline a.o', (c) => c.length)).toBe(399)
       times.push(ms)
       await page.close()
     }

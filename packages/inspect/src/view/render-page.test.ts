@@ -138,7 +138,15 @@ describe('two runs side by side', () => {
         path: 'body.messages[0].content',
         name: 'message 1 (user)',
         change: 'changed',
-        rows: [[[[0, 'hello']], [[0, 'hello'], [1, '!']]]],
+        rows: [
+          [
+            [[0, 'hello']],
+            [
+              [0, 'hello'],
+              [1, '!'],
+            ],
+          ],
+        ],
       },
     ])
     expect(data.verdict).toBe('4 → 4 decisions: 3 changed, 0 added, 0 removed, 1 unchanged')
@@ -185,13 +193,18 @@ describe('the changes of a decision', () => {
     expect(edits(conversation(system, extra, user), conversation(system, user))).toEqual([
       ['message 2 (user)', 'body.messages[1]', 'removed'],
     ])
-    expect(edits(conversation(system, user), conversation({ ...system, content: 'You are kind.' }, user))).toEqual(
-      [['message 1 (system)', 'body.messages[0].content', 'changed']],
-    )
+    expect(
+      edits(conversation(system, user), conversation({ ...system, content: 'You are kind.' }, user)),
+    ).toEqual([['message 1 (system)', 'body.messages[0].content', 'changed']])
   })
 
   it("names a tool's changed argument, and a changed tool of the request", () => {
-    const tool = (args: unknown) => ({ kind: 'tool', step: 1, in: { name: 'lookup', args: [args] }, out: 'x' })
+    const tool = (args: unknown) => ({
+      kind: 'tool',
+      step: 1,
+      in: { name: 'lookup', args: [args] },
+      out: 'x',
+    })
     expect(edits(tool({ city: 'Paris', units: 'metric' }), tool({ city: 'Lyon', units: 'metric' }))).toEqual([
       ['argument city', 'args[0].city', 'changed'],
     ])
@@ -199,7 +212,11 @@ describe('the changes of a decision', () => {
       ...chat('hi'),
       in: {
         ...chat('hi').in,
-        body: { model: 'gpt-4o', messages: [user], tools: [{ type: 'function', function: { name: 'search', description } }] },
+        body: {
+          model: 'gpt-4o',
+          messages: [user],
+          tools: [{ type: 'function', function: { name: 'search', description } }],
+        },
       },
     })
     expect(edits(offering('Searches the web'), offering('Searches the docs'))).toEqual([
