@@ -268,6 +268,7 @@ export function openFold(fold: Fold, eager = BLOCK): void {
 }
 
 // ---- the outline: every decision in a line, folded as the list is, with a filter ----
+/** A line of the outline: two elements, as a thousand of them are built when the page opens. */
 export function outlineEntry(item: Item): HTMLElement {
   const c = item.card
   const tokens = tokensOf(c)
@@ -278,8 +279,7 @@ export function outlineEntry(item: Item): HTMLElement {
       href: `#${item.id}`,
       'data-id': item.id,
     },
-    el('span', { class: 'o-seq' }, `#${c.seq}`),
-    ` ${c.label}`,
+    `#${c.seq} ${c.label}`,
     el(
       'span',
       { class: 'o-meta' },

@@ -134,6 +134,11 @@ outlineToggle.addEventListener('click', () => {
   outlineToggle.setAttribute('aria-expanded', String(shown))
   document.body.classList.toggle('outline-shown', shown)
 })
+// A run page opens on its outline; a divergence page on its first difference, the outline a click away.
+if (!compare) {
+  outlineToggle.setAttribute('aria-expanded', 'true')
+  document.body.classList.add('outline-shown')
+}
 
 const heads = el(
   'div',
