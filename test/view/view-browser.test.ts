@@ -349,6 +349,34 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     await page.close()
   })
 
+  it('copies a key, a whole request and its answer, each with its own button', async () => {
+    const cassette = join('examples/support-agent', SUPPORT_CASSETTE)
+    const file = await view('copies', [cassette])
+    const { page } = await open(file)
+    // What the page hands the clipboard, kept where the test can read it.
+    await page.evaluate(() => {
+      const copied: string[] = []
+      ;(window as unknown as { copied: string[] }).copied = copied
+      navigator.clipboard.writeText = (text: string) => {
+        copied.push(text)
+        return Promise.resolve()
+      }
+    })
+    const copied = () => page.evaluate(() => (window as unknown as { copied: string[] }).copied)
+    const recorded = parseCassette(readFileSync(join(REPO_ROOT, cassette), 'utf8'), cassette)
+    const first = recorded.decisions[0]!
+    await page.click('#d1 button.copy[data-copy="key"]')
+    await page.waitForSelector('#d1 button.copy[data-copied="true"]')
+    await openWhole(page, '#d1')
+    await page.click('#d1 button.copy[data-copy="request"]')
+    await page.click('#d1 button.copy[data-copy="answer"]')
+    const [key, request, answer] = await copied()
+    expect(key).toBe(first.key)
+    expect(JSON.parse(request!)).toEqual(first.in)
+    expect(JSON.parse(answer!)).toEqual(first.out)
+    await page.close()
+  })
+
   it('fits a narrow window in one column, and follows a dark colour scheme', async () => {
     const run = await view('narrow-run', [join('examples/support-agent', SUPPORT_CASSETTE)])
     const narrow = await open(run, { width: 390, height: 844, dark: true })
