@@ -68,6 +68,7 @@ export interface CardData {
   ms: number
   label: string
   model?: {
+    /** The request read for people, its `last.text` cut to 240 characters (ending `…`): the whole is in `whole.in`. */
     request: ModelRequest
     /** Names of the tools offered. */
     tools: string[]

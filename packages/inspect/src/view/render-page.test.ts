@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { PAGE_SCRIPT } from './page/page-assets.generated.js'
 import type { PageData } from './page-data.js'
 import { escapeHtml, renderCompareView, renderRunView, scriptJson } from './render-page.js'
-import { resolveShared } from './shared-values.js'
+import { EXTEND_KEY, resolveShared } from './shared-values.js'
 
 const HOSTILE = '</script><img src=x onerror="alert(1)"><!-- & </SCRIPT>'
 
@@ -104,9 +104,14 @@ describe('the page', () => {
     const whole = JSON.stringify(requests).length
     const data = embedded(renderRunView({ file: 'a.jsonl', cassette: cassette(requests) }))
     expect(JSON.stringify(data).length).toBeLessThan(whole / 4)
-    // Each message once and its text once (a tool's result is also in the next request), and
-    // the recorded answer's choice, the same in every response.
-    expect(data.shared).toHaveLength(101)
+    // Each message's text once (a tool's result is also in the next request); from the third
+    // request on, its messages as the list of the request before and the message it adds (the
+    // second list whole, the first too short to be worth a reference); each request (and the
+    // first one's body); the recorded answer and its choice, the same in every response.
+    const extensions = data.shared.filter((e) => Object.keys(e ?? {}).join() === EXTEND_KEY)
+    expect(data.shared.filter((e) => typeof e === 'string')).toHaveLength(50)
+    expect(extensions).toHaveLength(48)
+    expect(data.shared).toHaveLength(50 + 1 + 48 + 51 + 2)
     expect(resolveShared(data.sides[0]!.cards[49]!.whole.in, data.shared)).toEqual(requests[49]!.in)
   })
 
