@@ -65,6 +65,7 @@ function buildCard(d: DecisionSummary, record: DecisionRecord, shared: SharedVal
     label: d.label,
     whole: { in: shared.share(record.in) },
   }
+  if (d.at !== undefined) card.at = d.at
   if (record.out !== undefined) card.whole.out = shared.share(record.out)
   if (record.err) card.whole.err = record.err
   if (d.model) {

@@ -66,6 +66,12 @@ export interface CardData {
   lane: string
   key: string
   ms: number
+  /**
+   * When the call began: milliseconds from the start of its recording (or run), the decision's
+   * place on a time axis, with `ms` its length. Absent for cassettes recorded before agent-tape
+   * wrote it, and for a run's misses (never made).
+   */
+  at?: number
   label: string
   model?: {
     /** The request read for people, its `last.text` cut to 240 characters (ending `…`): the whole is in `whole.in`. */

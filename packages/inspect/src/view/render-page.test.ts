@@ -115,6 +115,22 @@ describe('the page', () => {
     expect(resolveShared(data.sides[0]!.cards[49]!.whole.in, data.shared)).toEqual(requests[49]!.in)
   })
 
+  it("places each card on the recording's time axis, where the cassette says when its decision began", () => {
+    const timed = cassette([chat('a'), chat('b'), chat('c')])
+    timed.decisions[0]!.at = 0
+    timed.decisions[1]!.at = 5
+    timed.decisions[2]!.at = 1250
+    const cards = embedded(renderRunView({ file: 'a.jsonl', cassette: timed })).sides[0]!.cards
+    expect(cards.map((c) => [c.at, c.ms])).toEqual([
+      [0, 5],
+      [5, 5],
+      [1250, 5],
+    ])
+    // A cassette recorded before decisions had a start time: the cards have none.
+    const old = embedded(renderRunView({ file: 'a.jsonl', cassette: cassette([chat('a')]) })).sides[0]!.cards
+    expect(old[0]).not.toHaveProperty('at')
+  })
+
   it('draws with a script the browser can parse', () => {
     expect(() => new Function(PAGE_SCRIPT)).not.toThrow()
   })
