@@ -195,6 +195,7 @@ describe('serializeCassette and parseCassette', () => {
       step: fc.nat(500),
       lane: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/),
       ms: fc.nat(100_000),
+      at: fc.nat(10_000_000),
       in: json,
       outcome: fc.oneof(
         json.map((out) => ({ out })),
@@ -218,6 +219,7 @@ describe('serializeCassette and parseCassette', () => {
             step: d.step,
             ...(d.lane === undefined ? {} : { lane: d.lane }),
             ms: d.ms,
+            ...(d.at === undefined ? {} : { at: d.at }),
             in: d.in,
             ...d.outcome,
           })),

@@ -67,9 +67,9 @@ export interface CardData {
   key: string
   ms: number
   /**
-   * When the call began: milliseconds from the start of its recording (or run), the decision's
-   * place on a time axis, with `ms` its length. Absent for cassettes recorded before agent-tape
-   * wrote it, and for a run's misses (never made).
+   * When the call began, in whole milliseconds from the start of its recording: the decision's
+   * place on a time axis, `ms` its length. Absent in cassettes recorded before agent-tape wrote
+   * it. A diverged run's replayed decisions keep the recording's; its misses have none.
    */
   at?: number
   label: string
