@@ -60,6 +60,19 @@ describe('the page', () => {
     expect(data.sides[0]!.cards[0]!.model!.answer!.text).toBe(HOSTILE)
   })
 
+  it('keeps every key of a recorded value, `__proto__` included', () => {
+    const args = JSON.parse('{"__proto__":{"polluted":true},"constructor":"x","n":1}')
+    const run = cassette([{ kind: 'tool', step: 1, in: { name: 'merge', args: [args] }, out: args }])
+    const data = embedded(renderRunView({ file: 'a.jsonl', cassette: run }))
+    const card = data.sides[0]!.cards[0]!
+    expect(resolveShared(card.whole.in, data.shared)).toEqual({ name: 'merge', args: [args] })
+    expect(Object.keys(resolveShared(card.whole.out, data.shared) as object)).toEqual([
+      '__proto__',
+      'constructor',
+      'n',
+    ])
+  })
+
   it('escapes every character that could end or change a script element', () => {
     expect(scriptJson({ s: '</script><!--&\u2028' })).toBe(
       '{"s":"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028"}',
