@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parseCassette, serializeCassette } from '@agent-tape/core'
 import { beforeAll, expect, it } from 'vitest'
 import { runWeatherAgent, weatherTurns } from './support/agents.js'
 import { runCli } from './support/cli.js'
@@ -61,6 +62,27 @@ it('finds no difference between two recordings of the same run (ids, times and r
 again: 4 → 4 decisions, 182 → 182 tokens, $0.00063 → $0.00063
 `,
   })
+})
+
+it('finds no difference when only the times the decisions began differ', async () => {
+  const read = (file: string) => parseCassette(readFileSync(join(root, file), 'utf8'), file)
+  for (const file of ['before.jsonl', 'again.jsonl']) {
+    const decisions = read(file).decisions
+    // A sequential run: each decision began after the one before it ended (to the millisecond).
+    decisions.forEach((d, i) => {
+      expect(Number.isInteger(d.at), `${file} #${d.seq}`).toBe(true)
+      if (i > 0)
+        expect(d.at!, `${file} #${d.seq}`).toBeGreaterThanOrEqual(
+          decisions[i - 1]!.at! + decisions[i - 1]!.ms - 1,
+        )
+    })
+  }
+  const again = read('again.jsonl')
+  const later = { ...again, decisions: again.decisions.map((d) => ({ ...d, at: d.at! + 5000 })) }
+  writeFileSync(join(root, 'later.jsonl'), serializeCassette(later))
+  const { code, stdout } = await runCli(['diff', 'before.jsonl', 'later.jsonl'], root)
+  expect(stdout).toContain('4 → 4 decisions: 0 changed, 0 added, 0 removed, 4 unchanged')
+  expect(code).toBe(0)
 })
 
 it('shows changed inputs field by field, changed answers, and the decisions a re-record added', async () => {

@@ -72,12 +72,13 @@ function keysOf(cassette: Cassette): string {
     .concat('\n')
 }
 
-/** What changes on every recording: the time, the runtime and the env salt. */
+/** What changes on every recording: the time, durations and start times, the runtime and the env salt. */
 function maskRecording(text: string): string {
   return text
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>')
     .replace(/"runtime":\{[^}]*\}/g, '"runtime":"<runtime>"')
     .replace(/"ms":\d+/g, '"ms":0')
+    .replace(/"at":\d+/g, '"at":0')
     .replace(/"envSalt":"[0-9a-f]+"/g, '"envSalt":"<salt>"')
     .replace(/sha256:[0-9a-f]{16}\b/g, 'sha256:<hash>')
 }

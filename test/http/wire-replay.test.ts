@@ -63,7 +63,7 @@ it('replays an openai run by the fingerprints it recorded, whatever the API key'
   const models = cassette.decisions.filter((d) => d.kind === 'llm')
   expect(models).toHaveLength(3)
   expect(models.every((d) => /^[0-9a-f]{16}$/.test(d.wire ?? ''))).toBe(true)
-  expect(store.files['weather.jsonl']).toMatch(/"ms":\d+,"wire":"[0-9a-f]{16}","in":/)
+  expect(store.files['weather.jsonl']).toMatch(/"ms":\d+,"at":\d+,"wire":"[0-9a-f]{16}","in":/)
 
   const replay = await runTaped(
     store,

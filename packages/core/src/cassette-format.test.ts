@@ -121,6 +121,20 @@ describe('isSameRecording', () => {
     expect(isSameRecording(a, changed)).toBe(false)
   })
 
+  it('ignores when each decision began, and a recording made before decisions had an `at`', () => {
+    const a = parseCassette(read('valid.jsonl'), 'a')
+    expect(a.decisions.map((d) => d.at)).toEqual([undefined, undefined])
+    const timed = (offset: number) => ({
+      ...a,
+      decisions: a.decisions.map((d, i) => ({ ...d, at: offset + 100 * i })),
+    })
+    expect(isSameRecording(timed(0), timed(37))).toBe(true)
+    expect(isSameRecording(a, timed(37))).toBe(true)
+    expect(isSameRecording(timed(37), a)).toBe(true)
+    // Written and read back as it was.
+    expect(parseCassette(serializeCassette(timed(37)), 'b').decisions.map((d) => d.at)).toEqual([37, 137])
+  })
+
   it('ignores the commit the harness was read at, not the harness tree', () => {
     const a = parseCassette(read('valid.jsonl'), 'a')
     const harness = {
@@ -181,6 +195,7 @@ describe('serializeCassette and parseCassette', () => {
       step: fc.nat(500),
       lane: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/),
       ms: fc.nat(100_000),
+      at: fc.nat(10_000_000),
       in: json,
       outcome: fc.oneof(
         json.map((out) => ({ out })),
@@ -204,6 +219,7 @@ describe('serializeCassette and parseCassette', () => {
             step: d.step,
             ...(d.lane === undefined ? {} : { lane: d.lane }),
             ms: d.ms,
+            ...(d.at === undefined ? {} : { at: d.at }),
             in: d.in,
             ...d.outcome,
           })),

@@ -98,6 +98,13 @@ export interface DecisionRecord {
   /** Wall-clock milliseconds of the real call. */
   ms: number
   /**
+   * When the real call began: whole milliseconds from the recording's first moment (as its tape
+   * opened), on a monotonic clock. Absent in cassettes recorded before it was written, and on a
+   * diverged run's misses. Like `ms`, it changes on every recording, so comparing two recordings
+   * leaves it out.
+   */
+  at?: number
+  /**
    * A fingerprint of the request as the boundary saw it on the wire (16 hex digits of a sha256
    * over the bytes that decide its canonical input, and its position). Replay takes the decision
    * with the same fingerprint without canonicalizing the request; absent on other decisions.

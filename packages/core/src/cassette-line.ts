@@ -97,6 +97,15 @@ export const DECISION_FIELDS: readonly Field<DecisionRecord>[] = [
     comparable: () => 0,
   },
   {
+    name: 'at',
+    check: (v) =>
+      v === undefined || (typeof v === 'number' && Number.isInteger(v) && v >= 0)
+        ? undefined
+        : `"at" is ${JSON.stringify(v)}, not a time since the recording began (whole milliseconds)`,
+    // Left out of a comparison whole, so that a recording written before it and its re-record compare equal.
+    comparable: () => undefined,
+  },
+  {
     name: 'wire',
     check: (v) =>
       v === undefined || (typeof v === 'string' && /^[0-9a-f]{16}$/.test(v))

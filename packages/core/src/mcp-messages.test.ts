@@ -39,6 +39,7 @@ it('records an MCP request without params as the wrapped transport did, byte for
       .slice(1)
       .join('\n')
       .replace(/"ms":\d+/, '"ms":0')
+      .replace(/"at":\d+/, '"at":0')
   }
   // The transport's input before `mcpInput`: `params` present and undefined.
   const before = await record({ server: 'weather', method: 'tools/list', params: undefined })

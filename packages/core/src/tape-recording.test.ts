@@ -73,6 +73,34 @@ describe('the recording part', () => {
     ])
   })
 
+  it("writes when each decision began, in whole milliseconds from the recording's start, after the one before it ended", async () => {
+    const store = createMemoryStore()
+    const part = new RecordingPart(undefined, contextFor(store))
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    await pause(20)
+    for (let i = 1; i <= 4; i++) {
+      await part.call(decision('tool', { name: 'lookup', args: [i] }, { step: i }, i), () => pause(15))
+      await pause(5)
+    }
+    // Two calls at once: both begin before either ends.
+    await Promise.all(
+      [5, 6].map((i) =>
+        part.call(decision('tool', { name: 'lookup', args: [i] }, { step: 5 }, i), () => pause(30)),
+      ),
+    )
+    await part.finish()
+    const decisions = parseCassette(store.files[PATH]!, PATH).decisions
+    const at = decisions.map((d) => d.at!)
+    for (const value of at) expect(Number.isInteger(value)).toBe(true)
+    expect(at[0]).toBeGreaterThanOrEqual(20)
+    for (let i = 1; i < 5; i++) {
+      // Each began after the one before ended (rounding to whole milliseconds costs at most one).
+      expect(at[i]).toBeGreaterThanOrEqual(at[i - 1]! + decisions[i - 1]!.ms - 1)
+      expect(at[i]).toBeGreaterThanOrEqual(at[i - 1]! + 15 + 5 - 1)
+    }
+    expect(at[5]! - at[4]!).toBeLessThan(decisions[4]!.ms)
+  })
+
   it('writes nothing when the recording equals the cassette it replaces, whatever its timings', async () => {
     const store = createMemoryStore()
     await record(store, 'on it', 812)

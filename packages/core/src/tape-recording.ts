@@ -51,6 +51,11 @@ export class RecordingPart extends TapePart {
   private readonly deferRedaction: boolean
   /** Set when a boundary refused a decision the run needs: the recording is not written. */
   private abandoned = false
+  /**
+   * The recording's first moment, from which each decision's `at` counts: the part is made as
+   * its tape opens. Monotonic, as the durations are (a wall clock may step back).
+   */
+  private readonly openedAt = performance.now()
 
   constructor(
     private readonly previous: Cassette | undefined,
@@ -71,6 +76,7 @@ export class RecordingPart extends TapePart {
       kind,
       ...position,
       ms: 0,
+      at: Math.floor(performance.now() - this.openedAt),
       ...(decision.wire === undefined ? {} : { wire: decision.wire }),
       // A run that fails open keeps its own copy of the input and redacts it when it is written:
       // most such runs are discarded as they end, and are never read by anyone.

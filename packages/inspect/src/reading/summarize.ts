@@ -22,6 +22,8 @@ export interface DecisionSummary {
   lane?: string
   key: string
   ms: number
+  /** When the call began, in milliseconds from the recording's start (absent in older cassettes). */
+  at?: number
   /** `model request (gpt-4o)`, `tool "search"`, `env read [HOME]`, … */
   label: string
   model?: { request: ModelRequest; answer?: ModelAnswer }
@@ -72,6 +74,7 @@ export function summarizeDecision(d: DecisionRecord): DecisionSummary {
     label: describeHttpDecision(d.kind, d.in),
   }
   if (d.lane !== undefined) summary.lane = d.lane
+  if (d.at !== undefined) summary.at = d.at
   const input = asRecord(d.in)
   if (d.kind === 'llm') {
     const answer = readModelAnswer(d.in, d.out)

@@ -1,5 +1,5 @@
 import type { Cassette, DecisionRecord } from '@agent-tape/core/internal'
-import { recordedStream } from '@agent-tape/http/internal'
+import { type ModelRequest, recordedStream } from '@agent-tape/http/internal'
 import { describeCost } from '../cost/run-cost.js'
 import { tokens } from '../format/numbers.js'
 import { countKind, describeHarness, describeSource } from '../reading/preview.js'
@@ -66,12 +66,11 @@ function buildCard(d: DecisionSummary, record: DecisionRecord, shared: SharedVal
     label: d.label,
     whole: { in: shared.share(record.in) },
   }
-  const at = (record as DecisionRecord & { at?: number }).at
-  if (at !== undefined) card.at = at
+  if (d.at !== undefined) card.at = d.at
   if (record.out !== undefined) card.whole.out = shared.share(record.out)
   if (record.err) card.whole.err = record.err
   if (d.model) {
-    card.model = { request: d.model.request, tools: toolNames(record.in) }
+    card.model = { request: clipLast(d.model.request), tools: toolNames(record.in) }
     const answer = d.model.answer
     if (answer) {
       const stream = recordedStream(asRecord(record.out).body as never)
@@ -85,6 +84,20 @@ function buildCard(d: DecisionSummary, record: DecisionRecord, shared: SharedVal
   if (d.output !== undefined && d.output !== record.out) card.output = d.output
   if (d.error) card.error = d.error
   return card
+}
+
+/** The most of a request's last message a card holds (as much as the card shows). */
+const LAST_TEXT = 240
+
+/**
+ * The request with its last message cut to what a card shows of it. A tool loop's last message
+ * is the tool's whole result, which the page already holds once (in `whole`): uncut, every
+ * model request's card would hold it again, a third of a long run's page.
+ */
+function clipLast(request: ModelRequest): ModelRequest {
+  const last = request.last
+  if (!last || last.text.length <= LAST_TEXT) return request
+  return { ...request, last: { role: last.role, text: `${last.text.slice(0, LAST_TEXT - 1)}\u2026` } }
 }
 
 /** The names of the tools a model request offers: a tool's `name`, its function's, or its type. */

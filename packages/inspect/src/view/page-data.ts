@@ -71,10 +71,15 @@ export interface CardData {
   lane: string
   key: string
   ms: number
-  /** When the decision started, in milliseconds from the recording's start (absent in older cassettes). */
+  /**
+   * When the call began, in whole milliseconds from the start of its recording: the decision's
+   * place on a time axis, `ms` its length. Absent in cassettes recorded before agent-tape wrote
+   * it. A diverged run's replayed decisions keep the recording's; its misses have none.
+   */
   at?: number
   label: string
   model?: {
+    /** The request read for people, its `last.text` cut to 240 characters (ending `…`): the whole is in `whole.in`. */
     request: ModelRequest
     /** Names of the tools offered. */
     tools: string[]

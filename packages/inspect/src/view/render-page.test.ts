@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { PAGE_SCRIPT } from './page/page-assets.generated.js'
 import type { PageData } from './page-data.js'
 import { escapeHtml, renderCompareView, renderRunView, scriptJson } from './render-page.js'
-import { resolveShared } from './shared-values.js'
+import { EXTEND_KEY, resolveShared } from './shared-values.js'
 
 const HOSTILE = '</script><img src=x onerror="alert(1)"><!-- & </SCRIPT>'
 
@@ -60,6 +60,19 @@ describe('the page', () => {
     expect(data.sides[0]!.cards[0]!.model!.answer!.text).toBe(HOSTILE)
   })
 
+  it('keeps every key of a recorded value, `__proto__` included', () => {
+    const args = JSON.parse('{"__proto__":{"polluted":true},"constructor":"x","n":1}')
+    const run = cassette([{ kind: 'tool', step: 1, in: { name: 'merge', args: [args] }, out: args }])
+    const data = embedded(renderRunView({ file: 'a.jsonl', cassette: run }))
+    const card = data.sides[0]!.cards[0]!
+    expect(resolveShared(card.whole.in, data.shared)).toEqual({ name: 'merge', args: [args] })
+    expect(Object.keys(resolveShared(card.whole.out, data.shared) as object)).toEqual([
+      '__proto__',
+      'constructor',
+      'n',
+    ])
+  })
+
   it('escapes every character that could end or change a script element', () => {
     expect(scriptJson({ s: '</script><!--&\u2028' })).toBe(
       '{"s":"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028"}',
@@ -104,10 +117,31 @@ describe('the page', () => {
     const whole = JSON.stringify(requests).length
     const data = embedded(renderRunView({ file: 'a.jsonl', cassette: cassette(requests) }))
     expect(JSON.stringify(data).length).toBeLessThan(whole / 4)
-    // Each message once and its text once (a tool's result is also in the next request), and
-    // the recorded answer's choice, the same in every response.
-    expect(data.shared).toHaveLength(101)
+    // Each message's text once (a tool's result is also in the next request); from the third
+    // request on, its messages as the list of the request before and the message it adds (the
+    // second list whole, the first too short to be worth a reference); each request (and the
+    // first one's body); the recorded answer and its choice, the same in every response.
+    const extensions = data.shared.filter((e) => Object.keys(e ?? {}).join() === EXTEND_KEY)
+    expect(data.shared.filter((e) => typeof e === 'string')).toHaveLength(50)
+    expect(extensions).toHaveLength(48)
+    expect(data.shared).toHaveLength(50 + 1 + 48 + 51 + 2)
     expect(resolveShared(data.sides[0]!.cards[49]!.whole.in, data.shared)).toEqual(requests[49]!.in)
+  })
+
+  it("places each card on the recording's time axis, where the cassette says when its decision began", () => {
+    const timed = cassette([chat('a'), chat('b'), chat('c')])
+    timed.decisions[0]!.at = 0
+    timed.decisions[1]!.at = 5
+    timed.decisions[2]!.at = 1250
+    const cards = embedded(renderRunView({ file: 'a.jsonl', cassette: timed })).sides[0]!.cards
+    expect(cards.map((c) => [c.at, c.ms])).toEqual([
+      [0, 5],
+      [5, 5],
+      [1250, 5],
+    ])
+    // A cassette recorded before decisions had a start time: the cards have none.
+    const old = embedded(renderRunView({ file: 'a.jsonl', cassette: cassette([chat('a')]) })).sides[0]!.cards
+    expect(old[0]).not.toHaveProperty('at')
   })
 
   it('draws with a script the browser can parse', () => {

@@ -134,9 +134,10 @@ function maskStrings(value: unknown, mask: (text: string) => string): unknown {
   if (typeof value === 'string') return mask(value)
   if (Array.isArray(value)) return value.map((item) => maskStrings(item, mask))
   if (typeof value !== 'object' || value === null) return value
-  const out: Record<string, unknown> = {}
-  for (const [key, child] of Object.entries(value)) out[mask(key)] = maskStrings(child, mask)
-  return out
+  // Built as JSON.parse builds it, so that a key such as `__proto__` stays a key.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [mask(key), maskStrings(child, mask)]),
+  )
 }
 
 function sha256(text: string): string {
