@@ -38,6 +38,10 @@ export interface SideData {
    * their start (`at`); `0` otherwise. The time axis of the page's bars.
    */
   span: number
+  /**
+   * The decisions. In the page's JSON, a card both sides hold alike is a reference into `shared`
+   * (`{"\u0000": i}`), stored once; the page resolves it when it starts.
+   */
   cards: CardData[]
 }
 

@@ -4,8 +4,8 @@ import { diffCassettes } from '../diff/compare.js'
 import { buildSide } from './build-side.js'
 import { buildRows, describeRows } from './compare-rows.js'
 import { PAGE_SCRIPT, PAGE_STYLE } from './page/page-assets.generated.js'
-import type { PageData, SideRole } from './page-data.js'
-import { SharedValues } from './shared-values.js'
+import type { CardData, PageData, SideData, SideRole } from './page-data.js'
+import { REF_KEY, SharedValues } from './shared-values.js'
 
 /** A cassette to show, and the path to name it by. */
 export interface ViewInput {
@@ -66,6 +66,7 @@ export function renderCompareView(
     b: after.cassette.decisions.map((d) => d.in),
     mask: createPrintMask(options.env ?? process.env, 'shapes'),
   })
+  shareSameCards(a, b, shared)
   const test = b.header.test || a.header.test
   return renderPage(
     {
@@ -79,6 +80,26 @@ export function renderCompareView(
     },
     options,
   )
+}
+
+/**
+ * Cards the two sides hold alike, stored once: a diverged run replays its recording up to the
+ * miss, so without this the page would carry the first half of the run twice. Each side's card
+ * becomes a reference into the shared table (`{"\u0000": i}`), which the page resolves when it
+ * starts.
+ */
+function shareSameCards(a: SideData, b: SideData, shared: SharedValues): void {
+  const first = new Map<string, number>()
+  a.cards.forEach((card, i) => first.set(JSON.stringify(card), i))
+  b.cards.forEach((card, i) => {
+    const json = JSON.stringify(card)
+    const j = first.get(json)
+    if (j === undefined) return
+    first.delete(json)
+    const ref = { [REF_KEY]: shared.table.push(card) - 1 } as unknown as CardData
+    a.cards[j] = ref
+    b.cards[i] = ref
+  })
 }
 
 /** The page: a style sheet, the data as JSON, and the script that draws it; nothing else. */

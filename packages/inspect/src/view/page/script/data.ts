@@ -5,6 +5,14 @@ import type { Json } from './dom.js'
 export const data = JSON.parse(document.getElementById('agent-tape-data')!.textContent!) as PageData
 export const REF = '\u0000'
 export const EXTENDS = '\u0000+'
+// Cards both sides hold alike are stored once (render-page.ts): each side's is a reference.
+for (const side of data.sides) {
+  side.cards = side.cards.map((card) => {
+    const ref = (card as unknown as Json)[REF]
+    return typeof ref === 'number' ? (data.shared[ref] as CardData) : card
+  })
+}
+
 export const ROLES: Record<SideRole, string> = {
   recording: 'Recording',
   run: 'This run',
