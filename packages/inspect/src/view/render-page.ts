@@ -90,7 +90,9 @@ export function renderCompareView(
  */
 function shareSameCards(a: SideData, b: SideData, shared: SharedValues): void {
   const first = new Map<string, number>()
-  a.cards.forEach((card, i) => first.set(JSON.stringify(card), i))
+  a.cards.forEach((card, i) => {
+    first.set(JSON.stringify(card), i)
+  })
   b.cards.forEach((card, i) => {
     const json = JSON.stringify(card)
     const j = first.get(json)
