@@ -40,22 +40,40 @@ const LOOKUP: ChatCompletionTool = {
 }
 const FILLER = 'The customer writes about invoice INV-412, charged twice on 2 May; we check the ledger. '
 
-/**
- * A long run, as the bench's: a tool loop of `steps` model requests on the real `openai` SDK,
- * each looking one record up, the history growing by about 1 KB a step; then an answer.
- */
-export function recordLongRun(root: string, cassettePath: string, steps: number): Promise<string> {
-  const reply: Replier = ({ body }) => {
+/** How a long run is made: the text of each record, and an edit of the prompt from a request on. */
+export interface LongRunOptions {
+  /** Each tool result is `Record <n>: ` and this (about 900 bytes by default). */
+  record?: string
+  /** From this request on (0-based), the system prompt says `report` where it said `summarize`. */
+  editPromptFrom?: number
+}
+
+/** The fake model of a long run: a lookup per request until `steps - 1` records are seen, then an answer. */
+export function longRunReply(steps: number): Replier {
+  return ({ body }) => {
     const seen = ((body.messages ?? []) as { role: string }[]).filter((m) => m.role === 'tool').length
     if (seen + 1 < steps) return { toolCalls: [{ name: 'lookup', args: { n: seen + 1 } }] }
     return { text: `Looked up ${seen} records.`, usage: { inputTokens: 1000, outputTokens: 8 } }
   }
-  const run = async ({ openai, tape }: Clients) => {
+}
+
+/**
+ * The agent of a long run, as the bench's: a tool loop of `steps` model requests on the real
+ * `openai` SDK, each looking one record up, the history growing by a record a step; then an answer.
+ */
+export function runLongAgent(
+  steps: number,
+  { record = FILLER.repeat(10), editPromptFrom }: LongRunOptions = {},
+) {
+  return async ({ openai, tape }: Clients): Promise<void> => {
+    const system = 'You look records up one by one and then summarize.'
     const messages: ChatCompletionMessageParam[] = [
-      { role: 'system', content: 'You look records up one by one and then summarize.' },
+      { role: 'system', content: system },
       { role: 'user', content: `Look up records 1 to ${steps - 1}.` },
     ]
     for (let step = 0; step < steps; step++) {
+      if (step === editPromptFrom)
+        messages[0] = { role: 'system', content: system.replace('summarize', 'report') }
       const completion = await openai.chat.completions.create({ model: 'gpt-4o', messages, tools: [LOOKUP] })
       const message = completion.choices[0]!.message
       messages.push(message as ChatCompletionMessageParam)
@@ -63,15 +81,24 @@ export function recordLongRun(root: string, cassettePath: string, steps: number)
       for (const call of message.tool_calls) {
         if (call.type !== 'function') continue
         const { n } = JSON.parse(call.function.arguments) as { n: number }
-        const content = await tape.tool('lookup', { n }, () => `Record ${n}: ${FILLER.repeat(10)}`)
+        const content = await tape.tool('lookup', { n }, () => `Record ${n}: ${record}`)
         messages.push({ role: 'tool', tool_call_id: call.id, content })
       }
     }
   }
+}
+
+/** A long run recorded: `2 × steps - 1` decisions (a request and a lookup a step, then the answer). */
+export function recordLongRun(
+  root: string,
+  cassettePath: string,
+  steps: number,
+  options: Omit<LongRunOptions, 'editPromptFrom'> & { test?: string } = {},
+): Promise<string> {
   return recordCassette(root, cassettePath, {
-    reply,
-    run,
-    tape: { id: `test/long.test.ts > ${steps} steps` },
+    reply: longRunReply(steps),
+    run: runLongAgent(steps, options),
+    tape: { id: options.test ?? `test/long.test.ts > ${steps} steps` },
   })
 }
 

@@ -1,0 +1,168 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Browser, launch } from 'puppeteer-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../cli/support/cli.js'
+import { browserTestsSkipped, findChromium } from './support/chromium.js'
+import { recordLongDivergence } from './support/long-divergence.js'
+import {
+  type BestMetrics,
+  bestOfTries,
+  describeMetrics,
+  inFirstViewport,
+  openMeasured,
+  type PageMetrics,
+  screenshotTo,
+  TARGETS,
+  type Viewport,
+  type ViewportPlace,
+} from './support/metrics.js'
+import { divergeSupportAgent, SUPPORT_CASSETTE } from './support/pages.js'
+
+// What the pages of `agent-tape view` weigh and cost to open in Chromium, for long runs and for
+// the README's divergence, in a wide and a phone-sized window: logged every run, asserted
+// against TARGETS once they are enforced. Screenshots of the first viewport are written to the
+// folder AGENT_TAPE_VIEW_SHOTS names, with the numbers in metrics.json beside them.
+const SHOTS_ENV = 'AGENT_TAPE_VIEW_SHOTS'
+const VIEWPORTS: Record<string, Viewport> = {
+  wide: { width: 1400, height: 900 },
+  narrow: { width: 390, height: 844 },
+}
+/** The decision a divergence page marks as the miss. */
+const MISSED = 'li.row[data-verdict="missed"]'
+/** The first decision of a recording's page. */
+const FIRST_CARD = 'article.card'
+
+const work = mkdtempSync(join(tmpdir(), 'agent-tape-view-metrics-'))
+const shots = process.env[SHOTS_ENV]
+
+interface Measured {
+  page: string
+  viewport: string
+  metrics: Omit<BestMetrics, 'tries'> & {
+    tries: Pick<PageMetrics, 'firstContentfulPaintMs' | 'longestTaskMs'>[]
+  }
+  /** Where the miss (or the first decision of a recording) stands once the page has loaded. */
+  target: { selector: string } & ViewportPlace
+  screenshot?: string
+}
+
+/** `agent-tape view <args> -o <work>/<name>.html`, as a user runs it; returns the page's path. */
+async function view(name: string, args: string[], cwd: string): Promise<string> {
+  const out = join(work, `${name}.html`)
+  const result = await runCli(['view', ...args, '-o', out], cwd)
+  expect(result.stderr).toBe('')
+  expect(result.code).toBe(0)
+  return out
+}
+
+const meetsTimings = (m: PageMetrics) =>
+  (m.firstContentfulPaintMs ?? Number.POSITIVE_INFINITY) <= TARGETS.maxFirstPaintMs &&
+  m.longestTaskMs <= TARGETS.maxLongTaskMs
+
+describe.skipIf(browserTestsSkipped())('what a page of agent-tape view costs to open', () => {
+  let browser: Browser
+  const measured: Measured[] = []
+
+  beforeAll(async () => {
+    browser = await launch({
+      executablePath: findChromium(),
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars'],
+    })
+  }, 600_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    if (shots) writeFileSync(join(shots, 'metrics.json'), `${JSON.stringify(measured, null, 2)}\n`)
+  })
+
+  /** Measures a page in both windows, logs it, and asserts what every page must hold. */
+  async function measurePage(name: string, file: string, target: string): Promise<Measured[]> {
+    const results: Measured[] = []
+    for (const viewport of Object.values(VIEWPORTS)) {
+      const metrics = await bestOfTries(browser, file, viewport, meetsTimings)
+      const { page } = await openMeasured(browser, file, viewport)
+      const place = await inFirstViewport(page, target)
+      const screenshot = shots ? join(shots, `${name}-${viewport.width}x${viewport.height}.png`) : undefined
+      if (screenshot) await screenshotTo(page, screenshot)
+      await page.close()
+      const result: Measured = {
+        page: name,
+        viewport: `${viewport.width}×${viewport.height}`,
+        metrics: {
+          ...metrics,
+          tries: metrics.tries.map((t) => ({
+            firstContentfulPaintMs: t.firstContentfulPaintMs,
+            longestTaskMs: t.longestTaskMs,
+          })),
+        },
+        target: { selector: target, ...place },
+        ...(screenshot ? { screenshot } : {}),
+      }
+      console.log(
+        `${describeMetrics(`${name} at ${result.viewport}`, metrics)}; ${target} ${place.inView ? `in the first viewport (${place.visiblePx} px of it shown)` : 'not in the first viewport'}, its top ${place.documentTop} px down the page (scrolled to ${place.scrollY})`,
+      )
+      measured.push(result)
+      results.push(result)
+
+      expect(metrics.bytes).toBeGreaterThan(0)
+      expect(metrics.elements).toBeGreaterThan(10)
+      expect(metrics.firstContentfulPaintMs).toBeGreaterThan(0)
+      expect(metrics.longestTaskMs).toBeGreaterThanOrEqual(0)
+      expect(place.found, `${name}: no ${target}`).toBe(true)
+      if (TARGETS.enforced) {
+        expect(metrics.bytes, `${name}: bytes`).toBeLessThanOrEqual(TARGETS.maxBytes)
+        expect(metrics.elements, `${name}: elements at load`).toBeLessThanOrEqual(TARGETS.maxElementsAtLoad)
+        expect(metrics.firstContentfulPaintMs, `${name}: first contentful paint`).toBeLessThanOrEqual(
+          TARGETS.maxFirstPaintMs,
+        )
+        expect(metrics.longestTaskMs, `${name}: longest task`).toBeLessThanOrEqual(TARGETS.maxLongTaskMs)
+        if (target === MISSED && TARGETS.missInFirstViewport) {
+          expect(place.inView, `${name}: the miss in the first viewport`).toBe(true)
+          expect(place.visiblePx, `${name}: the miss shown`).toBeGreaterThanOrEqual(TARGETS.minMissVisiblePx)
+        }
+      }
+    }
+    return results
+  }
+
+  it('a 601-decision run that diverged at decision 303', async () => {
+    const root = join(work, 'long-601')
+    mkdirSync(root)
+    const d = await recordLongDivergence(root, 301)
+    expect({ recorded: d.recorded, reached: d.reached, missedSeq: d.missedSeq }).toEqual({
+      recorded: 601,
+      reached: 303,
+      missedSeq: 303,
+    })
+    const file = await view('divergence-601', [d.cassette, '--run', d.run], root)
+    await measurePage('divergence-601', file, MISSED)
+  }, 600_000)
+
+  it('a 1001-decision recording, and its run that diverged at decision 503', async () => {
+    const root = join(work, 'long-1001')
+    mkdirSync(root)
+    const d = await recordLongDivergence(root, 501)
+    expect({ recorded: d.recorded, reached: d.reached, missedSeq: d.missedSeq }).toEqual({
+      recorded: 1001,
+      reached: 503,
+      missedSeq: 503,
+    })
+    await measurePage('recording-1001', await view('recording-1001', [d.cassette], root), FIRST_CARD)
+    await measurePage(
+      'divergence-1001',
+      await view('divergence-1001', [d.cassette, '--run', d.run], root),
+      MISSED,
+    )
+  }, 900_000)
+
+  it("the README's divergence: the support agent with its prompt edited", async () => {
+    const dir = join(work, 'support-agent')
+    mkdirSync(dir)
+    const { run } = await divergeSupportAgent(dir)
+    const file = await view('divergence-support-agent', [SUPPORT_CASSETTE, '--run', run], dir)
+    await measurePage('divergence-support-agent', file, MISSED)
+  }, 600_000)
+})
