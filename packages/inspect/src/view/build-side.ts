@@ -70,7 +70,7 @@ function buildCard(d: DecisionSummary, record: DecisionRecord, shared: SharedVal
   if (record.out !== undefined) card.whole.out = shared.share(record.out)
   if (record.err) card.whole.err = record.err
   if (d.model) {
-    card.model = { request: clipLast(d.model.request), tools: toolNames(record.in) }
+    card.model = { request: shareLast(d.model.request, shared), tools: toolNames(record.in) }
     const answer = d.model.answer
     if (answer) {
       const stream = recordedStream(asRecord(record.out).body as never)
@@ -86,18 +86,16 @@ function buildCard(d: DecisionSummary, record: DecisionRecord, shared: SharedVal
   return card
 }
 
-/** The most of a request's last message a card holds (as much as the card shows). */
-const LAST_TEXT = 240
-
 /**
- * The request with its last message cut to what a card shows of it. A tool loop's last message
- * is the tool's whole result, which the page already holds once (in `whole`): uncut, every
- * model request's card would hold it again, a third of a long run's page.
+ * The request with its last message stored once. A tool loop's last message is the tool's whole
+ * result, which the page already holds (in `whole`): a reference to it costs a few bytes, where
+ * a copy in every model request's card, even cut to what the card shows, was a tenth of a long
+ * run's page. The page cuts it when it draws the card.
  */
-function clipLast(request: ModelRequest): ModelRequest {
+function shareLast(request: ModelRequest, shared: SharedValues): ModelRequest {
   const last = request.last
-  if (!last || last.text.length <= LAST_TEXT) return request
-  return { ...request, last: { role: last.role, text: `${last.text.slice(0, LAST_TEXT - 1)}\u2026` } }
+  if (!last) return request
+  return { ...request, last: { role: last.role, text: shared.share(last.text) as string } }
 }
 
 /** The names of the tools a model request offers: a tool's `name`, its function's, or its type. */

@@ -117,14 +117,15 @@ describe('the page', () => {
     const whole = JSON.stringify(requests).length
     const data = embedded(renderRunView({ file: 'a.jsonl', cassette: cassette(requests) }))
     expect(JSON.stringify(data).length).toBeLessThan(whole / 4)
-    // Each message's text once (a tool's result is also in the next request); from the third
-    // request on, its messages as the list of the request before and the message it adds (the
-    // second list whole, the first too short to be worth a reference); each request (and the
-    // first one's body); the recorded answer and its choice, the same in every response.
+    // Each message's text once (its message and the card's last message use it); from the third
+    // request on, its messages as the list of the request before and the message it adds, the
+    // last request's written in place, as no request extends it (the second list whole, the first
+    // too short to be worth a reference); the recorded answer, the same in every response. What
+    // is used once (each request, the first one's body) is written in place.
     const extensions = data.shared.filter((e) => Object.keys(e ?? {}).join() === EXTEND_KEY)
     expect(data.shared.filter((e) => typeof e === 'string')).toHaveLength(50)
-    expect(extensions).toHaveLength(48)
-    expect(data.shared).toHaveLength(50 + 1 + 48 + 51 + 2)
+    expect(extensions).toHaveLength(47)
+    expect(data.shared).toHaveLength(50 + 1 + 47 + 1)
     expect(resolveShared(data.sides[0]!.cards[49]!.whole.in, data.shared)).toEqual(requests[49]!.in)
   })
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { AGENT_TAPE_VERSION, type Cassette, createPrintMask } from '@agent-tape/core/internal'
 import { diffCassettes } from '../diff/compare.js'
 import { buildSide } from './build-side.js'
+import { compactShared } from './compact-shared.js'
 import { buildRows, describeRows } from './compare-rows.js'
 import { PAGE_SCRIPT, PAGE_STYLE } from './page/page-assets.generated.js'
 import type { CardData, PageData, SideData, SideRole } from './page-data.js'
@@ -108,7 +109,7 @@ function shareSameCards(a: SideData, b: SideData, shared: SharedValues): void {
 export function renderPage(data: PageData, { env = process.env }: ViewOptions = {}): string {
   // The data comes from cassettes read through the scanner whole; each string of it again, for
   // shapes and environment values, since some are pieces of a stream (names are cut there).
-  const masked = maskStrings(data, createPrintMask(env, 'shapes')) as PageData
+  const masked = maskStrings(compactShared(data), createPrintMask(env, 'shapes')) as PageData
   const csp = [
     "default-src 'none'",
     `script-src '${sha256(PAGE_SCRIPT)}'`,

@@ -117,7 +117,7 @@ export function modelFields(c: CardData, field: AddField, row?: RowData): void {
       (names.length
         ? `: ${names.join(', ')}`
         : r.last
-          ? `, last ${r.last.role}: ${clip(r.last.text, 240)}`
+          ? `, last ${r.last.role}: ${clip(String(resolve(r.last.text)), 240)}`
           : ''),
   )
   field('tools', 'tools', model.tools.length ? model.tools.join(', ') : 'none')

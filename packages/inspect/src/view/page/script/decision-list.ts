@@ -309,7 +309,7 @@ export function searchText(item: Item): string {
     const a = c.model.answer
     parts.push(
       c.model.request.model,
-      c.model.request.last?.text,
+      c.model.request.last ? resolve(c.model.request.last.text) : undefined,
       a?.text,
       a?.toolCalls.map((t) => `${t.name} ${t.arguments}`).join(' '),
     )
