@@ -21,12 +21,12 @@ export function compactShared(data: PageData): PageData {
     if (typeof value !== 'object' || value === null) return
     const ref = refOf(value)
     if (ref !== undefined) {
-      uses[ref]++
+      uses[ref] = uses[ref]! + 1
       return
     }
     const extension = extensionOf(value)
     if (extension) {
-      uses[extension[0]]++
+      uses[extension[0]] = uses[extension[0]]! + 1
       extended.add(extension[0])
       for (const item of extension.slice(1)) count(item)
       return
