@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Browser, launch } from 'puppeteer-core'
@@ -18,7 +18,7 @@ import {
   type Viewport,
   type ViewportPlace,
 } from './support/metrics.js'
-import { divergeSupportAgent, SUPPORT_CASSETTE } from './support/pages.js'
+import { divergeSupportAgent, FILLER, SUPPORT_CASSETTE } from './support/pages.js'
 
 // What the pages of `agent-tape view` weigh and cost to open in Chromium, for long runs and for
 // the README's divergence, in a wide and a phone-sized window: logged every run, asserted
@@ -33,6 +33,9 @@ const VIEWPORTS: Record<string, Viewport> = {
 const MISSED = 'li.row[data-verdict="missed"]'
 /** The first decision of a recording's page. */
 const FIRST_CARD = 'article.card'
+
+/** What a page weighs besides its data: its script and style sheet (about 60 KB), with room. */
+const PAGE_OWN_BYTES = 100_000
 
 const work = mkdtempSync(join(tmpdir(), 'agent-tape-view-metrics-'))
 const shots = process.env[SHOTS_ENV]
@@ -83,7 +86,7 @@ describe.skipIf(browserTestsSkipped())('what a page of agent-tape view costs to 
     name: string,
     file: string,
     target: string,
-    { maxBytes }: { maxBytes?: number } = {},
+    { maxBytes, cassetteBytes }: { maxBytes?: number; cassetteBytes?: number } = {},
   ): Promise<Measured[]> {
     const results: Measured[] = []
     for (const viewport of Object.values(VIEWPORTS)) {
@@ -121,6 +124,13 @@ describe.skipIf(browserTestsSkipped())('what a page of agent-tape view costs to 
       expect(place.found, `${name}: no ${target}`).toBe(true)
       if (TARGETS.enforced) {
         if (maxBytes !== undefined) expect(metrics.bytes, `${name}: bytes`).toBeLessThanOrEqual(maxBytes)
+        // A page grows with its recording, never with the square of the run (it was 6.6 times
+        // its cassette): at most half as much again, and its script and style sheet.
+        if (cassetteBytes !== undefined) {
+          expect(metrics.bytes, `${name}: bytes against its recording's`).toBeLessThanOrEqual(
+            1.5 * cassetteBytes + PAGE_OWN_BYTES,
+          )
+        }
         expect(metrics.elements, `${name}: elements at load`).toBeLessThanOrEqual(TARGETS.maxElementsAtLoad)
         expect(metrics.firstContentfulPaintMs, `${name}: first contentful paint`).toBeLessThanOrEqual(
           TARGETS.maxFirstPaintMs,
@@ -136,17 +146,31 @@ describe.skipIf(browserTestsSkipped())('what a page of agent-tape view costs to 
     return results
   }
 
-  it('a 601-decision run that diverged at decision 303', async () => {
+  it('a 601-decision run that diverged at decision 303, its cassette about half a megabyte', async () => {
+    // The run the page's size target was set on: 601 decisions, a cassette of 394 KB (here a
+    // tool result of a sentence a step, on this fake provider's responses).
     const root = join(work, 'long-601')
     mkdirSync(root)
-    const d = await recordLongDivergence(root, 301)
+    const d = await recordLongDivergence(root, 301, { record: FILLER })
     expect({ recorded: d.recorded, reached: d.reached, missedSeq: d.missedSeq }).toEqual({
       recorded: 601,
       reached: 303,
       missedSeq: 303,
     })
+    const cassetteBytes = statSync(join(root, d.cassette)).size
+    console.log(`601-decision cassette: ${(cassetteBytes / 1e6).toFixed(2)} MB`)
     const file = await view('divergence-601', [d.cassette, '--run', d.run], root)
-    await measurePage('divergence-601', file, MISSED, { maxBytes: TARGETS.maxBytes })
+    await measurePage('divergence-601', file, MISSED, { maxBytes: TARGETS.maxBytes, cassetteBytes })
+  }, 600_000)
+
+  it('the same run with ten times the tool output: a page that grows with its recording', async () => {
+    const root = join(work, 'long-601-heavy')
+    mkdirSync(root)
+    const d = await recordLongDivergence(root, 301)
+    const cassetteBytes = statSync(join(root, d.cassette)).size
+    console.log(`601-decision cassette, heavy: ${(cassetteBytes / 1e6).toFixed(2)} MB`)
+    const file = await view('divergence-601-heavy', [d.cassette, '--run', d.run], root)
+    await measurePage('divergence-601-heavy', file, MISSED, { cassetteBytes })
   }, 600_000)
 
   it('a 1001-decision recording, and its run that diverged at decision 503', async () => {
@@ -158,11 +182,15 @@ describe.skipIf(browserTestsSkipped())('what a page of agent-tape view costs to 
       reached: 503,
       missedSeq: 503,
     })
-    await measurePage('recording-1001', await view('recording-1001', [d.cassette], root), FIRST_CARD)
+    const cassetteBytes = statSync(join(root, d.cassette)).size
+    await measurePage('recording-1001', await view('recording-1001', [d.cassette], root), FIRST_CARD, {
+      cassetteBytes,
+    })
     await measurePage(
       'divergence-1001',
       await view('divergence-1001', [d.cassette, '--run', d.run], root),
       MISSED,
+      { cassetteBytes },
     )
   }, 900_000)
 

@@ -38,7 +38,9 @@ const LOOKUP: ChatCompletionTool = {
     parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
   },
 }
-const FILLER = 'The customer writes about invoice INV-412, charged twice on 2 May; we check the ledger. '
+/** A sentence of a lookup's result: a long run's tool results are this, ten times by default. */
+export const FILLER =
+  'The customer writes about invoice INV-412, charged twice on 2 May; we check the ledger. '
 
 /** How a long run is made: the text of each record, and an edit of the prompt from a request on. */
 export interface LongRunOptions {

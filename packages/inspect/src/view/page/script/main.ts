@@ -54,8 +54,10 @@ function go(item: Item, focus: boolean, scroll = true): void {
   current = item
   node.classList.add('current')
   const entry = document.querySelector(`#outline a[data-id="${item.id}"]`)
-  if (entry) {
-    entry.setAttribute('aria-current', 'true')
+  if (entry) entry.setAttribute('aria-current', 'true')
+  // Keeping the entry in sight measures the page: not while it opens, when its layout is not done
+  // (and the entry of the first difference is at the top of the outline anyway).
+  if (entry && scroll) {
     const list = entry.parentElement!
     const box = entry.getBoundingClientRect()
     const view = list.getBoundingClientRect()
