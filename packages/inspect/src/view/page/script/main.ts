@@ -69,8 +69,11 @@ function go(item: Item, focus: boolean, scroll = true): void {
   if (focus && location.hash !== `#${item.id}`) history.replaceState(null, '', `#${item.id}`)
 }
 
+/** The next (or previous) decision, or difference, from the one in focus or else the current one. */
 function step(by: number, differences: boolean): void {
-  const from = current ? current.index : by > 0 ? -1 : items.length
+  const focused = document.activeElement?.closest('#decisions [id]')
+  const start = (focused && byId[focused.id]) || current
+  const from = start ? start.index : by > 0 ? -1 : items.length
   for (let i = from + by; i >= 0 && i < items.length; i += by) {
     const item = items[i]!
     if (!differences || item.differs) {
