@@ -66,6 +66,9 @@ export function buildViewPage() {
 function joinModules(dir, entry) {
   const done = new Set()
   const parts = []
+  // Two modules that declare one name share a scope once joined: a second function would
+  // silently replace the first, so every top-level name must be one module's.
+  const declared = new Map()
   const visit = (name, path) => {
     if (done.has(name)) return
     if (path.includes(name))
@@ -88,6 +91,12 @@ function joinModules(dir, entry) {
       throw new Error(
         `the view's page script module ${name} has import or export syntax the join cannot remove`,
       )
+    }
+    for (const [, declaration] of body.matchAll(/^(?:async function|function|const|let|class) ([\w$]+)/gm)) {
+      const other = declared.get(declaration)
+      if (other)
+        throw new Error(`the view's page script declares ${declaration} in both ${other} and ${name}`)
+      declared.set(declaration, name)
     }
     parts.push(`// ${name}\n${body}`)
   }
