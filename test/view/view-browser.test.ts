@@ -377,6 +377,25 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     await page.close()
   })
 
+  it("shows a decision whole as recorded, a `__proto__` key included, never the page's own", async () => {
+    const cassette = join('examples/support-agent', SUPPORT_CASSETTE)
+    const recorded = parseCassette(readFileSync(join(REPO_ROOT, cassette), 'utf8'), cassette)
+    const tool = recorded.decisions.find((d) => d.kind === 'tool')!
+    const args = JSON.parse('{"__proto__":{"polluted":true},"constructor":"x","n":1}')
+    ;(tool.in as { args: unknown[] }).args = [args]
+    writeFileSync(join(work, 'proto.jsonl'), serializeCassette(recorded))
+    const { page } = await open(await view('proto', [join(work, 'proto.jsonl')]))
+    await openWhole(page, `#d${tool.seq}`)
+    await page.click(`#d${tool.seq} .whole-body > .part:last-child summary`)
+    const shown = await page.$eval(
+      `#d${tool.seq} .whole-body > .part:last-child pre`,
+      (p) => p.textContent ?? '',
+    )
+    expect(Object.keys(JSON.parse(shown).in.args[0])).toEqual(['__proto__', 'constructor', 'n'])
+    expect(await page.evaluate(() => (({}) as Record<string, unknown>).polluted)).toBeUndefined()
+    await page.close()
+  })
+
   it('fits a narrow window in one column, and follows a dark colour scheme', async () => {
     const run = await view('narrow-run', [join('examples/support-agent', SUPPORT_CASSETTE)])
     const narrow = await open(run, { width: 390, height: 844, dark: true })

@@ -1,9 +1,10 @@
 /// <reference lib="dom" />
 // The functions given to page.evaluate run in the page, where the DOM is.
-import { mkdirSync, mkdtempSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { parseCassette } from '@agent-tape/core'
 import { type Browser, launch, type Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../cli/support/cli.js'
@@ -113,6 +114,17 @@ describe.skipIf(browserTestsSkipped())('the divergence page of a long run', () =
       del: ['summarize'],
       ins: ['report'],
     })
+    // Opened whole, the missed request is the run's, message for message: 304 of them, read back
+    // from the chain of lists each extending the one before.
+    await page.click('#d303 article.card.missed details.whole > summary')
+    await page.waitForSelector('#d303 article.card.missed .whole-body')
+    expect(await page.$$eval('#d303 article.card.missed .transcript > li', (li) => li.length)).toBe(304)
+    await page.click('#d303 article.card.missed .whole-body > .part:last-child summary')
+    const recorded = await page.$eval('#d303 article.card.missed .whole-body > .part:last-child pre', (p) =>
+      JSON.parse(p.textContent ?? ''),
+    )
+    const missed = parseCassette(readFileSync(join(work, 'long', run.run), 'utf8'), run.run).decisions.at(-1)!
+    expect(recorded.in).toEqual(missed.in)
     await page.close()
   })
 

@@ -32,11 +32,33 @@ export function resolve(value: unknown): unknown {
   const keys = Object.keys(object)
   if (keys.length === 1 && keys[0] === REF) return resolve(data.shared[object[REF] as number])
   if (keys.length === 1 && keys[0] === EXTENDS) {
-    const [base, ...items] = object[EXTENDS] as [number, ...unknown[]]
-    return (resolve(data.shared[base]) as unknown[]).concat(items.map(resolve))
+    // A chain of extensions is walked in a loop: a long run's last request extends hundreds.
+    const added: unknown[][] = []
+    let link: unknown = object
+    for (;;) {
+      const o = link as Json
+      const k = o && typeof o === 'object' && !Array.isArray(o) ? Object.keys(o) : []
+      if (k.length === 1 && k[0] === REF) link = data.shared[o[REF] as number]
+      else if (k.length === 1 && k[0] === EXTENDS) {
+        const [base, ...items] = o[EXTENDS] as [number, ...unknown[]]
+        added.push(items)
+        link = data.shared[base]
+      } else break
+    }
+    const list = resolve(link) as unknown[]
+    for (let i = added.length - 1; i >= 0; i--) for (const item of added[i]!) list.push(resolve(item))
+    return list
   }
   const out: Json = {}
-  for (const k of keys) out[k] = resolve(object[k])
+  // Defined, not assigned: a recorded `__proto__` key stays a key.
+  for (const k of keys) {
+    Object.defineProperty(out, k, {
+      value: resolve(object[k]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
   return out
 }
 
