@@ -316,7 +316,8 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     )
     expect(labels[0]).toBe('#1model request (gpt-4o)')
     expect(labels.every((l) => l.startsWith('#'))).toBe(true)
-    // j and k go from decision to decision: focused, marked, named in the address and the outline.
+    // j and k go from decision to decision (from the one in focus): focused, marked, named in the
+    // address and the outline.
     const where = () =>
       page.evaluate(() => ({
         focused: document.activeElement?.id,
@@ -324,7 +325,6 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
         hash: location.hash,
         outline: document.querySelector('#outline [aria-current]')?.getAttribute('href'),
       }))
-    await page.keyboard.press('j')
     await page.keyboard.press('j')
     expect(await where()).toEqual({ focused: 'd2', current: ['d2'], hash: '#d2', outline: '#d2' })
     await page.keyboard.press('k')

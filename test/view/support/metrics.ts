@@ -222,7 +222,7 @@ export async function bestOfTries(
   file: string,
   viewport: Viewport,
   good: (m: PageMetrics) => boolean,
-  maxTries = 5,
+  maxTries = 8,
 ): Promise<BestMetrics> {
   const tries: PageMetrics[] = []
   const problems: string[] = []
