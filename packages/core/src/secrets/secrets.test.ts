@@ -23,6 +23,18 @@ describe('secret scan', () => {
     expect(findings[0]!.preview).not.toContain(secret)
   })
 
+  it('reads a cookie line of many pairs in time that grows with its length, not doubling with each pair', () => {
+    const session = fake('', 'Qw7eR', 5)
+    const pairs = Array.from({ length: 40 }, (_, i) => `a${i}=b`).join('; ')
+    const rules = (line: string) => findSecrets({ line }, []).map((f) => f.rule)
+    // Failing the `Cookie:` branch on a `Set-Cookie:` line once tried every way to split its pairs.
+    expect(rules(`Set-Cookie: session=${session}; ${pairs}`)).toHaveLength(1)
+    expect(rules(`Set-Cookie: theme=dark; ${pairs}`)).toEqual([])
+    expect(rules(JSON.stringify({ headers: `Set-Cookie: theme=dark; ${pairs}` }))).toEqual([])
+    expect(rules(`Cookie: ${pairs}; session=${session}`)).toHaveLength(1)
+    expect(rules(`Cookie: ${pairs};   theme=${session}`)).toEqual(['cookie'])
+  })
+
   it('finds the values of secret-like environment variables, not of others', () => {
     const env = { STRIPE_SECRET: 'rk_live_1234567890', MY_TOKEN: 'abcdefgh12', HOME: '/root/somewhere' }
     expect(secretEnvValues(env).map((s) => s.name)).toEqual(['STRIPE_SECRET', 'MY_TOKEN'])
