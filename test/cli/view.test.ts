@@ -82,7 +82,7 @@ it('opens the run a replay kept with the command its miss report prints', async 
   expect(view.sides.map((s) => s.role)).toEqual(['recording', 'run'])
   expect(view.rows!.map((r) => r.verdict)).toEqual(['same', 'missed', 'not reached', 'not reached'])
   expect(view.verdict).toBe(
-    'diverged at decision 2: 1 the same, 1 missed, 0 changed, 0 added, 2 not reached of 4 recorded',
+    'diverged at decision #2 (step 1): 1 the same, 1 missed, 0 changed, 0 added, 2 not reached of 4 recorded',
   )
 })
 

@@ -82,6 +82,17 @@ async function everyPage(cassettes: ReturnType<typeof secretCassettes>, env: Rec
   pages.renderRunView = renderRunView(read(RECORDING), { env })
   pages.renderCompareView = renderCompareView(read('before.jsonl'), read(RECORDING), { env })
   pages['renderCompareView (run)'] = renderCompareView(read(RECORDING), read(RUN), { env, run: true })
+  // The renderers are public: called on cassettes as parsed, unredacted, they redact them first.
+  const parsed = (path: string) => ({
+    file: path,
+    cassette: parseCassette(readFileSync(join(root, path), 'utf8'), path),
+  })
+  pages['renderRunView, parsed'] = renderRunView(parsed(RECORDING), { env })
+  pages['renderCompareView, parsed'] = renderCompareView(parsed('before.jsonl'), parsed(RECORDING), { env })
+  pages['renderCompareView (run), parsed'] = renderCompareView(parsed(RECORDING), parsed(RUN), {
+    env,
+    run: true,
+  })
   return pages
 }
 
@@ -93,6 +104,9 @@ const EVERY_PAGE = [
   'renderRunView',
   'renderCompareView',
   'renderCompareView (run)',
+  'renderRunView, parsed',
+  'renderCompareView, parsed',
+  'renderCompareView (run), parsed',
 ]
 
 describe.each(SECRET_FORMS.map((f) => [f.class, f.id, f] as const))(

@@ -73,12 +73,13 @@ export function findCassetteSecrets(
  * left as they are. Every reader that prints a cassette or writes a copy of it goes through here.
  */
 export function redactCassetteForReading(cassette: Cassette, scanner: SecretScanner): Cassette {
+  if (redactedForReading.has(cassette)) return cassette
   const header: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(cassette.header))
     header[name] = COMPUTED_HEADER.has(name)
       ? scanner.shapesOnly().redactForReading(value)
       : scanner.redactForReading(value)
-  return {
+  const redacted: Cassette = {
     header: header as unknown as Cassette['header'],
     decisions: cassette.decisions.map((d) => {
       const copy: DecisionRecord = { ...d, in: scanner.redactForReading(d.in) }
@@ -87,7 +88,16 @@ export function redactCassetteForReading(cassette: Cassette, scanner: SecretScan
       return copy
     }),
   }
+  redactedForReading.add(redacted)
+  return redacted
 }
+
+/**
+ * The copies {@link redactCassetteForReading} made: a reader handed one (the CLI reads every
+ * cassette so before it shows it, then the view renders it) does not scan it a second time. Only
+ * this module adds to it, so no caller can mark an unredacted cassette as redacted.
+ */
+const redactedForReading = new WeakSet<Cassette>()
 
 function pathOf(at: readonly PathStep[]): string {
   let path = 'in'

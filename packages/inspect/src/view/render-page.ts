@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto'
-import { AGENT_TAPE_VERSION, type Cassette, createPrintMask } from '@agent-tape/core/internal'
+import {
+  AGENT_TAPE_VERSION,
+  type Cassette,
+  createPrintMask,
+  redactCassetteForReading,
+  SecretScanner,
+  secretEnvValues,
+} from '@agent-tape/core/internal'
 import { diffCassettes } from '../diff/compare.js'
 import { buildSide } from './build-side.js'
 import { compactShared } from './compact-shared.js'
@@ -21,13 +28,15 @@ export interface ViewOptions {
 
 /**
  * The view of one recorded run as a self-contained HTML page: its decisions as cards, steps
- * down the page and lanes side by side, each opened whole on request. Everything shown passes
- * through the CLI's masking; the page loads nothing (its CSP allows no request).
+ * down the page and lanes side by side, each opened whole on request. The cassette is redacted
+ * as every reader redacts one, and everything shown passes through the CLI's masking; the page
+ * loads nothing (its CSP allows no request).
  *
  * @example
  * writeFileSync('run.html', renderRunView({ file, cassette: parseCassette(text, file) }))
  */
 export function renderRunView(recording: ViewInput, options: ViewOptions = {}): string {
+  recording = readable(recording, options)
   const shared = new SharedValues()
   const side = buildSide('recording', recording.file, recording.cassette, shared)
   return renderPage(
@@ -52,6 +61,8 @@ export function renderCompareView(
   after: ViewInput,
   options: ViewOptions & { run?: boolean } = {},
 ): string {
+  before = readable(before, options)
+  after = readable(after, options)
   const shared = new SharedValues()
   const isRun = options.run === true
   const roles: [SideRole, SideRole] = isRun ? ['recording', 'run'] : ['before', 'after']
@@ -81,6 +92,17 @@ export function renderCompareView(
     },
     options,
   )
+}
+
+/**
+ * The cassette as every reader shows one: its secrets redacted, by shape, by name, in every
+ * encoding the scanner reads, and the values of the environment's secret-like variables. A
+ * cassette the CLI or the runner kit read is redacted already and is not scanned again; one a
+ * caller parsed itself is redacted here, so the page holds no secret whoever calls.
+ */
+function readable(input: ViewInput, { env = process.env }: ViewOptions): ViewInput {
+  const cassette = redactCassetteForReading(input.cassette, new SecretScanner(secretEnvValues(env)))
+  return cassette === input.cassette ? input : { ...input, cassette }
 }
 
 /**
