@@ -133,7 +133,9 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 60_000 }, (runner) => {
     const opened = await project.run(`${view} -o view.html`)
     expect(opened.code, opened.output).toBe(0)
     expect(opened.output).toBe(`${pathToFileURL(join(project.dir, 'view.html')).href}\n`)
-    expect(project.read('view.html')).toContain('"verdict":"diverged at decision #1 (step 1): 0 the same, 1 missed')
+    expect(project.read('view.html')).toContain(
+      '"verdict":"diverged at decision #1 (step 1): 0 the same, 1 missed',
+    )
   })
 
   it.sequential('says in one line that -u updates snapshots, not cassettes, when a tape diverged', async () => {
