@@ -4,7 +4,7 @@ import { place, resolve, tokensOf } from './data.js'
 import { asObject, type Child, clip, copyButton, el, json, plural, seconds } from './dom.js'
 import { argsTable, callView, wholeDecision } from './whole.js'
 
-export type AddField = (name: string, label: string, value: Child) => void
+type AddField = (name: string, label: string, value: Child) => void
 
 export function card(c: CardData, side: SideData, id: string, row?: RowData): HTMLElement {
   const changed = row ? row.fields : []
@@ -85,7 +85,7 @@ export function card(c: CardData, side: SideData, id: string, row?: RowData): HT
  * How long the decision took, drawn to the scale of the run: where the cassette holds when each
  * decision started, a bar on the run's time axis (a waterfall); otherwise its length alone.
  */
-export function timeBar(c: CardData, side: SideData): HTMLElement {
+function timeBar(c: CardData, side: SideData): HTMLElement {
   const bar = el('div', { class: 'bar', 'aria-hidden': 'true', title: `${seconds(c.ms)}` })
   const span = side.span || side.maxMs
   if (c.at !== undefined && side.span) {
@@ -95,7 +95,7 @@ export function timeBar(c: CardData, side: SideData): HTMLElement {
   return el('div', { class: 'axis' }, bar)
 }
 
-export function modelFields(c: CardData, field: AddField, row?: RowData): void {
+function modelFields(c: CardData, field: AddField, row?: RowData): void {
   const model = c.model!
   const r = model.request
   const a = model.answer
@@ -131,7 +131,7 @@ export function modelFields(c: CardData, field: AddField, row?: RowData): void {
   field('error', 'error', a.error)
 }
 
-export function outputText(out: unknown): string {
+function outputText(out: unknown): string {
   const o = asObject(out)
   if (typeof o.status === 'number' && o.headers) {
     const body = asObject(o.body)

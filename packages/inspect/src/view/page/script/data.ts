@@ -3,8 +3,8 @@ import type { CardData, PageData, SideRole } from '../../page-data.js'
 import type { Json } from './dom.js'
 
 export const data = JSON.parse(document.getElementById('agent-tape-data')!.textContent!) as PageData
-export const REF = '\u0000'
-export const EXTENDS = '\u0000+'
+const REF = '\u0000'
+const EXTENDS = '\u0000+'
 // Cards both sides hold alike are stored once (render-page.ts): each side's is a reference.
 for (const side of data.sides) {
   side.cards = side.cards.map((card) => {

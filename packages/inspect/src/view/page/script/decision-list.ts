@@ -8,9 +8,9 @@ import { el, json, plural, seconds } from './dom.js'
 import { changesBox } from './word-diff.js'
 
 /** Decisions built at a time: the rest of a long list waits until it is scrolled near. */
-export const BLOCK = 16
+const BLOCK = 16
 /** Runs of at least this many decisions the same (or not reached) are folded to one row. */
-export const FOLD = 3
+const FOLD = 3
 
 /** A decision of the list: a card of a run, or an aligned row of two. */
 export interface Item {
@@ -37,7 +37,7 @@ export interface Fold {
 }
 
 /** Decisions built together: a placeholder until it is scrolled near or navigated to. */
-export interface Block {
+interface Block {
   items: Item[]
   node: HTMLElement
   built: boolean
@@ -70,7 +70,7 @@ if (compare) {
 export const byId: Record<string, Item> = {}
 for (const item of items) byId[item.id] = item
 
-export function rowView(item: Item): HTMLElement {
+function rowView(item: Item): HTMLElement {
   const row = item.row!
   const [a, b] = sides as [SideData, SideData]
   const x = row.a === undefined ? undefined : a.cards[row.a]
@@ -134,7 +134,7 @@ export function rowView(item: Item): HTMLElement {
 }
 
 /** A run page's step: its cards, a column a lane. */
-export function stepView(step: number, cards: Item[]): HTMLElement {
+function stepView(step: number, cards: Item[]): HTMLElement {
   const lanes = sides[0]!.lanes
   const cells: Item[][] = lanes.map(() => [])
   for (const item of cards) cells[lanes.indexOf(item.card.lane)]!.push(item)
@@ -184,7 +184,7 @@ export function buildBlock(block: Block): void {
   block.node.replaceWith(...nodes)
 }
 
-export const observer =
+const observer =
   typeof IntersectionObserver === 'function'
     ? new IntersectionObserver(
         (entries) => {
@@ -199,7 +199,7 @@ export const observer =
     : undefined
 
 /** Appends items to a list as blocks: those before `eager` built now, the others when scrolled near. */
-export function mount(parent: HTMLElement, before: Node | null, list: Item[], eager: number): void {
+function mount(parent: HTMLElement, before: Node | null, list: Item[], eager: number): void {
   let i = 0
   while (i < list.length) {
     let end = Math.min(i + BLOCK, list.length)
@@ -224,7 +224,7 @@ export function mount(parent: HTMLElement, before: Node | null, list: Item[], ea
   }
 }
 
-export function describeFold(fold: Fold): string {
+function describeFold(fold: Fold): string {
   const first = fold.items[0]!.card
   const last = fold.items[fold.items.length - 1]!.card
   const steps = first.step === last.step ? `step ${first.step}` : `steps ${first.step}\u2013${last.step}`
@@ -232,7 +232,7 @@ export function describeFold(fold: Fold): string {
   return `${plural(fold.items.length, 'decision')} ${what}: ${steps} (#${first.seq}\u2013#${last.seq})`
 }
 
-export function foldView(fold: Fold): HTMLElement {
+function foldView(fold: Fold): HTMLElement {
   const button = el(
     'button',
     { type: 'button', class: 'fold-toggle', 'aria-expanded': 'false' },
@@ -289,7 +289,7 @@ export function outlineEntry(item: Item): HTMLElement {
   return entry
 }
 
-export function outlineFold(fold: Fold): HTMLElement {
+function outlineFold(fold: Fold): HTMLElement {
   const button = el(
     'button',
     { type: 'button', class: `o o-fold s-${fold.verdict.replace(/ /g, '-')}`, 'aria-expanded': 'false' },

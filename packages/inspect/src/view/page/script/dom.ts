@@ -4,7 +4,7 @@
 export type Json = Record<string, unknown>
 /** What `el` and `add` take as children: nodes, text, lists of them; `null`, `undefined` and `false` are skipped. */
 export type Child = Node | string | number | null | undefined | false | Child[]
-export type Props = Record<string, string | number | boolean | null | undefined | EventListener>
+type Props = Record<string, string | number | boolean | null | undefined | EventListener>
 
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,

@@ -4,7 +4,7 @@ import type { CardData, RowData } from '../../page-data.js'
 import { resolve } from './data.js'
 import { add, asObject, type Child, clip, copyButton, el, type Json, json, plural } from './dom.js'
 
-export interface StreamItem {
+interface StreamItem {
   t: number
   event?: string
   json?: unknown
@@ -52,8 +52,8 @@ export function callView(name: string, args: string): HTMLElement {
   )
 }
 
-export const SYSTEM = ['system', 'instructions', 'systemInstruction', 'system_instruction']
-export const CONVERSATION = ['messages', 'input', 'contents']
+const SYSTEM = ['system', 'instructions', 'systemInstruction', 'system_instruction']
+const CONVERSATION = ['messages', 'input', 'contents']
 
 export function wholeDecision(c: CardData, row?: RowData): HTMLElement {
   const input = resolve(c.whole.in)
@@ -211,7 +211,7 @@ export function message(m: unknown, index: number, changed: boolean): HTMLElemen
   )
 }
 
-export function textOf(value: unknown): string {
+function textOf(value: unknown): string {
   if (typeof value === 'string') return value
   if (Array.isArray(value)) return value.map(textOf).join('\n')
   const o = asObject(value)

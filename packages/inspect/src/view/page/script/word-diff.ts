@@ -4,9 +4,9 @@ import type { InputEdit, RowData, SideData } from '../../page-data.js'
 import { ROLES } from './data.js'
 import { el, marked, plural } from './dom.js'
 
-export let splitView = window.matchMedia('(min-width: 900px)').matches
+let splitView = window.matchMedia('(min-width: 900px)').matches
 
-export function pieces(line: TextPiece[], mark: 'del' | 'ins'): Node[] {
+function pieces(line: TextPiece[], mark: 'del' | 'ins'): Node[] {
   return line.map(([change, text]) =>
     change === 1
       ? el(mark, { title: mark === 'del' ? 'removed' : 'inserted' }, text)
@@ -16,7 +16,7 @@ export function pieces(line: TextPiece[], mark: 'del' | 'ins'): Node[] {
   )
 }
 
-export function wordDiff(rows: readonly TextRow[]): HTMLElement {
+function wordDiff(rows: readonly TextRow[]): HTMLElement {
   const box = el('div', { class: `word-diff ${splitView ? 'split' : 'unified'}` })
   const same = (n: number) => el('div', { class: 'skipped' }, `\u22ef ${plural(n, 'unchanged line')}`)
   for (const row of rows) {
@@ -46,7 +46,7 @@ export function wordDiff(rows: readonly TextRow[]): HTMLElement {
 }
 
 /** One changed field: what it is (1-based name, JSON path), what happened to it, its words. */
-export function editView(edit: InputEdit, names: [string, string]): HTMLElement {
+function editView(edit: InputEdit, names: [string, string]): HTMLElement {
   const head = el(
     'p',
     { class: 'edit-name' },
