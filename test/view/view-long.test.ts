@@ -164,6 +164,12 @@ describe.skipIf(browserTestsSkipped())('the divergence page of a long run', () =
     expect((await current(page)).id).toBe('d303')
     await page.keyboard.press('k')
     expect(await current(page)).toEqual({ id: 'd302', focused: true, inView: true, outline: '#d302' })
+    // From inside a decision (a card's summary in the miss's row), j goes on from that decision.
+    await page.focus('#d303 article.card.missed details.whole > summary')
+    await page.keyboard.press('j')
+    expect(await current(page)).toEqual({ id: 'r304', focused: true, inView: true, outline: '#r304' })
+    await page.keyboard.press('k')
+    expect((await current(page)).id).toBe('d303')
     // Tab into the outline and Enter on an entry goes to it.
     await page.focus('#outline a[href="#d150"]')
     await page.keyboard.press('Enter')

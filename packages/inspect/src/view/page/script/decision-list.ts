@@ -8,7 +8,7 @@ import { el, json, plural, seconds } from './dom.js'
 import { changesBox } from './word-diff.js'
 
 /** Decisions built at a time: the rest of a long list waits until it is scrolled near. */
-const BLOCK = 16
+const BUILT_AT_ONCE = 16
 /** Runs of at least this many decisions the same (or not reached) are folded to one row. */
 const FOLD = 3
 
@@ -202,7 +202,7 @@ const observer =
 function mount(parent: HTMLElement, before: Node | null, list: Item[], eager: number): void {
   let i = 0
   while (i < list.length) {
-    let end = Math.min(i + BLOCK, list.length)
+    let end = Math.min(i + BUILT_AT_ONCE, list.length)
     // A run page's block holds whole steps.
     while (!compare && end < list.length && list[end]!.card.step === list[end - 1]!.card.step) end++
     const blockItems = list.slice(i, end)
@@ -252,7 +252,7 @@ function foldView(fold: Fold): HTMLElement {
 }
 
 /** Unfolds a fold: its decisions in blocks, the first built now unless `eager` says none. */
-export function openFold(fold: Fold, eager = BLOCK): void {
+export function openFold(fold: Fold, eager = BUILT_AT_ONCE): void {
   if (fold.open) return
   fold.open = true
   const list = fold.node.parentElement!
@@ -351,7 +351,7 @@ export function buildDecisions(): HTMLElement {
     let plain: Item[] = []
     const flush = () => {
       // The stretch up to the first difference is built at once: the page opens on it.
-      mount(ol, null, plain, BLOCK)
+      mount(ol, null, plain, BUILT_AT_ONCE)
       for (const item of plain) outlineNodes.push(outlineEntry(item))
       plain = []
     }
@@ -383,7 +383,7 @@ export function buildDecisions(): HTMLElement {
         timeline.append(el('div', { class: 'lane-head', 'aria-hidden': 'true' }, `lane ${laneName(l)}`))
     }
     main.append(timeline)
-    mount(timeline, null, items, BLOCK)
+    mount(timeline, null, items, BUILT_AT_ONCE)
     for (const item of items) outlineNodes.push(outlineEntry(item))
   }
   return main

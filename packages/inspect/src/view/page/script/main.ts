@@ -71,7 +71,9 @@ function go(item: Item, focus: boolean, scroll = true): void {
 
 /** The next (or previous) decision, or difference, from the one in focus or else the current one. */
 function step(by: number, differences: boolean): void {
-  const focused = document.activeElement?.closest('#decisions [id]')
+  // The decision the focus is in: its row or card, or anything inside it (a button, a summary).
+  let focused = document.activeElement
+  while (focused && !(focused.id && byId[focused.id])) focused = focused.parentElement
   const start = (focused && byId[focused.id]) || current
   const from = start ? start.index : by > 0 ? -1 : items.length
   for (let i = from + by; i >= 0 && i < items.length; i += by) {
