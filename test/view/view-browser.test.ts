@@ -238,6 +238,21 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
       r.map((x) => x.textContent),
     )
     expect(changed).toEqual(['message 1 · system (changed)'])
+    // Side by side in a wide window: a row a line pair, both sides in one grid. The switch puts
+    // them one under the other, the removed line then the inserted one.
+    const diff = () =>
+      page.$eval(`${missed} .word-diff`, (d) => ({
+        mode: d.classList.contains('split') ? 'split' : 'unified',
+        lines: [...d.querySelectorAll('.line')].map((l) => l.className.replace('line', '').trim()),
+        pressed: document.querySelector('.diff-mode')?.getAttribute('aria-pressed'),
+      }))
+    expect(await diff()).toEqual({ mode: 'split', lines: ['left', 'right'], pressed: 'true' })
+    await page.click(`${missed} .diff-mode`)
+    expect(await diff()).toEqual({ mode: 'unified', lines: ['left', 'right'], pressed: 'false' })
+    expect(await page.$$eval(`${missed} .word-diff .sign`, (s) => s.map((x) => x.textContent))).toEqual([
+      '−',
+      '+',
+    ])
     // The fold opens on a click, its decisions built; the outline opens with it.
     await page.click('li.fold > button.fold-toggle')
     expect(await page.$$eval('li.row[data-verdict="not reached"]', (r) => r.map((x) => x.id))).toEqual([
