@@ -83,7 +83,10 @@ export interface CardData {
   at?: number
   label: string
   model?: {
-    /** The request read for people, its `last.text` cut to 240 characters (ending `…`): the whole is in `whole.in`. */
+    /**
+     * The request read for people. Its last message's `text` is a reference into `shared` when it
+     * is long (a tool loop's last message is the tool's whole result, held once); the page cuts it.
+     */
     request: ModelRequest
     /** Names of the tools offered. */
     tools: string[]
