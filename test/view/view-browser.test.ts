@@ -402,6 +402,8 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     const { page } = await open(await view('proto', [join(work, 'proto.jsonl')]))
     await openWhole(page, `#d${tool.seq}`)
     await page.click(`#d${tool.seq} .whole-body > .part:last-child summary`)
+    // The recorded JSON is built when its details open (on the toggle event, after the click).
+    await page.waitForSelector(`#d${tool.seq} .whole-body > .part:last-child pre`)
     const shown = await page.$eval(
       `#d${tool.seq} .whole-body > .part:last-child pre`,
       (p) => p.textContent ?? '',

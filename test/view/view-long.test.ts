@@ -120,6 +120,8 @@ describe.skipIf(browserTestsSkipped())('the divergence page of a long run', () =
     await page.waitForSelector('#d303 article.card.missed .whole-body')
     expect(await page.$$eval('#d303 article.card.missed .transcript > li', (li) => li.length)).toBe(304)
     await page.click('#d303 article.card.missed .whole-body > .part:last-child summary')
+    // The recorded JSON is built when its details open (on the toggle event, after the click).
+    await page.waitForSelector('#d303 article.card.missed .whole-body > .part:last-child pre')
     const recorded = await page.$eval('#d303 article.card.missed .whole-body > .part:last-child pre', (p) =>
       JSON.parse(p.textContent ?? ''),
     )
