@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os'
 import { basename, join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseCassette, serializeCassette } from '@agent-tape/core'
-import { type Browser, launch, type Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../cli/support/cli.js'
 import { REPO_ROOT } from '../support/fixture-project.js'
-import { browserTestsSkipped, findChromium } from './support/chromium.js'
+import { browserTestsSkipped, launchChromium } from './support/chromium.js'
 import {
   imageDistance,
   layoutDifferences,
@@ -59,12 +59,7 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
   const errors: string[] = []
 
   beforeAll(async () => {
-    browser = await launch({
-      executablePath: findChromium(),
-      headless: true,
-      // Root (CI, containers) needs --no-sandbox.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars'],
-    })
+    browser = await launchChromium()
   }, 600_000)
 
   afterAll(async () => {

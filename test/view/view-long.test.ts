@@ -3,14 +3,13 @@
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { parseCassette } from '@agent-tape/core'
-import { type Browser, launch, type Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../cli/support/cli.js'
-import { browserTestsSkipped, findChromium } from './support/chromium.js'
+import { browserTestsSkipped, launchChromium } from './support/chromium.js'
 import { type LongDivergence, recordLongDivergence } from './support/long-divergence.js'
-import { waitForDrawn } from './support/metrics.js'
+import { openMeasured } from './support/metrics.js'
 import { FILLER } from './support/pages.js'
 
 // The divergence page of a long run, as a user finds their way in it: a 301-step tool loop
@@ -24,14 +23,10 @@ describe.skipIf(browserTestsSkipped())('the divergence page of a long run', () =
   let browser: Browser
   let run: LongDivergence
   let file: string
-  const problems: string[] = []
+  const problems: string[][] = []
 
   beforeAll(async () => {
-    browser = await launch({
-      executablePath: findChromium(),
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars'],
-    })
+    browser = await launchChromium()
     const root = join(work, 'long')
     mkdirSync(root)
     run = await recordLongDivergence(root, 301, { record: FILLER })
@@ -42,27 +37,15 @@ describe.skipIf(browserTestsSkipped())('the divergence page of a long run', () =
 
   afterAll(async () => {
     await browser?.close()
-    expect(problems, 'requests that left a page, errors in it').toEqual([])
+    expect(problems.flat(), 'requests that left a page, errors in it').toEqual([])
   })
 
   /** The page at `hash`, drawn, in a window of the given size. */
   async function open(hash = '', width = 1400, height = 900): Promise<Page> {
-    const page = await browser.newPage()
-    await page.setViewport({ width, height, deviceScaleFactor: 1 })
-    const url = pathToFileURL(file).href
-    await page.setRequestInterception(true)
-    page.on('request', (request) => {
-      if (request.url().split('#')[0] === url) return void request.continue()
-      problems.push(`asked for ${request.url()}`)
-      void request.abort()
-    })
-    page.on('pageerror', (error) => problems.push(String((error as Error).message ?? error)))
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text())
-    })
-    await page.goto(`${url}${hash}`, { waitUntil: 'load', timeout: 120_000 })
-    await waitForDrawn(page)
-    return page
+    const opened = await openMeasured(browser, file, { width, height }, hash)
+    // Kept whole: what fails in a page later (on a click) is added to it then.
+    problems.push(opened.problems)
+    return opened.page
   }
 
   /** The decision marked current, whether it has the focus, and where its top is in the window. */

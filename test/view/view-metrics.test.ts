@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Browser, launch } from 'puppeteer-core'
+import type { Browser } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../cli/support/cli.js'
-import { browserTestsSkipped, findChromium } from './support/chromium.js'
+import { browserTestsSkipped, launchChromium } from './support/chromium.js'
 import { recordLongDivergence } from './support/long-divergence.js'
 import {
   type BestMetrics,
@@ -69,11 +69,7 @@ describe.skipIf(browserTestsSkipped())('what a page of agent-tape view costs to 
   const measured: Measured[] = []
 
   beforeAll(async () => {
-    browser = await launch({
-      executablePath: findChromium(),
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars'],
-    })
+    browser = await launchChromium()
   }, 600_000)
 
   afterAll(async () => {

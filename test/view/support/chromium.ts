@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { type Browser, launch } from 'puppeteer-core'
 
 /** A Chromium or Chrome binary to use instead of Debian's (the path). */
 export const CHROMIUM_ENV = 'AGENT_TAPE_CHROMIUM'
@@ -45,4 +46,14 @@ export function findChromium(env = process.env): string {
       `or skip these tests explicitly with ${SKIP_ENV}=1.`,
     ].join(' '),
   )
+}
+
+/** The headless Chromium every browser test drives (`findChromium`'s). */
+export function launchChromium(): Promise<Browser> {
+  return launch({
+    executablePath: findChromium(),
+    headless: true,
+    // Root (CI, containers) needs --no-sandbox.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars'],
+  })
 }

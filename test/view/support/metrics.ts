@@ -186,6 +186,8 @@ export async function openMeasured(
   browser: Browser,
   file: string,
   viewport: Viewport,
+  /** A permalink to open the page at: `#d303`. */
+  hash = '',
 ): Promise<MeasuredPage> {
   const page = await browser.newPage()
   const problems: string[] = []
@@ -194,7 +196,7 @@ export async function openMeasured(
   const url = pathToFileURL(file).href
   await page.setRequestInterception(true)
   page.on('request', (request) => {
-    if (request.url() === url) return void request.continue()
+    if (request.url().split('#')[0] === url) return void request.continue()
     problems.push(`${basename(file)} asked for ${request.url()}`)
     void request.abort()
   })
@@ -202,7 +204,7 @@ export async function openMeasured(
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`${basename(file)}: ${message.text()}`)
   })
-  await page.goto(url, { waitUntil: 'load', timeout: 120_000 })
+  await page.goto(`${url}${hash}`, { waitUntil: 'load', timeout: 120_000 })
   await waitForDrawn(page)
   return { page, problems }
 }

@@ -1,12 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
-import {
-  type Cassette,
-  parseCassette,
-  redactCassetteForReading,
-  SecretScanner,
-  secretEnvValues,
-} from '@agent-tape/core/internal'
+import { parseCassette } from '@agent-tape/core/internal'
 import { renderCompareView } from './render-page.js'
 
 /** A test whose replay diverged: its cassette, and the run it kept (none when it kept none). */
@@ -31,15 +25,16 @@ export async function writeDivergenceViews(
   env: Record<string, string | undefined>,
 ): Promise<WrittenView[]> {
   const written: WrittenView[] = []
+  // Parsed only: the renderer redacts both as every reader does.
+  const read = async (cassettePath: string) =>
+    parseCassette(await readFile(resolve(root, cassettePath), 'utf8'), cassettePath)
   for (const entry of entries) {
     if (!entry.run) continue
     const path = join(viewDir, entry.cassettePath.replace(/\.jsonl$/, '.html')).replace(/\\/g, '/')
     try {
-      const recording = await readForView(root, entry.cassettePath, env)
-      const run = await readForView(root, entry.run, env)
       const html = renderCompareView(
-        { file: entry.cassettePath, cassette: recording },
-        { file: entry.run, cassette: run },
+        { file: entry.cassettePath, cassette: await read(entry.cassettePath) },
+        { file: entry.run, cassette: await read(entry.run) },
         { env, run: true },
       )
       const file = resolve(root, path)
@@ -51,14 +46,4 @@ export async function writeDivergenceViews(
     }
   }
   return written
-}
-
-/** A cassette as the CLI reads one to show it: validated, its secrets redacted. */
-async function readForView(
-  root: string,
-  path: string,
-  env: Record<string, string | undefined>,
-): Promise<Cassette> {
-  const cassette = parseCassette(await readFile(resolve(root, path), 'utf8'), path)
-  return redactCassetteForReading(cassette, new SecretScanner(secretEnvValues(env)))
 }
