@@ -1,27 +1,11 @@
-// What a boundary and a runner's setup file need before any tape opens: the tape context, the
-// errors and the modes. It loads a fraction of `@agent-tape/core/internal` (no cassettes, keys,
-// reports or diffs), so a test file without tapes does not pay for them. No semver promise, as
-// `internal`: import it only from agent-tape's packages, at the same version.
+// The tape context alone: which tape the running code belongs to, the run's mode as its runner
+// resolved it, and the hooks boundaries set on tapes opening, running and finishing. It is what
+// a runner's setup file and the boundary's stand-ins need before any tape opens, and it loads
+// one module: everything a tape does beyond this (its errors, messages, modes, cassettes) is in
+// `@agent-tape/core/runtime` and loads with the first tape. No semver promise, as `internal`:
+// import it only from agent-tape's packages, at the same version.
 
-export type { AgentTapeErrorCode } from './errors.js'
-export {
-  AgentTapeError,
-  ConfigError,
-  isAgentTapeError,
-  isConfigError,
-} from './errors.js'
-export type { MessageParts } from './format-message.js'
-export { formatMessage, maskForPrinting } from './format-message.js'
-export type { ResolvedMode, ResolveModeOptions, TapeMode } from './modes.js'
-export {
-  CI_FROM_ENV,
-  isTruthyEnv,
-  replaysModels,
-  resolveMode,
-  setModeFromFlag,
-} from './modes.js'
-export { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
-export { redactUrl } from './secrets/params.js'
+export type { TapeMode } from './modes.js'
 export type { Tape } from './tape.js'
 export type { DecisionLabeler } from './tape-context.js'
 export {
@@ -34,6 +18,7 @@ export {
   isInsideDecision,
   onTapeFinish,
   onTapeRun,
+  replaysOutsideTapes,
   runInsideDecision,
   runMode,
   runWithTape,

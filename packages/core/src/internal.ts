@@ -41,7 +41,7 @@ export {
   setModeFromFlag,
 } from './modes.js'
 export { openRecordingTape } from './open-tape.js'
-export { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
+export { mcpOutsideTapeError } from './outside-tapes.js'
 export { toRecordedError, toReplayedError } from './recorded-error.js'
 export type { CassetteFinding } from './secret-scan.js'
 export { findCassetteSecrets, redactCassetteForReading, scanCassette } from './secret-scan.js'
@@ -70,6 +70,7 @@ export {
   onTapeFinish,
   onTapeRun,
   prepareTapeOpen,
+  replaysOutsideTapes,
   runInsideDecision,
   runMode,
   setProcessTape,

@@ -1,9 +1,9 @@
 import type { RecordedError } from './cassette-format.js'
 import { AgentTapeError } from './errors.js'
 import { type McpMessage, mcpInput, recordedMcpError } from './mcp-messages.js'
-import { mcpOutsideTapeError, replaysOutsideTapes } from './outside-tapes.js'
+import { mcpOutsideTapeError } from './outside-tapes.js'
 import type { Tape } from './tape.js'
-import { currentTape, runInsideDecision } from './tape-context.js'
+import { currentTape, replaysOutsideTapes, runInsideDecision } from './tape-context.js'
 import { answersFromCassette, tapeInternals } from './tape-internals.js'
 import type { BegunDecision } from './tape-options.js'
 

@@ -2,16 +2,6 @@ import { AgentTapeError } from './errors.js'
 import { runMode } from './tape-context.js'
 
 /**
- * Whether the run's tapes may replay, as the runner resolved its mode: `replay`, or `auto`, which
- * replays every cassette that exists. Work done outside every tape cannot tell which tape it
- * serves, so in such a run it must neither start nor reach what a replay answers.
- */
-export function replaysOutsideTapes(): boolean {
-  const mode = runMode()
-  return mode === 'replay' || mode === 'auto'
-}
-
-/**
  * The refusal of an MCP client connecting outside every tape (in `beforeAll`, at import) in a run
  * whose tapes may replay: a replay never starts an MCP server's process nor opens its connection,
  * and a handshake made outside every tape belongs to no cassette.

@@ -67,6 +67,15 @@ export function runMode(): TapeMode | undefined {
   return context.runMode
 }
 
+/**
+ * Whether the run's tapes may replay, as the runner resolved its mode: `replay`, or `auto`, which
+ * replays every cassette that exists. Work done outside every tape cannot tell which tape it
+ * serves, so in such a run it must neither start nor reach what a replay answers.
+ */
+export function replaysOutsideTapes(): boolean {
+  return context.runMode === 'replay' || context.runMode === 'auto'
+}
+
 /** The tape of the code that is running now, if any. */
 export function currentTape(): Tape | undefined {
   return context.storage.getStore() ?? context.processTape

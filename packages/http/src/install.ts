@@ -1,20 +1,9 @@
-import { syncBuiltinESMExports } from 'node:module'
-import { ConfigError } from '@agent-tape/core/context'
+import { ConfigError } from '@agent-tape/core/runtime'
+import { prepareBoundary } from './boundary.js'
 import { type EndpointPattern, validateEndpointPattern } from './endpoints.js'
-import { forwardedRequest } from './forwarded-request.js'
-import {
-  type GuardContext,
-  http2Guard,
-  type InterceptionGuard,
-  networkGuard,
-  requestGuard,
-} from './interception-guards.js'
 import { assertHostPatterns, type HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
-import { performingForTape } from './network/performing.js'
 import type { ReplayTiming } from './replay-timing.js'
-import { prepareBeforeTapes } from './request-handling.js'
-import { OWN_INTERCEPTION_KEY } from './two-interceptions.js'
 
 export interface HttpBoundaryOptions {
   /** Base URLs (or patterns) of model endpoints beyond the known provider hosts. */
@@ -43,77 +32,43 @@ export interface HttpBoundary {
   dispose(): Promise<void>
 }
 
-interface Installed {
-  boundary: HttpBoundary
-  config: GuardContext['config'] & { modelEndpoints: EndpointPattern[] }
-}
-
-/**
- * Every way out of the process the boundary takes over, installed in this order and removed in
- * the reverse one (see {@link InterceptionGuard}).
- */
-const GUARDS: readonly InterceptionGuard[] = [requestGuard, http2Guard, networkGuard]
-
-const KEY = OWN_INTERCEPTION_KEY
-const holder = globalThis as { [KEY]?: Installed }
-
 /**
  * Intercepts `fetch`, `node:http`/`https`, `node:http2` sessions and undici's global dispatchers
  * in this process and routes each request to the tape of the test that made it (found through the
  * async context set by `runWithTape`). Any other connection a tape test opens (an undici `Client`
  * or `Pool`, a raw socket) is refused while the tape records or replays, unless it goes to
- * loopback or to a host in `allowHosts`. Idempotent: a second call adds its endpoints and
- * hosts to the installed boundary.
+ * loopback or to a host in `allowHosts`. What does it is loaded by the first tape that opens
+ * (decision 0035): until then, thin stand-ins call Node's own. Idempotent: a second call adds its
+ * endpoints and hosts to the installed boundary.
  *
  * @example
  * installHttpBoundary({ modelEndpoints: ['http://127.0.0.1:11434/v1'] })
  */
 export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoundary {
-  prepareBeforeTapes()
   const patterns = [...(options.modelEndpoints ?? [])]
   const hosts = [...(options.allowHosts ?? [])]
   assertPatterns(patterns)
   assertHostPatterns(hosts)
   assertTiming(options.timing)
   assertChildProcesses(options.childProcesses)
-  const existing = holder[KEY]
-  if (existing) {
-    existing.config.modelEndpoints.push(...patterns)
-    existing.config.allowHosts.push(...hosts)
-    if (options.timing) existing.config.timing = options.timing
-    if (options.childProcesses) existing.config.childProcesses = options.childProcesses
-    return existing.boundary
-  }
-  const config: Installed['config'] = {
+  const prepared = prepareBoundary({
     modelEndpoints: patterns,
     allowHosts: hosts,
-    timing: options.timing ?? 'instant',
+    ...(options.timing ? { timing: options.timing } : {}),
     ...(options.childProcesses ? { childProcesses: options.childProcesses } : {}),
-  }
-  // Captured before the interception patches it: the way to reach the network without recursion.
-  const pureFetch = globalThis.fetch.bind(globalThis)
-  const perform = (r: Request) => performingForTape(() => pureFetch(forwardedRequest(r)))
-  const removals = GUARDS.map((guard) => guard.install({ config, perform }))
-  // `import { request } from 'node:http'` reads a snapshot of the module's exports: refresh it so
-  // named imports see the patched functions too (`lookup` from node:dns among them).
-  syncBuiltinESMExports()
-  const boundary: HttpBoundary = {
+  })
+  const { settings } = prepared
+  return {
     addModelEndpoints(...added) {
       assertPatterns(added)
-      return addTo(config.modelEndpoints, added)
+      return addTo(settings.modelEndpoints, added)
     },
     addAllowedHosts(...added) {
       assertHostPatterns(added)
-      return addTo(config.allowHosts, added)
+      return addTo(settings.allowHosts, added)
     },
-    async dispose() {
-      for (const remove of [...removals].reverse()) remove()
-      syncBuiltinESMExports()
-      if (holder[KEY]?.boundary === boundary) delete holder[KEY]
-    },
+    dispose: () => prepared.dispose(),
   }
-  holder[KEY] = { boundary, config }
-  return boundary
 }
 
 /** Adds `items` to `list` and returns a function that removes them again. */

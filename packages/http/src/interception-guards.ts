@@ -1,10 +1,15 @@
+import { onTapeRun } from '@agent-tape/core/context'
+import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
+import { FetchInterceptor } from '@mswjs/interceptors/fetch'
+import type { PreparedBoundary } from './boundary.js'
 import type { BoundaryConfig } from './handle-request.js'
 import { interceptHttp2 } from './http2/intercept-connect.js'
-import { type InterceptedRequestListener, interceptLazily } from './lazy-interception.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
+import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
 import { installNetworkGuards } from './network/guards.js'
 import { handleRequestWhenTaped } from './request-handling.js'
+import { patchBehind, unpatchBehind } from './stand-ins.js'
 
 /** What every guard of an installed boundary reads. */
 export interface GuardContext {
@@ -12,12 +17,15 @@ export interface GuardContext {
   config: BoundaryConfig & { allowHosts: HostPattern[]; childProcesses?: ChildProcessPolicy }
   /** Sends a request to the network without it being intercepted again. */
   perform: (request: Request) => Promise<Response>
+  /** The stand-ins the setup put in place: a guard takes over their properties behind them. */
+  prepared: Pick<PreparedBoundary, 'standIns' | 'earlySessions'>
 }
 
 /**
- * One way out of the process that the HTTP boundary takes over while it is installed: requests it
- * routes to the tape, or connections it refuses while a tape records or replays. `install` patches
- * Node (or a global) and returns the removal of exactly that.
+ * One way out of the process that the HTTP boundary takes over once the first tape opens:
+ * requests it routes to the tape, or connections it refuses while a tape records or replays.
+ * `install` patches Node (or a global), behind the setup's stand-ins where there are some, and
+ * returns the removal of exactly that.
  */
 export interface InterceptionGuard {
   /** What it takes over, as the docs name it. */
@@ -26,29 +34,49 @@ export interface InterceptionGuard {
 }
 
 /**
- * `fetch`, `node:http`/`https` and undici's global dispatchers: a thin layer at install, the
- * interceptors of `@mswjs/interceptors` and the dispatcher guard loaded with the first tape
- * (see lazy-interception.ts and decision 0032), so a test file without tapes never loads them.
+ * `fetch`, `node:http`/`https` and undici's global dispatchers: the interceptors of
+ * `@mswjs/interceptors` behind the stand-ins, and the dispatcher guard.
  */
 export const requestGuard: InterceptionGuard = {
   name: "fetch, node:http and node:https, and undici's global dispatchers",
-  install({ config, perform }) {
-    const onRequest: InterceptedRequestListener = async ({ request, controller }) => {
-      const outcome = await handleRequestWhenTaped(request, config, perform)
-      // The caller aborted meanwhile: the interceptor has already failed its request with the
-      // caller's own reason, which is what the caller must see (an SDK's timeout error).
-      if (request.signal.aborted) return
-      if (outcome.type === 'respond') controller.respondWith(outcome.response)
-      else if (outcome.type === 'error') controller.errorWith(outcome.error)
+  install({ config, perform, prepared }) {
+    const interceptors = [new ClientRequestInterceptor(), new FetchInterceptor()] as const
+    const standIns = [prepared.standIns.fetch, ...prepared.standIns.requests]
+    patchBehind(standIns, () => {
+      // Each interceptor applied by itself, as a BatchInterceptor would do: that class lives in the
+      // package's main entry, which loads more than the two interceptors need.
+      for (const interceptor of interceptors) {
+        interceptor.on('request', async ({ request, controller }) => {
+          const outcome = await handleRequestWhenTaped(request, config, perform)
+          // The caller aborted meanwhile: the interceptor has already failed its request with the
+          // caller's own reason, which is what the caller must see (an SDK's timeout error).
+          if (request.signal.aborted) return
+          if (outcome.type === 'respond') controller.respondWith(outcome.response)
+          else if (outcome.type === 'error') controller.errorWith(outcome.error)
+        })
+        interceptor.apply()
+      }
+    })
+    const dispatchers = guardGlobalDispatchers(config, perform)
+    const stopRefreshing = onTapeRun(dispatchers.refresh)
+    return () => {
+      stopRefreshing()
+      dispatchers.dispose()
+      // Each interceptor puts back the original it wrapped; what stands over it now stays.
+      unpatchBehind(standIns, () => {
+        for (const interceptor of interceptors) interceptor.dispose()
+      })
     }
-    const interception = interceptLazily(config, onRequest, perform)
-    return () => interception.dispose()
   },
 }
 
 export const http2Guard: InterceptionGuard = {
   name: 'node:http2 sessions',
-  install: ({ config }) => interceptHttp2(config),
+  install({ config, prepared }) {
+    const standIns = [prepared.standIns.http2]
+    const remove = patchBehind(standIns, () => interceptHttp2(config, prepared.earlySessions))
+    return () => unpatchBehind(standIns, remove)
+  },
 }
 
 export const networkGuard: InterceptionGuard = {

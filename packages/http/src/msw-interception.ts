@@ -1,9 +1,9 @@
+import { beforeTapeOpens } from '@agent-tape/core/context'
 import type { EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
-import { installNetworkGuards } from './network/guards.js'
 import type { ReplayTiming } from './replay-timing.js'
-import { prepareBeforeTapes } from './request-handling.js'
+import { loadRequestHandling } from './request-handling.js'
 
 /** What a runner set up for `tapeHandlers()` when the team's MSW server is the interception. */
 export interface MswInterceptionConfig {
@@ -19,20 +19,32 @@ const holder = globalThis as { [KEY]?: MswInterceptionConfig }
 /**
  * Sets the runner up for `interception: 'msw'`: no interceptor of agent-tape's own is installed
  * (the team's MSW server, with `tapeHandlers()` among its handlers, is the interception), the
- * runner's options reach `tapeHandlers()` whenever it is called, and the guard that refuses
- * connections no boundary records while a tape runs is installed. Returns its removal.
+ * runner's options reach `tapeHandlers()` whenever it is called, and the first tape of the process
+ * loads the guards that refuse connections no boundary records while a tape runs, with what
+ * decides a request. Returns its removal.
  */
 export function useMswInterception(config: MswInterceptionConfig): () => void {
-  prepareBeforeTapes()
   holder[KEY] ??= { modelEndpoints: [], allowHosts: [] }
   const current = holder[KEY]
   current.modelEndpoints.push(...config.modelEndpoints)
   current.allowHosts.push(...config.allowHosts)
   if (config.timing) current.timing = config.timing
   if (config.childProcesses) current.childProcesses = config.childProcesses
-  const removeGuard = installNetworkGuards({ ...current, interception: 'msw' })
+  let removeGuards: (() => void) | undefined
+  let disposed = false
+  let loading: Promise<void> | undefined
+  const stopWaiting = beforeTapeOpens(() => {
+    loading ??= Promise.all([import('./network/guards.js'), loadRequestHandling()]).then(([guards]) => {
+      const remove = guards.installNetworkGuards({ ...current, interception: 'msw' })
+      if (disposed) remove()
+      else removeGuards = remove
+    })
+    return loading
+  })
   return () => {
-    removeGuard()
+    disposed = true
+    stopWaiting()
+    removeGuards?.()
     if (holder[KEY] === current) delete holder[KEY]
   }
 }

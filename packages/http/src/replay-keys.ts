@@ -3,20 +3,11 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { KeyVariable, OtherCredentials } from './codecs/codec.js'
 import { keyVariableNames, PROVIDER_KEYS } from './codecs/index.js'
+import { applyReplayKeys, type PlannedKey, REPLAY_PLACEHOLDER_KEY } from './replay-key-plan.js'
 
-/**
- * What every placeholder key starts with: no provider accepts it, and no request that carries
- * one leaves the machine (see {@link placeholderIn}). The variable it stands in for follows
- * (`replay-placeholder-key-for-OPENAI_API_KEY`), so a refusal can name it.
- */
-export const REPLAY_PLACEHOLDER_KEY = 'replay-placeholder-key'
+export { placeholderKey, REPLAY_PLACEHOLDER_KEY } from './replay-key-plan.js'
 
 const PLACEHOLDER = new RegExp(`${REPLAY_PLACEHOLDER_KEY}-for-([A-Z][A-Z0-9_]*)`)
-
-/** The placeholder that stands in for the variable `name`. */
-export function placeholderKey(name: string): string {
-  return `${REPLAY_PLACEHOLDER_KEY}-for-${name}`
-}
 
 export interface ReplayKeysOptions {
   /**
@@ -45,23 +36,32 @@ export function provideReplayKeys(
   env: Record<string, string | undefined> = process.env,
   options: ReplayKeysOptions = {},
 ): string[] {
-  const set: string[] = []
+  return applyReplayKeys(env, planReplayKeys(env, options))
+}
+
+/**
+ * The credentials {@link provideReplayKeys} would give placeholders, as data: made once where a
+ * runner resolves its options, and applied before each test file with `applyReplayKeys`, which
+ * loads no codec. A provider whose SDKs find credentials elsewhere in `env` or on disk is left out
+ * when the run may record.
+ */
+export function planReplayKeys(
+  env: Record<string, string | undefined> = process.env,
+  options: ReplayKeysOptions = {},
+): PlannedKey[] {
+  const plan: PlannedKey[] = []
   for (const provider of PROVIDER_KEYS) {
     if (options.mayRecord && hasOtherCredentials(provider.otherCredentials, env, options)) continue
     for (const key of provider.keys) {
-      for (const name of placeholdersFor(key, env)) {
-        env[name] = placeholderKey(name)
-        set.push(name)
-      }
+      const variables = keyVariableNames(key)
+      plan.push({ variables, placeholders: placeholdersOf(key, variables) })
     }
   }
-  return set
+  return plan
 }
 
-/** The variables of `key` that get a placeholder: none while one of its variables is set. */
-function placeholdersFor(key: KeyVariable, env: Record<string, string | undefined>): readonly string[] {
-  const names = keyVariableNames(key)
-  if (names.some((name) => env[name])) return []
+/** The variables of `key` that get a placeholder when none of its variables is set. */
+function placeholdersOf(key: KeyVariable, names: readonly string[]): readonly string[] {
   return typeof key === 'object' && 'oneOf' in key ? names.slice(0, 1) : names
 }
 

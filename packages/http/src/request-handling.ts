@@ -1,9 +1,4 @@
-import {
-  beforeTapeOpens,
-  claimingTapeCount,
-  currentTape,
-  replaysOutsideTapes,
-} from '@agent-tape/core/context'
+import { claimingTapeCount, currentTape, replaysOutsideTapes } from '@agent-tape/core/context'
 import type { BoundaryConfig, RequestOutcome } from './handle-request.js'
 import { mayBeMcp } from './mcp-shape.js'
 
@@ -12,11 +7,18 @@ type RequestHandling = typeof import('./handle-request.js')
 let loading: Promise<RequestHandling> | undefined
 
 /**
- * Loads what deciding a request for a tape takes (keys, codecs, streams, recording, replay) once,
- * on first need: a test file that opens no tape never loads it.
+ * Loads what deciding a request for a tape takes (keys, codecs, streams, recording, replay) and
+ * the labels reports give model requests (`model request (gpt-4o)`, read through the request's
+ * codec), once, on first need: a test file that opens no tape never loads it. The first tape of a
+ * process waits for it (`applyBoundary`, or the MSW mode's guards), so no tape runs without it.
  */
-function loadRequestHandling(): Promise<RequestHandling> {
-  loading ??= import('./handle-request.js')
+export function loadRequestHandling(): Promise<RequestHandling> {
+  loading ??= Promise.all([import('./handle-request.js'), import('./read-exchange.js')]).then(
+    ([handling, exchange]) => {
+      exchange.useCodecLabels()
+      return handling
+    },
+  )
   return loading
 }
 
@@ -38,19 +40,4 @@ export async function handleRequestWhenTaped(
     return { type: 'passthrough' }
   const { handleRequest } = await loadRequestHandling()
   return handleRequest(request, config, perform)
-}
-
-let prepared = false
-
-/**
- * Has every tape wait, before it opens, for the request handling and the labels that reports give
- * model requests (`model request (gpt-4o)`), which read the request through its provider's codec.
- */
-export function prepareBeforeTapes(): void {
-  if (prepared) return
-  prepared = true
-  beforeTapeOpens(async () => {
-    const [, exchange] = await Promise.all([loadRequestHandling(), import('./read-exchange.js')])
-    exchange.useCodecLabels()
-  })
 }

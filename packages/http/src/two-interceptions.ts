@@ -1,12 +1,4 @@
-import { ConfigError, redactUrl } from '@agent-tape/core/context'
-
-/** Where `installHttpBoundary` keeps the boundary it installed (one per process, ESM and CJS alike). */
-export const OWN_INTERCEPTION_KEY = Symbol.for('agent-tape.http-boundary')
-
-/** Whether agent-tape's own interception (`installHttpBoundary`, the runners' default) is installed. */
-export function ownInterceptionInstalled(): boolean {
-  return (globalThis as { [OWN_INTERCEPTION_KEY]?: unknown })[OWN_INTERCEPTION_KEY] !== undefined
-}
+import { ConfigError, redactUrl } from '@agent-tape/core/runtime'
 
 const WHY =
   "the runner intercepts requests itself (interception: 'agent-tape', the default), so each request a tape makes would be intercepted twice and recorded or replayed once by each (a run of 3 model requests would make 6 or more decisions), and the requests your MSW handlers mock would be taped instead"

@@ -1,8 +1,8 @@
-import { type EndpointPattern, installHttpBoundary } from '@agent-tape/http/install'
+import { type EndpointPattern, installHttpBoundary } from '@agent-tape/http'
 import {
   createRuntimeOptionsSlot,
   type TapeRuntimeOptions as KitRuntimeOptions,
-} from '@agent-tape/runner-kit/setup'
+} from '@agent-tape/runner-kit/tape'
 
 /** Options for a setup file: rules that are functions or RegExps, which Jest's JSON config cannot carry. */
 export interface TapeRuntimeOptions extends KitRuntimeOptions {

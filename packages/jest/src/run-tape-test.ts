@@ -34,7 +34,7 @@ export async function runTapeTest({
   timeout,
 }: TapeTestInput): Promise<void> {
   // Loaded by the first tape of the file, not by the setup file that every test file runs.
-  const { carriesFailure, isSameFailure, openTestTape } = await import('@agent-tape/runner-kit')
+  const { carriesFailure, isSameFailure, openTestTape } = await import('@agent-tape/runner-kit/tape')
   const { tape, finish } = await openTestTape({
     runner: 'jest',
     exec: bridge.exec,

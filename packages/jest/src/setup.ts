@@ -2,9 +2,9 @@
 // test file: SDK clients capture `fetch` when they are constructed, so the HTTP boundary must
 // be installed first. It imports the light entries of the packages only: what a tape needs beyond
 // the interception loads with the first tape (run-tape-test.ts).
-import { ConfigError, resolveMode, setRunMode } from '@agent-tape/core/context'
-import { installHttpBoundary, useMswInterception } from '@agent-tape/http/install'
-import { toHttpOptions } from '@agent-tape/runner-kit/setup'
+import { ConfigError, resolveMode, setRunMode } from '@agent-tape/core/runtime'
+import { prepareBoundary, useMswInterception } from '@agent-tape/http/install'
+import { loadTapeMatchersWithFirstTape, toHttpOptions } from '@agent-tape/runner-kit/setup'
 import { BRIDGE_KEY, type TapeBridge } from './bridge.js'
 import { tapeMatchers } from './matchers.js'
 import { createTapeApi } from './tape-api.js'
@@ -39,10 +39,11 @@ try {
 const http = toHttpOptions(bridge.config)
 // With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
 const dispose =
-  bridge.config.interception === 'msw' ? useMswInterception(http) : installHttpBoundary(http).dispose
+  bridge.config.interception === 'msw' ? useMswInterception(http) : prepareBoundary(http).dispose
 // Jest loads a new sandbox per test file but shares Node's `http` module within a worker:
 // remove the interception with the file, so the next file installs a fresh one.
 sandbox.afterAll(() => dispose())
+loadTapeMatchersWithFirstTape()
 sandbox.expect.extend(tapeMatchers)
 const tape = createTapeApi(sandbox.test, bridge)
 sandbox.test.tape = tape

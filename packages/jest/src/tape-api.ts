@@ -1,5 +1,5 @@
-import { ConfigError, currentTape } from '@agent-tape/core/context'
-import { assertTapeName, callSiteIn, TapeNameRegistry } from '@agent-tape/runner-kit/setup'
+import { ConfigError, currentTape } from '@agent-tape/core/runtime'
+import { assertTapeName, callSiteIn, TapeNameRegistry } from '@agent-tape/runner-kit/tape'
 import { bind } from 'jest-each'
 import type { TapeBridge } from './bridge.js'
 import { runTapeTest, type TapeContext } from './run-tape-test.js'

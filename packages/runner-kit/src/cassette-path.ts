@@ -1,4 +1,4 @@
-import { ConfigError } from '@agent-tape/core/context'
+import { ConfigError } from '@agent-tape/core/runtime'
 
 /** The folder, beside each test file, that holds one folder of cassettes per test file. */
 export const DEFAULT_CASSETTE_DIR = '__cassettes__'

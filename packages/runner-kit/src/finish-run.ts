@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs'
 import { readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { formatMessage } from '@agent-tape/core/context'
+import { formatMessage } from '@agent-tape/core/runtime'
 import { type WrittenView, writeDivergenceViews } from '@agent-tape/inspect'
 import { createCassetteListing } from './cassette-listing.js'
 import { type CollectedTestFile, findObsoleteCassettes, PRUNE_FLAG } from './obsolete-cassettes.js'

@@ -1,4 +1,4 @@
-import { ConfigError } from '@agent-tape/core/context'
+import { ConfigError } from '@agent-tape/core/runtime'
 import { cassetteNameFor } from './cassette-path.js'
 
 interface Claim {

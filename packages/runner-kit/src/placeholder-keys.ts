@@ -1,5 +1,6 @@
-import { replaysModels, type TapeMode } from '@agent-tape/core/context'
-import type { ReplayKeysOptions } from '@agent-tape/http/install'
+import { replaysModels, type TapeMode } from '@agent-tape/core/runtime'
+import type { ReplayKeysOptions } from '@agent-tape/http'
+import { type PlannedKey, planReplayKeys } from '@agent-tape/http/internal'
 
 /**
  * Whether a run in `mode` gives unset provider key variables placeholders, and how: every run that
@@ -12,4 +13,17 @@ export function placeholderKeysFor(mode: TapeMode): ReplayKeysOptions | undefine
   if (replaysModels(mode)) return { mayRecord: false }
   if (mode === 'auto') return { mayRecord: true }
   return undefined
+}
+
+/**
+ * The placeholders of a run in `mode`, planned once where the runner resolves its options (the
+ * Vitest plugin, in the main process), for each test file's setup to apply with `applyReplayKeys`
+ * before the file loads: the setup then loads none of the codecs the plan is made from.
+ */
+export function replayKeyPlanFor(
+  mode: TapeMode,
+  env: Record<string, string | undefined> = process.env,
+): PlannedKey[] {
+  const keys = placeholderKeysFor(mode)
+  return keys ? planReplayKeys(env, keys) : []
 }

@@ -1,6 +1,6 @@
 import { createMemoryStore, openTape } from '@agent-tape/core/internal'
 import { expect, it } from 'vitest'
-import { TAPE_MATCHERS } from './tape-matchers.js'
+import { MATCHER_IMPLEMENTATIONS as TAPE_MATCHERS } from './tape-matchers.js'
 
 const PATH = '__cassettes__/a.test.ts/refund.jsonl'
 

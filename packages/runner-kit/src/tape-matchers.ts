@@ -1,8 +1,9 @@
 import type { DecisionState, Tape } from '@agent-tape/core'
-import { AgentTapeError, formatMessage } from '@agent-tape/core/context'
+import { AgentTapeError, formatMessage } from '@agent-tape/core/runtime'
 import { formatCount, formatUsd } from '@agent-tape/inspect/format'
 import { type BudgetBreach, budgetDetails, checkBudget, type TapeBudget } from './cost/budget.js'
 import { runMeasureOf } from './cost/usage-slot.js'
+import { notATape } from './not-a-tape.js'
 
 /** What a matcher returns, in the shape both Vitest's and Jest's `expect.extend` accept. */
 export interface TapeMatcherResult {
@@ -14,12 +15,10 @@ export interface TapeMatcherResult {
 
 /**
  * The tape matchers as plain functions of `(isNot, tape, ...args)`, so every runner's
- * `expect(tape).toReplayCleanly()` says the same thing.
- *
- * @example
- * expect.extend({ toReplayCleanly(received) { return TAPE_MATCHERS.toReplayCleanly(this.isNot, received) } })
+ * `expect(tape).toReplayCleanly()` says the same thing. Runners register the linked copy of
+ * `matcher-link.ts`, which loads with their setup file; these load with the first tape.
  */
-export const TAPE_MATCHERS = {
+export const MATCHER_IMPLEMENTATIONS = {
   /** No miss, no divergence and no recorded decision left unused so far (a recording passes). */
   toReplayCleanly(_isNot: boolean, received: unknown): TapeMatcherResult {
     const tape = asTape(received, 'toReplayCleanly')
@@ -225,9 +224,7 @@ function asTape(received: unknown, matcher: string): Tape {
   if (typeof tape === 'object' && tape !== null && typeof tape.failure === 'function' && 'state' in tape) {
     return tape
   }
-  throw new TypeError(
-    `${matcher}() expects the tape of the test (the \`tape\` of it.tape), got ${String(received)}`,
-  )
+  throw notATape(matcher, received)
 }
 
 function made(decisions: readonly DecisionState[]): DecisionState[] {

@@ -1,4 +1,4 @@
-import { createRuntimeOptionsSlot, type TapeRuntimeOptions } from '@agent-tape/runner-kit/setup'
+import { createRuntimeOptionsSlot, type TapeRuntimeOptions } from '@agent-tape/runner-kit/tape'
 
 const slot = createRuntimeOptionsSlot<TapeRuntimeOptions>('agent-tape.vitest.runtime-options')
 

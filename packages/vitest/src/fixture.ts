@@ -1,6 +1,6 @@
 import { relative } from 'node:path'
 import type { Tape } from '@agent-tape/core'
-import { ConfigError } from '@agent-tape/core/context'
+import { ConfigError } from '@agent-tape/core/runtime'
 import { inject, type RunnerTestCase, type TestContext } from 'vitest'
 import { runtimeOptions } from './configure.js'
 import './meta.js'
@@ -14,7 +14,7 @@ export async function tapeFixture(
 ): Promise<void> {
   const config = readConfig()
   // Loaded by the first tape of the file, not by the setup file that every test file runs.
-  const { failureFirst, isSameFailure, openTestTape, toPosix } = await import('@agent-tape/runner-kit')
+  const { failureFirst, isSameFailure, openTestTape, toPosix } = await import('@agent-tape/runner-kit/tape')
   const test = task as RunnerTestCase
   const meta = test.meta.agentTape ?? { name: test.name, describes: [] }
   const { name } = meta

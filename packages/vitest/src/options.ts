@@ -1,3 +1,5 @@
+import type { TapeMode } from '@agent-tape/core/context'
+import type { PlannedKey } from '@agent-tape/http/install'
 import type { RunnerOptions, TapeConfig } from '@agent-tape/runner-kit'
 
 export type { ReplayTiming } from '@agent-tape/http'
@@ -18,6 +20,13 @@ export interface ProvidedTapeConfig extends TapeConfig {
   root: string
   /** `npx`, `pnpm`, … for the re-record command. */
   exec: string
+  /**
+   * The mode of the run's tapes, resolved once in the main process: what the boundaries do outside
+   * every tape (a client connected in `beforeAll`) follows it.
+   */
+  runMode: TapeMode
+  /** The placeholder keys of a run that may replay, planned once: each test file's setup sets them. */
+  replayKeys: PlannedKey[]
 }
 
 declare module 'vitest' {

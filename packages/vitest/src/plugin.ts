@@ -1,6 +1,12 @@
 import { fileURLToPath } from 'node:url'
 import { resolveMode, setModeFromFlag } from '@agent-tape/core/internal'
-import { detectExec, reportConfigOf, resolveTapeConfig, UPDATE_FLAG } from '@agent-tape/runner-kit'
+import {
+  detectExec,
+  replayKeyPlanFor,
+  reportConfigOf,
+  resolveTapeConfig,
+  UPDATE_FLAG,
+} from '@agent-tape/runner-kit'
 import type { Plugin } from 'vitest/config'
 import { type AgentTapeOptions, type ProvidedTapeConfig, VITEST_CONFIG_SOURCE } from './options.js'
 import { TapeSummaryReporter } from './reporter.js'
@@ -25,12 +31,19 @@ export function agentTape(options: AgentTapeOptions = {}): Plugin {
     configureVitest({ vitest, project }) {
       // Vitest rejects unknown flags before `--`; what follows `--` reaches process.argv untouched.
       if (process.argv.includes(UPDATE_FLAG)) setModeFromFlag(process.env, 'update', UPDATE_FLAG)
-      // Fails the run once, here, when CI asks to record (rather than in every test).
-      resolveMode({ mode: config.mode, env: process.env, allowRecordingInCI: config.allowRecordingInCI })
+      // Fails the run once, here, when CI asks to record (rather than in every test); the workers
+      // inherit this process's environment, so what it resolves is theirs too.
+      const { mode } = resolveMode({
+        mode: config.mode,
+        env: process.env,
+        allowRecordingInCI: config.allowRecordingInCI,
+      })
       const provided: ProvidedTapeConfig = {
         ...config,
         root: project.config.root,
         exec: detectExec(process.env.npm_config_user_agent),
+        runMode: mode,
+        replayKeys: replayKeyPlanFor(mode),
       }
       project.provide('agentTape', provided)
       if (options.summary === false) return

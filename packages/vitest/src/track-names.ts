@@ -1,4 +1,4 @@
-import { assertTapeName, TapeNameRegistry } from '@agent-tape/runner-kit/setup'
+import { assertTapeName, TapeNameRegistry } from '@agent-tape/runner-kit/tape'
 import { type RunnerTestCase, type RunnerTestFile, TestRunner } from 'vitest'
 import './meta.js'
 

@@ -1,5 +1,6 @@
 import { assertKnownOptions, claimingTapeCount, currentTape } from '@agent-tape/core/internal'
 import { bypass, type HttpHandler, http } from 'msw'
+import { ownInterceptionInstalled } from '../boundary.js'
 import { findCodec } from '../codecs/index.js'
 import { classifyUrl, type EndpointPattern } from '../endpoints.js'
 import { errorAnswer } from '../error-answer.js'
@@ -10,7 +11,7 @@ import { installNetworkGuards } from '../network/guards.js'
 import { performingForTape } from '../network/performing.js'
 import { useCodecLabels } from '../read-exchange.js'
 import type { ReplayTiming } from '../replay-timing.js'
-import { ownInterceptionInstalled, twoInterceptionsError } from '../two-interceptions.js'
+import { twoInterceptionsError } from '../two-interceptions.js'
 
 export interface TapeHandlerOptions {
   /** Base URLs of model endpoints beyond the known provider hosts (added to the runner's). */

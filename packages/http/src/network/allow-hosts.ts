@@ -1,4 +1,4 @@
-import { ConfigError } from '@agent-tape/core/context'
+import { ConfigError } from '@agent-tape/core/runtime'
 
 /**
  * Hosts a tape test may reach for real in every mode, neither recorded nor blocked: a local

@@ -1,6 +1,6 @@
 import childProcess from 'node:child_process'
 import { basename } from 'node:path'
-import { AgentTapeError, maskForPrinting, type Tape } from '@agent-tape/core/context'
+import { AgentTapeError, maskForPrinting, type Tape } from '@agent-tape/core/runtime'
 import { callerPackage, captureStack } from './client-path.js'
 import { type NetworkOwner, networkOwner } from './owner.js'
 

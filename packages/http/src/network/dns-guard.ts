@@ -1,6 +1,6 @@
 import dns from 'node:dns'
 import { isIP } from 'node:net'
-import { AgentTapeError } from '@agent-tape/core/context'
+import { AgentTapeError } from '@agent-tape/core/runtime'
 import { isLoopbackHost } from '../endpoints.js'
 import { type HostPattern, matchesHostName } from './allow-hosts.js'
 import { callerPackage, captureStack } from './client-path.js'

@@ -4,7 +4,7 @@ import {
   claimingTapeCount,
   currentTape,
   type Tape,
-} from '@agent-tape/core/context'
+} from '@agent-tape/core/runtime'
 import { isPerformingForTape } from './performing.js'
 
 /**

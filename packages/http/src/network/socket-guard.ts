@@ -1,5 +1,5 @@
 import net from 'node:net'
-import { AgentTapeError, redactUrl } from '@agent-tape/core/context'
+import { AgentTapeError, redactUrl } from '@agent-tape/core/runtime'
 import { type EndpointPattern, isLoopbackHost, matchesEndpointHost } from '../endpoints.js'
 import { type HostPattern, matchesHost } from './allow-hosts.js'
 import { captureStack, describeClient } from './client-path.js'

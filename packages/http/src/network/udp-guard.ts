@@ -1,5 +1,5 @@
 import dgram from 'node:dgram'
-import { AgentTapeError, redactUrl } from '@agent-tape/core/context'
+import { AgentTapeError, redactUrl } from '@agent-tape/core/runtime'
 import { isLoopbackHost } from '../endpoints.js'
 import { type HostPattern, matchesHost } from './allow-hosts.js'
 import { callerPackage, captureStack } from './client-path.js'

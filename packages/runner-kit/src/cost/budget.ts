@@ -1,4 +1,4 @@
-import { AgentTapeError } from '@agent-tape/core/context'
+import { AgentTapeError } from '@agent-tape/core/runtime'
 import type { CostReport, DecisionUsage } from '@agent-tape/inspect'
 import { formatCount, formatUsd } from '@agent-tape/inspect/format'
 import type { RunUsage } from './tape-usage.js'
