@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Builds every package of the workspace in dependency order (`pnpm build`): ESM and CJS with
-// plain tsc (build-package.mjs), the Vitest package as ESM only, the CLI's bin made executable.
+// Builds every package of the workspace in dependency order (`pnpm build`): ESM and CJS bundles
+// and their declarations (build-package.mjs), the Vitest package as ESM only, the CLI's bin made
+// executable.
 // Each package also gets the repository's LICENSE, which npm packs beside its README.
 // A package whose inputs (its sources and manifests, the build scripts, the lockfile and the
 // packages it depends on) are those of its last build is not built again (`--force` builds
@@ -43,15 +44,11 @@ function run(cwd, command, args) {
 
 async function build(name) {
   const dir = join(root, 'packages', name)
-  if (name === 'vitest') {
-    // Vitest loads ESM only; its package ships no CommonJS build.
-    rmSync(join(dir, 'dist'), { recursive: true, force: true })
-    await run(dir, join(dir, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'])
-  } else {
-    // The HTML view's page script and style are bundled into the package's sources first.
-    if (name === 'inspect') buildViewPage()
-    await run(dir, process.execPath, [join(root, 'scripts', 'build-package.mjs')])
-  }
+  // The HTML view's page script and style are bundled into the package's sources first.
+  if (name === 'inspect') buildViewPage()
+  // Vitest loads ESM only: its package ships no CommonJS build.
+  const args = name === 'vitest' ? ['--esm-only'] : []
+  await run(dir, process.execPath, [join(root, 'scripts', 'build-package.mjs'), ...args])
   if (name === 'cli') {
     // tsc keeps the `#!/usr/bin/env node` line of the bin, but not its file mode.
     for (const file of ['dist/esm/bin.js', 'dist/cjs/bin.js']) {

@@ -6,10 +6,10 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { openTape, parseCassette } from '@agent-tape/core'
 import { createFileStore } from '@agent-tape/core/node'
+import { readRequestParts, wireHead } from '@agent-tape/http/internal'
 import stableStringify from 'fast-json-stable-stringify'
 import OpenAI from 'openai'
 // Internal to the http package: the bench fingerprints requests exactly as its boundary does.
-import { readRequestParts, wireHead } from '../../packages/http/dist/esm/request-input.js'
 import { median, rounds, summarize, timeReplays } from '../lib/stats.mjs'
 import { longRunScript, runLongAgent } from '../lib/traffic.mjs'
 

@@ -26,7 +26,7 @@ import { longRunScript } from '../lib/traffic.mjs'
 
 const FILES = 50
 const TESTS_PER_FILE = 4
-const STEPS = 20
+const STEPS = 10
 const VITEST = new URL('../node_modules/vitest/vitest.mjs', import.meta.url).pathname
 const TRAFFIC = new URL('../lib/traffic.mjs', import.meta.url).pathname
 const IMPORT_CHILD = new URL('../lib/import-child.mjs', import.meta.url).pathname

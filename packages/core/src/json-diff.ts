@@ -1,4 +1,6 @@
-import { diffArrays, diffWords } from 'diff'
+// The diff package's modules one by one: its main entry loads every kind of diff it has.
+import { diffArrays } from 'diff/lib/diff/array.js'
+import { diffWords } from 'diff/lib/diff/word.js'
 import { createPrintMask, cutForPrinting } from './format-message.js'
 import { joinPath } from './json-path.js'
 

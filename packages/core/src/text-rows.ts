@@ -1,4 +1,6 @@
-import { diffLines, diffWordsWithSpace } from 'diff'
+// The diff package's modules one by one: its main entry loads every kind of diff it has.
+import { diffLines } from 'diff/lib/diff/line.js'
+import { diffWordsWithSpace } from 'diff/lib/diff/word.js'
 
 // Two versions of a text as rows a reader compares: the lines of both, aligned so that a line
 // and its edit sit on one row, and inside an edited line the words that changed marked. The

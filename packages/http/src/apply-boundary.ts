@@ -1,3 +1,6 @@
+import http from 'node:http'
+import http2 from 'node:http2'
+import https from 'node:https'
 import { syncBuiltinESMExports } from 'node:module'
 import type { PreparedBoundary } from './boundary.js'
 import { forwardedRequest } from './forwarded-request.js'
@@ -10,6 +13,7 @@ import {
 } from './interception-guards.js'
 import { performingForTape } from './network/performing.js'
 import { loadRequestHandling } from './request-handling.js'
+import { removeStandIns, standInClass, standInFunction } from './stand-ins.js'
 
 /**
  * Every way out of the process the boundary takes over, applied in this order and removed in the
@@ -18,22 +22,36 @@ import { loadRequestHandling } from './request-handling.js'
 const GUARDS: readonly InterceptionGuard[] = [requestGuard, http2Guard, networkGuard]
 
 /**
- * What the first tape of a process loads (see `prepareBoundary`): applies every guard behind the
- * stand-ins the setup put in place, and loads what decides a request for a tape. Returns the
- * removal of what it applied.
+ * What the first tape of a process loads (see `prepareBoundary`): stands in for the request
+ * functions of `node:http`/`https` and `http2.connect` as the setup stood in for `fetch`, applies
+ * every guard behind them, and loads what decides a request for a tape. Returns the removal of
+ * what it applied.
  */
 export async function applyBoundary(prepared: PreparedBoundary): Promise<() => void> {
   await loadRequestHandling()
+  const standIns = {
+    fetch: prepared.fetchStandIn,
+    requests: [
+      ...[http, https].flatMap((module) => [
+        standInFunction(module, 'request'),
+        standInFunction(module, 'get'),
+      ]),
+      standInClass(http, 'ClientRequest'),
+    ],
+    http2: standInFunction(http2, 'connect'),
+  }
   const context: GuardContext = {
     config: prepared.settings,
     perform: (request) => performingForTape(() => prepared.networkFetch(forwardedRequest(request))),
-    prepared,
+    standIns,
   }
   const removals = GUARDS.map((guard) => guard.install(context))
-  // `import { lookup } from 'node:dns'` reads a snapshot of the module's exports.
+  // `import { request } from 'node:http'` (and `lookup` from node:dns) reads a snapshot of the
+  // module's exports: refreshed, an ES module's named import sees what stands in now.
   syncBuiltinESMExports()
   return () => {
     for (const remove of [...removals].reverse()) remove()
+    removeStandIns([...standIns.requests, standIns.http2])
     syncBuiltinESMExports()
   }
 }

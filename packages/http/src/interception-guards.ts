@@ -1,7 +1,6 @@
 import { onTapeRun } from '@agent-tape/core/context'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
-import type { PreparedBoundary } from './boundary.js'
 import type { BoundaryConfig } from './handle-request.js'
 import { interceptHttp2 } from './http2/intercept-connect.js'
 import type { HostPattern } from './network/allow-hosts.js'
@@ -9,7 +8,7 @@ import type { ChildProcessPolicy } from './network/child-processes.js'
 import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
 import { installNetworkGuards } from './network/guards.js'
 import { handleRequestWhenTaped } from './request-handling.js'
-import { patchBehind, unpatchBehind } from './stand-ins.js'
+import { patchBehind, type StandIn, unpatchBehind } from './stand-ins.js'
 
 /** What every guard of an installed boundary reads. */
 export interface GuardContext {
@@ -17,15 +16,15 @@ export interface GuardContext {
   config: BoundaryConfig & { allowHosts: HostPattern[]; childProcesses?: ChildProcessPolicy }
   /** Sends a request to the network without it being intercepted again. */
   perform: (request: Request) => Promise<Response>
-  /** The stand-ins the setup put in place: a guard takes over their properties behind them. */
-  prepared: Pick<PreparedBoundary, 'standIns' | 'earlySessions'>
+  /** What stands in for what the guards take over: a guard patches behind them. */
+  standIns: { fetch: StandIn; requests: StandIn[]; http2: StandIn }
 }
 
 /**
  * One way out of the process that the HTTP boundary takes over once the first tape opens:
  * requests it routes to the tape, or connections it refuses while a tape records or replays.
- * `install` patches Node (or a global), behind the setup's stand-ins where there are some, and
- * returns the removal of exactly that.
+ * `install` patches Node (or a global), behind the stand-ins where there are some, and returns
+ * the removal of exactly that.
  */
 export interface InterceptionGuard {
   /** What it takes over, as the docs name it. */
@@ -39,9 +38,9 @@ export interface InterceptionGuard {
  */
 export const requestGuard: InterceptionGuard = {
   name: "fetch, node:http and node:https, and undici's global dispatchers",
-  install({ config, perform, prepared }) {
+  install({ config, perform, standIns: { fetch, requests } }) {
     const interceptors = [new ClientRequestInterceptor(), new FetchInterceptor()] as const
-    const standIns = [prepared.standIns.fetch, ...prepared.standIns.requests]
+    const standIns = [fetch, ...requests]
     patchBehind(standIns, () => {
       // Each interceptor applied by itself, as a BatchInterceptor would do: that class lives in the
       // package's main entry, which loads more than the two interceptors need.
@@ -72,10 +71,9 @@ export const requestGuard: InterceptionGuard = {
 
 export const http2Guard: InterceptionGuard = {
   name: 'node:http2 sessions',
-  install({ config, prepared }) {
-    const standIns = [prepared.standIns.http2]
-    const remove = patchBehind(standIns, () => interceptHttp2(config, prepared.earlySessions))
-    return () => unpatchBehind(standIns, remove)
+  install({ config, standIns: { http2 } }) {
+    const remove = patchBehind([http2], () => interceptHttp2(config))
+    return () => unpatchBehind([http2], remove)
   },
 }
 

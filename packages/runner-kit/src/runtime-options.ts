@@ -1,5 +1,5 @@
 import type { Normalizer, Redactor, SecretAllowList } from '@agent-tape/core/internal'
-import type { UsageReader } from '@agent-tape/inspect'
+import type { UsageReader } from '@agent-tape/inspect/cost'
 
 /** Options given in a setup file: rules that are functions, which a runner's config cannot carry. */
 export interface TapeRuntimeOptions {

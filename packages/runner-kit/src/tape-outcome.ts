@@ -5,7 +5,7 @@ import {
   type TapeState,
 } from '@agent-tape/core/internal'
 import { sumUsage, type TokenUsage } from '@agent-tape/http/internal'
-import { readRecordedUsage, type UsageReader } from '@agent-tape/inspect'
+import { readRecordedUsage, type UsageReader } from '@agent-tape/inspect/cost'
 import type { TapeSummaryEntry } from './tape-summary.js'
 
 /**

@@ -12,7 +12,7 @@ import {
 } from '@agent-tape/core/internal'
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import { childProcessesOf } from '@agent-tape/http/internal'
-import { priceUsage, readRecordedUsage, type UsageReader } from '@agent-tape/inspect'
+import { priceUsage, readRecordedUsage, type UsageReader } from '@agent-tape/inspect/cost'
 import { cassettePathFor } from './cassette-path.js'
 import { budgetFailure } from './cost/budget.js'
 import { readRerecord, readRunUsage } from './cost/tape-usage.js'

@@ -1,8 +1,8 @@
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import workerThreads, { type WorkerOptions } from 'node:worker_threads'
-import { AgentTapeError, onTapeFinish, type Tape } from '@agent-tape/core/context'
+import { AgentTapeError, onTapeFinish, type Tape } from '@agent-tape/core/runtime'
 import type { EndpointPattern } from '../endpoints.js'
+import { packageFolder } from '../package-folder.js'
 import type { HostPattern } from './allow-hosts.js'
 import { networkOwner } from './owner.js'
 import {
@@ -106,24 +106,10 @@ function guardFor(
   }
 }
 
-let preload: string | undefined
-
 /**
  * The CommonJS build of `worker-preload`: `--require` loads CommonJS in every Node version and in
- * workers started from code (`eval: true`), where `--import` is not run. Found from this file's
- * own path, which the ESM build knows as a URL (`dist/esm/…`) and the CommonJS one as a path.
+ * workers started from code (`eval: true`), where `--import` is not run.
  */
 function preloadPath(): string {
-  if (preload) return preload
-  const prepare = Error.prepareStackTrace
-  let file: string | undefined
-  try {
-    Error.prepareStackTrace = (_error, sites) => sites[0]?.getFileName()
-    file = new Error().stack as unknown as string | undefined
-  } finally {
-    Error.prepareStackTrace = prepare
-  }
-  const path = file?.startsWith('file:') ? fileURLToPath(file) : (file ?? '')
-  preload = join(dirname(path).replace(/([\\/])dist[\\/]esm([\\/])/, '$1dist$2cjs$2'), 'worker-preload.js')
-  return preload
+  return join(packageFolder(), 'dist', 'cjs', 'network', 'worker-preload.js')
 }

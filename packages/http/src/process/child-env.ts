@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { packageFolder } from '../package-folder.js'
 import { type ProcessSlot, SESSION_ENV, SLOT_ENV } from './session.js'
 
 /**
@@ -9,9 +10,7 @@ import { type ProcessSlot, SESSION_ENV, SLOT_ENV } from './session.js'
  * this module's own file, whichever build of the package (ES module or CommonJS) runs it.
  */
 export function preloadUrl(): string {
-  const here = ownFile()
-  // <package>/dist/<esm|cjs>/process/child-env.js → <package>/preload.mjs
-  const file = join(dirname(here), '..', '..', '..', 'preload.mjs')
+  const file = join(packageFolder(), 'preload.mjs')
   if (!existsSync(file)) throw new Error(`the preload entry of @agent-tape/http is missing at ${file}`)
   return pathToFileURL(file).href
 }
@@ -43,19 +42,5 @@ export function boundaryVariables(
     [SESSION_ENV]: sessionDir,
     [SLOT_ENV]: JSON.stringify(slot),
     NODE_OPTIONS: withPreload(nodeOptions),
-  }
-}
-
-/** The file of this module, read from the engine's own record of the call (no `import.meta` in CommonJS). */
-function ownFile(): string {
-  const original = Error.prepareStackTrace
-  try {
-    Error.prepareStackTrace = (_error, frames) => frames
-    const frames = new Error().stack as unknown as NodeJS.CallSite[]
-    const name = frames[0]?.getFileName()
-    if (!name) throw new Error('the location of @agent-tape/http cannot be read')
-    return name.startsWith('file:') ? fileURLToPath(name) : name
-  } finally {
-    Error.prepareStackTrace = original
   }
 }

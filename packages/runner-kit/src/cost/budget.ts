@@ -1,5 +1,5 @@
 import { AgentTapeError } from '@agent-tape/core/runtime'
-import type { CostReport, DecisionUsage } from '@agent-tape/inspect'
+import type { CostReport, DecisionUsage } from '@agent-tape/inspect/cost'
 import { formatCount, formatUsd } from '@agent-tape/inspect/format'
 import type { RunUsage } from './tape-usage.js'
 

@@ -2,14 +2,11 @@ import { sumUsage } from '@agent-tape/http/internal'
 import {
   type CostReport,
   describeCostDelta,
-  describeTokens,
   describeUsd,
-  formatCount,
-  formatUsd,
-  modelName,
   type PricedModel,
   priceUsage,
-} from '@agent-tape/inspect'
+} from '@agent-tape/inspect/cost'
+import { describeTokens, formatCount, formatUsd, modelName } from '@agent-tape/inspect/format'
 import type { TapeSummaryEntry } from '../tape-summary.js'
 
 /** What the tapes of a run cost, priced once for the summary's lines. */

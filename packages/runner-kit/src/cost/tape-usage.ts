@@ -6,7 +6,7 @@ import {
   type UsageReader,
   type UsageSource,
   usageOfDecisions,
-} from '@agent-tape/inspect'
+} from '@agent-tape/inspect/cost'
 
 /** What a tape's run has used so far: its steps, each model decision's tokens, and their labels. */
 export interface RunUsage {

@@ -1,5 +1,5 @@
 import type { Tape } from '@agent-tape/core'
-import type { CostReport, DecisionUsage } from '@agent-tape/inspect'
+import type { CostReport, DecisionUsage } from '@agent-tape/inspect/cost'
 import type { RunUsage } from './tape-usage.js'
 
 /**
