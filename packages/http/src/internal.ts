@@ -23,7 +23,7 @@ export {
 } from './read-exchange.js'
 export { framingHeader, implausibleTimes } from './replay-checks.js'
 export type { PlannedKey } from './replay-key-plan.js'
-export { readRequestParts, wireHead } from './request-input.js'
 export { planReplayKeys } from './replay-keys.js'
+export { readRequestParts, wireHead } from './request-input.js'
 export { recordedStream } from './streams/index.js'
 export { recordedUsage, sumUsage } from './usage.js'
