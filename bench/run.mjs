@@ -108,7 +108,7 @@ try {
     results.load = await cassetteLoad({ dir, config })
   }
   if (wants('suite')) {
-    log('6/6 suite overhead under Vitest')
+    log('6/6 suite overhead under Vitest and Jest')
     results.suite = await suite({ provider, config })
   }
   if (wants('growth')) {
@@ -177,6 +177,7 @@ function versions() {
       '@mswjs/interceptors',
       'openai',
       'vitest',
+      'jest',
     ].map((n) => [n, read(n)]),
   )
 }

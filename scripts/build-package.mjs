@@ -5,7 +5,7 @@
 // (TypeScript 7 has no compiler API, so no bundler emits declarations here). `--esm-only` builds
 // ESM into dist/ (the Vitest package: Vitest loads ES modules only). Test files are excluded.
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { rolldown } from 'rolldown'
 
@@ -44,7 +44,6 @@ const CHUNKS = {
   '@agent-tape/inspect': { costs: ['cost/index', 'format/index'] },
   // The matchers' implementations load with the first tape (matcher-link.ts).
   '@agent-tape/runner-kit': { setup: ['setup/index'], tape: ['tape/index', 'tape-matchers'] },
-  '@agent-tape/vitest': { setup: ['setup'] },
   '@agent-tape/jest': { setup: ['setup'] },
 }
 
@@ -68,7 +67,7 @@ function entries() {
 }
 
 /** Declarations only, one per source file, in the layout the exports map's `types` name. */
-function declarations(outDir, module, moduleResolution) {
+function declarations(outDir) {
   const tmp = join(cwd, 'dist', '.tsconfig')
   mkdirSync(tmp, { recursive: true })
   const file = join(tmp, 'declarations.json')
@@ -79,8 +78,6 @@ function declarations(outDir, module, moduleResolution) {
       compilerOptions: {
         rootDir: '../../src',
         outDir: `../../${outDir}`,
-        module,
-        moduleResolution,
         noEmit: false,
         emitDeclarationOnly: true,
       },
@@ -96,14 +93,36 @@ function declarations(outDir, module, moduleResolution) {
 // own included, each bundled by itself) and Node's modules.
 const external = (id) => /^(?![./\0]|[A-Za-z]:)/.test(id)
 
-/** The chunk each module of the package goes to, by {@link CHUNKS}, worked out as the build ends. */
+/**
+ * The chunk each module of the package goes to, by {@link CHUNKS}, worked out as the build ends;
+ * and the modules more than one entry (or lazily loaded module) reaches, which go to `main` unless
+ * planned. A module only one of them reaches stays in that one's file.
+ */
 function chunkPlan(inputs) {
   const chunkOf = new Map()
+  const shared = new Set()
   return {
     chunkOf,
+    shared,
     plugin: {
       name: 'agent-tape-chunks',
       buildEnd() {
+        const reachedFrom = new Map()
+        const roots = [...Object.values(inputs)]
+        for (const id of this.getModuleIds())
+          for (const next of this.getModuleInfo(id)?.dynamicallyImportedIds ?? [])
+            if (!external(next)) roots.push(next)
+        for (const root of new Set(roots)) {
+          const seen = new Set()
+          const queue = [root]
+          for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+            if (seen.has(id)) continue
+            seen.add(id)
+            reachedFrom.set(id, (reachedFrom.get(id) ?? 0) + 1)
+            queue.push(...(this.getModuleInfo(id)?.importedIds ?? []).filter((next) => !external(next)))
+          }
+        }
+        for (const [id, count] of reachedFrom) if (count > 1) shared.add(id)
         for (const [chunk, names] of Object.entries(CHUNKS[manifest.name] ?? {})) {
           const queue = names.map((name) => inputs[name] ?? join(cwd, 'src', `${name}.ts`))
           for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
@@ -155,22 +174,27 @@ for (const { dir, format, type } of outputs) {
         { debugName: 'planned', name: (id) => (entryIds.has(id) ? null : (plan.chunkOf.get(id) ?? null)) },
         {
           debugName: 'main',
-          name: (id) => (!entryIds.has(id) && id.startsWith(join(cwd, 'src')) ? 'main' : null),
+          name: (id) => (!entryIds.has(id) && plan.shared.has(id) ? 'main' : null),
         },
       ],
     },
     // Class and function names as written: errors and reports name them (`constructor.name`).
-    keepNames: true,
+    keepNames: false,
     // Jest's sandbox runs CommonJS and has no dynamic `import()`: a lazy load is a `require`.
     ...(format === 'cjs' ? { dynamicImportInCjs: false, exports: 'named' } : {}),
   })
   if (type) writeFileSync(join(cwd, dir, 'package.json'), `${JSON.stringify({ type })}\n`)
 }
 await bundle.close()
-if (esmOnly) declarations('dist', 'nodenext', 'nodenext')
+if (esmOnly) declarations('dist')
 else {
-  declarations('dist/esm', 'nodenext', 'nodenext')
-  declarations('dist/cjs', 'commonjs', 'bundler')
+  // The same declarations serve both builds: a declaration file reads the same to either.
+  declarations('dist/esm')
+  cpSync(join(cwd, 'dist/esm'), join(cwd, 'dist/cjs'), {
+    recursive: true,
+    filter: (from) =>
+      !/\.js(\.map)?$/.test(from) && !from.endsWith('package.json') && !from.includes('/chunks'),
+  })
 }
 // A bin keeps its `#!` line; the file mode is the caller's to set.
 for (const bin of Object.values(manifest.bin ?? {})) {

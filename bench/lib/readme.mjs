@@ -59,7 +59,7 @@ export function renderReadmeBlock(r) {
   const paragraphs = [
     [
       `A ${r.load.decisions.toLocaleString('en')}-decision cassette loads and indexes in ${formatRoundMs(r.load.load.median)};`,
-      `${r.suite.tests} \`it.tape\` tests replaying ${r.suite.steps}-step runs take ${formatRoundRatio(r.suite.medianRatio)} the wall clock of the same tests with hand-written \`fetch\` stubs.`,
+      `${r.suite.tests} \`it.tape\` tests replaying ${r.suite.steps}-step runs take ${formatRoundRatio(r.suite.medianRatio)} the wall clock of the same tests with hand-written \`fetch\` stubs under Vitest and ${formatRoundRatio(r.suite.jest.medianRatio)} under Jest, and a test file without tapes costs ${formatRoundMs(r.suite.withoutTapes.perFileMs)} more under Vitest and ${formatRoundMs(r.suite.jest.withoutTapes.perFileMs)} more under Jest.`,
     ],
     [...(r.growth ? [growthNote(r)] : []), ...(r.rerecord ? [rerecordNote(r)] : [])],
   ].filter((sentences) => sentences.length > 0)

@@ -86,7 +86,7 @@ export function summaryTable(r, names = TOOLS.filter((c) => r.names.includes(c))
   }
   if (r.suite) {
     notes.push(
-      `${r.suite.tests} tape tests replaying ${r.suite.steps}-step runs under Vitest take ${formatRatio(r.suite.medianRatio)} the wall clock of the same tests with hand-written fetch stubs (${formatMs(r.suite.summary.tape.median)} vs ${formatMs(r.suite.summary.stub.median)}); in a suite without tapes, the plugin costs ${formatMs(r.suite.withoutTapes.perFileMs)} per test file (${formatRatio(r.suite.withoutTapes.medianRatio)}).`,
+      `${r.suite.tests} tape tests replaying ${r.suite.steps}-step runs take ${formatRatio(r.suite.medianRatio)} the wall clock of the same tests with hand-written fetch stubs under Vitest (${formatMs(r.suite.summary.tape.median)} vs ${formatMs(r.suite.summary.stub.median)}) and ${formatRatio(r.suite.jest.medianRatio)} under Jest (${formatMs(r.suite.jest.summary.tape.median)} vs ${formatMs(r.suite.jest.summary.stub.median)}); in a suite without tapes, agent-tape costs ${formatMs(r.suite.withoutTapes.perFileMs)} per test file under Vitest (${formatRatio(r.suite.withoutTapes.medianRatio)}) and ${formatMs(r.suite.jest.withoutTapes.perFileMs)} under Jest (${formatRatio(r.suite.jest.withoutTapes.medianRatio)}).`,
     )
   }
   if (r.growth) notes.push(growthNote(r))
@@ -274,24 +274,27 @@ function secretScanSection(r) {
 
 function suiteSection(r) {
   const s = r.suite
-  const w = s.withoutTapes
   const i = s.setupImport
+  const rows = (label, c) => [
+    `| ${label}: ${s.files} files without tapes, with agent-tape | ${formatTime(c.withoutTapes.summary.plugin)} |`,
+    `| ${label}: ${s.files} files without tapes, without it | ${formatTime(c.withoutTapes.summary.plain)} |`,
+    `| ${label}: ratio (per test file: ${formatMs(c.withoutTapes.perFileMs)}) | ${formatRatio(c.withoutTapes.medianRatio)} |`,
+    `| ${label}: ${s.tests} tape tests (agent-tape) | ${formatTime(c.summary.tape)} |`,
+    `| ${label}: ${s.tests} tests with fetch stubs | ${formatTime(c.summary.stub)} |`,
+    `| ${label}: ratio | ${formatRatio(c.medianRatio)} |`,
+  ]
   return [
-    '## 6. Suite overhead under Vitest',
+    '## 6. Suite overhead under Vitest and Jest',
     '',
-    `Wall clock of \`vitest run\`, startup included, in rounds. First ${s.files} test files of ${s.tests / s.files} plain tests each, with the \`agentTape()\` plugin in the config and without it: the plugin's setup file runs before every test file, tape or not. Then ${s.tests} tests in ${s.files} files, each replaying a ${s.steps}-step run on the openai SDK: \`it.tape\` with cassettes in \`replay\` mode, next to the same tests with a hand-written \`fetch\` stub that returns the recorded answers in order.`,
+    `Wall clock of a whole \`vitest run\` and \`jest\` run, startup included, in rounds, each runner with its defaults. First ${s.files} test files of ${s.tests / s.files} plain tests each, with agent-tape in the config (the \`agentTape()\` plugin, the \`@agent-tape/jest\` preset) and without it: its setup file runs before every test file, tape or not. Then ${s.tests} tests in ${s.files} files, each replaying a ${s.steps}-step tool loop on the openai SDK: \`it.tape\` with cassettes in \`replay\` mode, next to the same tests with a hand-written \`fetch\` stub that returns the recorded answers in order. Neither has agent-tape's run summary.`,
     '',
     '| suite | wall clock |',
     '| --- | ---: |',
-    `| ${s.files} files without tapes, with the plugin | ${formatTime(w.summary.plugin)} |`,
-    `| ${s.files} files without tapes, without it | ${formatTime(w.summary.plain)} |`,
-    `| ratio (per test file: ${formatMs(w.perFileMs)}) | ${formatRatio(w.medianRatio)} |`,
-    `| ${s.tests} tape tests (agent-tape) | ${formatTime(s.summary.tape)} |`,
-    `| ${s.tests} tests with fetch stubs | ${formatTime(s.summary.stub)} |`,
-    `| ratio | ${formatRatio(s.medianRatio)} |`,
+    ...rows('Vitest', s),
+    ...rows('Jest', s.jest),
     ...(s.before ? beforeRows(s) : []),
     '',
-    `In a fresh \`node\` process, what the setup file imports (${i.modules} modules) loads in ${formatTime(i.setup)}${range(i.setup)}, after \`vitest\` itself (${formatTime(i.vitest)}${range(i.vitest)}), over ${i.setup.n} processes.${s.before ? ` Before: ${s.before.setupImport.modules} modules, ${formatTime(s.before.setupImport.setup)}${range(s.before.setupImport.setup)}.` : ''}`,
+    `Load average (1 minute) before, between and after the rounds: ${s.loadAverage.map((l) => l.toFixed(2)).join(', ')}. In a fresh \`node\` process, what Vitest's setup file imports (${i.modules} modules) loads in ${formatTime(i.setup)}${range(i.setup)}, after \`vitest\` itself (${formatTime(i.vitest)}${range(i.vitest)}), over ${i.setup.n} processes.${s.before ? ` Before: ${s.before.setupImport.modules} modules, ${formatTime(s.before.setupImport.setup)}${range(s.before.setupImport.setup)}.` : ''}`,
   ]
 }
 
@@ -302,14 +305,14 @@ function range(summary) {
 
 /** The older packages measured in the same rounds (\`BENCH_SUITE_BEFORE\`). */
 function beforeRows(s) {
-  const b = s.before
-  return [
-    `| before this change: ${s.files} files without tapes, with the plugin | ${formatTime(b.withoutTapes.summary)} |`,
-    `| before: ratio (per test file: ${formatMs(b.withoutTapes.perFileMs)}) | ${formatRatio(b.withoutTapes.medianRatio)} |`,
-    `| before: ${s.tests} tape tests | ${formatTime(b.summary)} |`,
-    `| before: ratio to the stubs | ${formatRatio(b.medianRatio)} |`,
-    `| after / before, round by round: without tapes, tape tests | ${formatRatio(b.afterVsBefore.withoutTapes)}, ${formatRatio(b.afterVsBefore.tapes)} |`,
+  const rows = (label, b) => [
+    `| ${label} before this change: ${s.files} files without tapes, with agent-tape | ${formatTime(b.withoutTapes.summary)} |`,
+    `| ${label} before: ratio (per test file: ${formatMs(b.withoutTapes.perFileMs)}) | ${formatRatio(b.withoutTapes.medianRatio)} |`,
+    `| ${label} before: ${s.tests} tape tests | ${formatTime(b.summary)} |`,
+    `| ${label} before: ratio to the stubs | ${formatRatio(b.medianRatio)} |`,
+    `| ${label} after / before, round by round: without tapes, tape tests | ${formatRatio(b.afterVsBefore.withoutTapes)}, ${formatRatio(b.afterVsBefore.tapes)} |`,
   ]
+  return [...rows('Vitest', s.before), ...rows('Jest', s.before.jest)]
 }
 
 function machineSection(r) {

@@ -1,16 +1,15 @@
 import { createMemoryStore, isAgentTapeError } from '@agent-tape/core'
 import { setRunMode } from '@agent-tape/core/context'
 import { installHttpBoundary } from '@agent-tape/http'
+import { installedBoundary } from '@agent-tape/http/internal'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type CountingServer, startCountingServer } from '../support/counting-server.js'
 import { runTaped } from '../support/tape-run.js'
 
-// Before a file's first tape the interceptors are not loaded (test/http/first-tape.test.ts): what
-// the thin layer does on its own then, in a fresh process, in a run whose tapes replay.
+// Before a file's first tape what serves tapes is not loaded (test/http/first-tape.test.ts): what
+// the stand-ins do on their own then, in a fresh process, in a run whose tapes replay.
 const boundary = installHttpBoundary()
-const INTERCEPTORS = [Symbol.for('fetch-interceptor'), Symbol.for('client-request-interceptor')]
-const interceptorsApplied = () =>
-  INTERCEPTORS.map((symbol) => (globalThis as Record<symbol, unknown>)[symbol] !== undefined)
+const loaded = () => installedBoundary()?.loaded() === true
 
 // A library that wraps `fetch` after the setup (a logger, a tracing SDK) stays in front of it.
 const thin = globalThis.fetch
@@ -48,7 +47,7 @@ it('passes a request that is not MCP before the first tape, loading nothing', as
   const answer = await (await fetch(`${server.origin}/health`)).json()
   expect(answer).toEqual({ server: 'mcp', path: '/health' })
   expect(server.requests).toBe(before + 1)
-  expect(interceptorsApplied()).toEqual([false, false])
+  expect(loaded()).toBe(false)
 })
 
 it('refuses an MCP handshake before the first tape of a replaying run, unsent, by loading the interception', async () => {
@@ -64,7 +63,7 @@ it('refuses an MCP handshake before the first tape of a replaying run, unsent, b
     `Cannot connect to MCP server ${server.origin}/mcp outside a tape`,
   )
   expect(server.requests).toBe(before)
-  expect(interceptorsApplied()).toEqual([true, true])
+  expect(loaded()).toBe(true)
 })
 
 it('keeps a library that wrapped fetch after the setup in front of the interception, and in place once disposed', async () => {

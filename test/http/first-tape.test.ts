@@ -1,6 +1,7 @@
 import http from 'node:http'
 import { createMemoryStore, isAgentTapeError } from '@agent-tape/core'
 import { installHttpBoundary } from '@agent-tape/http'
+import { installedBoundary } from '@agent-tape/http/internal'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CountingServer, startCountingServer } from '../support/counting-server.js'
@@ -9,10 +10,10 @@ import { CAPTURED, type Client, OVER_HTTP2, REFUSED } from '../support/network-c
 import { runTaped } from '../support/tape-run.js'
 
 // The zero-network matrix on the path a test file without a tape before it takes: the boundary
-// is installed as a runner's setup installs it (a thin layer), the clients keep what they find
+// is installed as a runner's setup installs it (stand-ins), the clients keep what they find
 // before any tape opens (an SDK client built at import keeps `fetch`), requests pass before the
-// first tape, and the first tape of the process loads the interceptors. Each test file runs in a
-// fresh process, so no tape of another file has loaded them.
+// first tape, and the first tape of the process loads what serves tapes. Each test file runs in
+// a fresh process, so no tape of another file has loaded it.
 const boundary = installHttpBoundary()
 
 // What modules imported after the setup and before the first tape keep.
@@ -52,9 +53,14 @@ const KEPT: Record<string, Client> = {
 }
 const ALL = { ...CAPTURED, ...KEPT }
 
-const INTERCEPTORS = [Symbol.for('fetch-interceptor'), Symbol.for('client-request-interceptor')]
-const interceptorsApplied = () =>
-  INTERCEPTORS.map((symbol) => (globalThis as Record<symbol, unknown>)[symbol] !== undefined)
+// What is loaded and applied: the boundary behind the stand-ins, the interceptor of node:http, and
+// that of fetch (the boundary answers fetch itself: never applied).
+const applied = () => ({
+  boundary: installedBoundary()?.loaded() === true,
+  nodeHttpInterceptor: Symbol.for('client-request-interceptor') in globalThis,
+  fetchInterceptor: Symbol.for('fetch-interceptor') in globalThis,
+})
+const NOTHING = { boundary: false, nodeHttpInterceptor: false, fetchInterceptor: false }
 
 let recorded: CountingServer
 let h2c: CountingServer
@@ -85,19 +91,19 @@ function requests() {
 
 describe('before the first tape', () => {
   it.each(Object.entries(ALL))(
-    '%s reaches its server untouched, with no interceptor loaded',
+    '%s reaches its server untouched, with nothing loaded',
     async (name, client) => {
       const before = requests()
       const answer = await client(origin(name), '/v1/before')
       expect(answer).toEqual({ server: OVER_HTTP2.has(name) ? 'h2c' : 'recorded', path: '/v1/before' })
       expect(requests()).toBe(before + 1)
-      expect(interceptorsApplied()).toEqual([false, false])
+      expect(applied()).toEqual(NOTHING)
     },
   )
 })
 
 describe('the first tape', () => {
-  it('loads the interceptors, and records every client, those kept before it included', async () => {
+  it('loads what serves tapes, and records every client, those kept before it included', async () => {
     const run = await runTaped(store, 'first.jsonl', 'auto', async () => {
       const answers: Record<string, unknown> = {}
       for (const [name, client] of Object.entries(ALL))
@@ -105,7 +111,8 @@ describe('the first tape', () => {
       return answers
     })
     expect(run.error).toBeUndefined()
-    expect(interceptorsApplied()).toEqual([true, true])
+    // Its node:http clients applied the interceptor of node:http.
+    expect(applied()).toEqual({ boundary: true, nodeHttpInterceptor: true, fetchInterceptor: false })
     expect(run.state).toMatchObject({ status: 'recorded', recorded: Object.keys(ALL).length })
     for (const name of Object.keys(ALL)) {
       expect(run.result?.[name]).toEqual({
@@ -141,7 +148,7 @@ describe('the first tape', () => {
 
   it('leaves every client as it found it once disposed', async () => {
     await boundary.dispose()
-    expect(interceptorsApplied()).toEqual([false, false])
+    expect(applied()).toEqual(NOTHING)
     expect(globalThis.fetch).not.toBe(keptFetch)
     const before = recorded.requests
     // Outside every tape, disposed: sent for real by the function kept before the first tape too.

@@ -10,7 +10,7 @@ import type { DecisionState, DecisionStatus, TapeState } from './tape-state.js'
  * fired. The tape and the part of its action write here; the state is a snapshot of it.
  */
 export class RunLog {
-  readonly decisions: DecisionState[] = []
+  readonly #decisions: DecisionState[] = []
   /** What fails the run, first first: misses, divergences found as it ends, what a boundary refused. */
   readonly divergences: AgentTapeError[] = []
   readonly warnings: string[] = []
@@ -42,7 +42,16 @@ export class RunLog {
       status,
     }
     if (typeof label === 'function') this.unlabelled.set(state, label)
-    this.decisions.push(state)
+    this.#decisions.push(state)
+  }
+
+  /** How each decision of the run so far ended up, in the order the run asked for them, labelled. */
+  get decisions(): readonly DecisionState[] {
+    if (this.unlabelled.size > 0) {
+      for (const [state, label] of this.unlabelled) state.label = label()
+      this.unlabelled.clear()
+    }
+    return this.#decisions
   }
 
   diverge(error: AgentTapeError): void {
@@ -90,8 +99,6 @@ export class RunLog {
     tally: PartTally,
     ending: PartEnding | undefined,
   ): TapeState {
-    for (const [state, label] of this.unlabelled) state.label = label()
-    this.unlabelled.clear()
     const decisions: DecisionState[] = [...this.decisions]
     for (const d of tally.unused) {
       const label = decisionLabel(d)

@@ -16,7 +16,8 @@ import type { TapeAction, TapeState } from './tape-state.js'
 export interface KeyedDecision {
   kind: string
   key: DecisionKey
-  label: string
+  /** What reports call the decision (`tool "lookup"`), read when one names it. */
+  label: () => string
   position: DecisionPosition
   /** The input after the normalizers, before redaction: what a recording stores. */
   normalized: unknown

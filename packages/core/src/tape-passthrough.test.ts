@@ -22,7 +22,7 @@ it('runs every decision for real, lists it under its place in the run, and write
   const decision = {
     kind: 'llm',
     key: 'llm:0000000000000001',
-    label: 'model request',
+    label: () => 'model request',
     position: { step: 1 },
     normalized: {},
     keyed: {},

@@ -233,7 +233,7 @@ export class RecordingPart extends TapePart {
 
 function unrecordable(decision: KeyedDecision, error: unknown): DivergenceError {
   return new DivergenceError('ERR_TAPE_USAGE', {
-    what: `Cannot record the result of ${decision.label}`,
+    what: `Cannot record the result of ${decision.label()}`,
     why: `it cannot be stored as JSON (${error instanceof Error ? error.message : String(error)})`,
     fix: 'Return plain data from the tool (or a summary of it)',
   })

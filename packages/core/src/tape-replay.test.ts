@@ -41,7 +41,7 @@ function decision(
   return {
     kind,
     key,
-    label: describeDecision(kind, input),
+    label: () => describeDecision(kind, input),
     position,
     normalized: input,
     keyed: input,

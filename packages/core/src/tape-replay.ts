@@ -144,7 +144,8 @@ export class ReplayPart extends TapePart {
 
   /** The miss of a decision that was never recorded, with the nearest recorded one and a diff. */
   private miss(decision: KeyedDecision): ReplayMiss {
-    const { kind, key, label, decisionIndex, position } = decision
+    const { kind, key, decisionIndex, position } = decision
+    const label = decision.label()
     const input = this.redact(decision.normalized)
     const moved = this.movedFrom(decision)
     const nearest = moved ?? this.index.nearest(kind, position.step, position.lane, input)

@@ -311,20 +311,20 @@ export class Tape {
     this.assertOpen(kind)
     assertKind(kind)
     const position = this.lanes.place(kind)
-    const { normalized, keyed, key, label } = this.log.walk(kind, () => {
+    const { normalized, keyed, key } = this.log.walk(kind, () => {
       const normalized = this.normalize(kind, this.toInputData(input))
       const keyed = this.ignore(kind, normalized)
-      return {
-        normalized,
-        keyed,
-        key: this.keys.key(kind, keyed, position),
-        label: describeDecision(kind, normalized),
-      }
+      return { normalized, keyed, key: this.keys.key(kind, keyed, position) }
     })
+    let label: string | undefined
     const decision: KeyedDecision = {
       kind,
       key,
-      label,
+      // Read when a report or the state names the decision, not on the way of every call.
+      label: () => {
+        label ??= describeDecision(kind, normalized)
+        return label
+      },
       position,
       normalized,
       keyed,

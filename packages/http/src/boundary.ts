@@ -1,10 +1,14 @@
+import http from 'node:http'
+import http2, { type ClientHttp2Session } from 'node:http2'
+import https from 'node:https'
+import { syncBuiltinESMExports } from 'node:module'
 import { beforeTapeOpens, replaysOutsideTapes } from '@agent-tape/core/context'
 import type { EndpointPattern } from './endpoints.js'
-import { mayBeMcp } from './mcp-shape.js'
+import { fetchMayBeMcp } from './mcp-shape.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
 import type { ReplayTiming } from './replay-timing.js'
-import { removeStandIns, type StandIn, standIn } from './stand-ins.js'
+import { removeStandIns, type StandIn, standIn, standInClass, standInFunction } from './stand-ins.js'
 
 /** What the boundary reads on every request and connection it judges (options added later included). */
 export interface BoundarySettings {
@@ -16,19 +20,25 @@ export interface BoundarySettings {
 
 /**
  * The boundary as a runner's setup (or `installHttpBoundary`) leaves it before any tape: the
- * stand-in for `fetch`, the settings, and what the first tape loads.
+ * stand-ins in place, the settings, and what the first tape loads behind them.
  */
 export interface PreparedBoundary {
   readonly settings: BoundarySettings
   /**
-   * The stand-in for `fetch`, which SDK clients keep when they are built (often at import). The
-   * rest of what the boundary takes over (`node:http`, `node:https`, `node:http2`, the network
-   * guards) is taken over when the first tape opens: modules read those functions from their
-   * module when they call them, and an ES module's named import follows the module's exports.
+   * What modules keep when they load (an SDK client keeps `fetch` when it is built, a library
+   * may keep `http.get`): `fetch`; the request functions of `node:http`/`https` and
+   * `http.ClientRequest`, which call {@link beforeRequest} first; `http2.connect`.
    */
-  readonly fetchStandIn: StandIn
+  readonly standIns: { fetch: StandIn; requests: StandIn[]; http2: StandIn }
   /** `fetch` as it was before the stand-in: how the boundary reaches the network unintercepted. */
   readonly networkFetch: typeof fetch
+  /**
+   * Sessions `http2.connect` opened before the first tape, with the authority each was opened to:
+   * the HTTP/2 guard watches them once it loads, as it watches those opened after.
+   */
+  readonly earlySessions: Map<ClientHttp2Session, unknown>
+  /** Set by the guard that takes `node:http(s)` over on first need: what their stand-ins call first. */
+  beforeRequest?: () => void
   /** Loads and applies what serves tapes behind the stand-ins (what the first tape awaits); idempotent. */
   load(): Promise<void>
   /** Whether {@link load} has finished. */
@@ -52,10 +62,10 @@ export function installedBoundary(): PreparedBoundary | undefined {
 }
 
 /**
- * Puts the stand-in for `fetch` in place and has the first tape of the process load what serves
- * tapes (decisions 0032 and 0035): the interceptors of `fetch` and `node:http(s)`, the HTTP/2
- * sessions, undici's dispatchers, the network guards, and what decides a request. A test file
- * that opens no tape loads none of it, nor Node's `http`, `https` and `http2` modules. Settings
+ * Puts the stand-ins in place and has the first tape of the process load what serves tapes
+ * behind them (decisions 0032 and 0035): the boundary's own `fetch`, the interceptor of
+ * `node:http(s)`, the HTTP/2 sessions, undici's dispatchers, the network guards, and what decides
+ * a request. A test file that opens no tape loads none of it. Settings
  * are taken as given: a runner checks them where it resolves its options, `installHttpBoundary`
  * before it calls this. A second call adds its endpoints and hosts to the boundary already
  * prepared.
@@ -79,6 +89,8 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
   let removeApplied: (() => void) | undefined
   let disposed = false
   const networkFetch = globalThis.fetch.bind(globalThis)
+  const earlySessions = new Map<ClientHttp2Session, unknown>()
+  const beforeUse = () => prepared.beforeRequest?.()
   const load = (): Promise<void> => {
     loading ??= import('./apply-boundary.js')
       .then(({ applyBoundary }) => applyBoundary(prepared))
@@ -90,8 +102,19 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
   }
   const prepared: PreparedBoundary = {
     settings,
-    fetchStandIn: standInFetch(load),
+    standIns: {
+      fetch: standInFetch(load),
+      requests: [
+        ...[http, https].flatMap((module) => [
+          standInFunction(module, 'request', beforeUse),
+          standInFunction(module, 'get', beforeUse),
+        ]),
+        standInClass(http, 'ClientRequest', beforeUse),
+      ],
+      http2: standInConnect(earlySessions),
+    },
     networkFetch,
+    earlySessions,
     load,
     loaded: () => removeApplied !== undefined,
     async dispose() {
@@ -99,10 +122,14 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
       stopWaiting()
       removeApplied?.()
       removeApplied = undefined
-      removeStandIns([prepared.fetchStandIn])
+      const { fetch, requests, http2 } = prepared.standIns
+      removeStandIns([fetch, ...requests, http2])
+      syncBuiltinESMExports()
       if (holder[OWN_INTERCEPTION_KEY] === prepared) delete holder[OWN_INTERCEPTION_KEY]
     },
   }
+  // `import { request } from 'node:http'` reads a snapshot of the module's exports.
+  syncBuiltinESMExports()
   const stopWaiting = beforeTapeOpens(load)
   holder[OWN_INTERCEPTION_KEY] = prepared
   return prepared
@@ -129,10 +156,21 @@ function standInFetch(load: () => Promise<void>): StandIn {
   })
 }
 
-/** {@link mayBeMcp} for the arguments of a `fetch` call, without reading (or locking) the body. */
-function fetchMayBeMcp(input: FetchInput, init: RequestInit | undefined): boolean {
-  const request = input instanceof Request ? input : undefined
-  const method = init?.method ?? request?.method ?? 'GET'
-  const headers = new Headers(init?.headers ?? request?.headers)
-  return mayBeMcp(method, headers)
+/**
+ * `http2.connect` until the first tape: Node's own, keeping each session it opens, so that the
+ * HTTP/2 guard can watch a session opened at import or in `beforeAll` and reused by a tape (its
+ * requests then belong to the tape, as those of every session opened later do).
+ */
+function standInConnect(earlySessions: Map<ClientHttp2Session, unknown>): StandIn {
+  return standIn(http2, 'connect', (original, self) => {
+    const connect = original as (...args: unknown[]) => ClientHttp2Session
+    return function connectStandIn(this: unknown, ...args: unknown[]) {
+      const patched = self.patched as typeof connect | undefined
+      if (patched) return patched.apply(this, args)
+      const session = connect.apply(this, args)
+      earlySessions.set(session, args[0])
+      session.once('close', () => earlySessions.delete(session))
+      return session
+    }
+  })
 }

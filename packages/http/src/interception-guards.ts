@@ -1,6 +1,7 @@
-import { onTapeRun } from '@agent-tape/core/context'
-import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
-import { FetchInterceptor } from '@mswjs/interceptors/fetch'
+import { createRequire } from 'node:module'
+import { claimingTapeCount, currentTape, onTapeRun } from '@agent-tape/core/context'
+import type { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
+import type { PreparedBoundary } from './boundary.js'
 import type { BoundaryConfig } from './handle-request.js'
 import { interceptHttp2 } from './http2/intercept-connect.js'
 import type { HostPattern } from './network/allow-hosts.js'
@@ -8,7 +9,8 @@ import type { ChildProcessPolicy } from './network/child-processes.js'
 import { guardGlobalDispatchers } from './network/dispatcher-guard.js'
 import { installNetworkGuards } from './network/guards.js'
 import { handleRequestWhenTaped } from './request-handling.js'
-import { patchBehind, type StandIn, unpatchBehind } from './stand-ins.js'
+import { patchBehind, unpatchBehind } from './stand-ins.js'
+import { createTapedFetch } from './taped-fetch.js'
 
 /** What every guard of an installed boundary reads. */
 export interface GuardContext {
@@ -16,8 +18,8 @@ export interface GuardContext {
   config: BoundaryConfig & { allowHosts: HostPattern[]; childProcesses?: ChildProcessPolicy }
   /** Sends a request to the network without it being intercepted again. */
   perform: (request: Request) => Promise<Response>
-  /** What stands in for what the guards take over: a guard patches behind them. */
-  standIns: { fetch: StandIn; requests: StandIn[]; http2: StandIn }
+  /** The stand-ins the setup put in place, and what a guard tells them: a guard patches behind them. */
+  prepared: PreparedBoundary
 }
 
 /**
@@ -32,20 +34,40 @@ export interface InterceptionGuard {
   install(context: GuardContext): () => void
 }
 
+/** `fetch`: answered by the boundary itself, behind the setup's stand-in (see taped-fetch.ts). */
+export const fetchGuard: InterceptionGuard = {
+  name: 'fetch',
+  install({ config, perform, prepared }) {
+    const { fetch } = prepared.standIns
+    fetch.patched = createTapedFetch(config, perform, prepared.networkFetch)
+    return () => {
+      fetch.patched = undefined
+    }
+  },
+}
+
 /**
- * `fetch`, `node:http`/`https` and undici's global dispatchers: the interceptors of
- * `@mswjs/interceptors` behind the stand-ins, and the dispatcher guard.
+ * `node:http` and `node:https`: the ClientRequest interceptor of `@mswjs/interceptors`, applied
+ * behind the stand-ins by the first request a tape claims. Applied, it also wraps the global
+ * `Headers`, `Request` and `Response` (to keep raw header names), which would slow every `fetch`
+ * of the process: a run whose tapes only `fetch` never applies it.
  */
-export const requestGuard: InterceptionGuard = {
-  name: "fetch, node:http and node:https, and undici's global dispatchers",
-  install({ config, perform, standIns: { fetch, requests } }) {
-    const interceptors = [new ClientRequestInterceptor(), new FetchInterceptor()] as const
-    const standIns = [fetch, ...requests]
-    patchBehind(standIns, () => {
-      // Each interceptor applied by itself, as a BatchInterceptor would do: that class lives in the
-      // package's main entry, which loads more than the two interceptors need.
-      for (const interceptor of interceptors) {
-        interceptor.on('request', async ({ request, controller }) => {
+export const nodeRequestGuard: InterceptionGuard = {
+  name: 'node:http and node:https',
+  install({ config, perform, prepared }) {
+    const { standIns } = prepared
+    let interceptor: ClientRequestInterceptor | undefined
+    prepared.beforeRequest = () => {
+      if (interceptor || (!currentTape() && claimingTapeCount() === 0)) return
+      // Loaded now, synchronously: `http.request` returns its request at once. The CommonJS
+      // build, whichever build runs this: the only copy of the interceptor the boundary uses.
+      const { ClientRequestInterceptor } = requireHere('@mswjs/interceptors/ClientRequest') as {
+        ClientRequestInterceptor: new () => ClientRequestInterceptor
+      }
+      const applied = new ClientRequestInterceptor()
+      interceptor = applied
+      patchBehind(standIns.requests, () => {
+        applied.on('request', async ({ request, controller }) => {
           const outcome = await handleRequestWhenTaped(request, config, perform)
           // The caller aborted meanwhile: the interceptor has already failed its request with the
           // caller's own reason, which is what the caller must see (an SDK's timeout error).
@@ -53,31 +75,49 @@ export const requestGuard: InterceptionGuard = {
           if (outcome.type === 'respond') controller.respondWith(outcome.response)
           else if (outcome.type === 'error') controller.errorWith(outcome.error)
         })
-        interceptor.apply()
-      }
-    })
+        applied.apply()
+      })
+    }
+    return () => {
+      prepared.beforeRequest = undefined
+      const applied = interceptor
+      interceptor = undefined
+      // The interceptor puts back the original it wrapped; what stands over it now stays.
+      if (applied) unpatchBehind(standIns.requests, () => applied.dispose())
+    }
+  },
+}
+
+/** undici's global dispatchers: what reaches them without passing `fetch` (see dispatcher-guard.ts). */
+export const dispatcherGuard: InterceptionGuard = {
+  name: "undici's global dispatchers",
+  install({ config, perform }) {
     const dispatchers = guardGlobalDispatchers(config, perform)
     const stopRefreshing = onTapeRun(dispatchers.refresh)
     return () => {
       stopRefreshing()
       dispatchers.dispose()
-      // Each interceptor puts back the original it wrapped; what stands over it now stays.
-      unpatchBehind(standIns, () => {
-        for (const interceptor of interceptors) interceptor.dispose()
-      })
     }
   },
 }
 
 export const http2Guard: InterceptionGuard = {
   name: 'node:http2 sessions',
-  install({ config, standIns: { http2 } }) {
-    const remove = patchBehind([http2], () => interceptHttp2(config))
-    return () => unpatchBehind([http2], remove)
+  install({ config, prepared: { standIns, earlySessions } }) {
+    const remove = patchBehind([standIns.http2], () => interceptHttp2(config, earlySessions))
+    return () => unpatchBehind([standIns.http2], remove)
   },
 }
 
 export const networkGuard: InterceptionGuard = {
   name: 'connections, DNS, UDP, worker threads and child processes',
   install: ({ config }) => installNetworkGuards(config),
+}
+
+let required: NodeJS.Require | undefined
+
+/** A `require` from this file, for a module that must load synchronously on first use. */
+function requireHere(id: string): unknown {
+  required ??= createRequire(import.meta.url)
+  return required(id)
 }

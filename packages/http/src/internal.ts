@@ -2,6 +2,8 @@
 // request, the provider codecs and what they read from a recorded exchange, usage, streams, the
 // checks `verify` runs, child processes. No semver promise: import it only from agent-tape's
 // packages, at the same version.
+export type { PreparedBoundary } from './boundary.js'
+export { installedBoundary } from './boundary.js'
 export type { ModelCodec, TokenUsage } from './codecs/codec.js'
 export { codecByName, findCodec, isVolatileField, MODEL_CODECS, PROVIDER_ID } from './codecs/index.js'
 export type { AnswerToolCall, ModelAnswer, ModelRequest } from './codecs/read.js'

@@ -11,3 +11,13 @@ export function mayBeMcp(method: string, headers: Headers): boolean {
     /text\/event-stream/i.test(headers.get('accept') ?? '')
   )
 }
+
+type FetchInput = Parameters<typeof fetch>[0]
+
+/** {@link mayBeMcp} for the arguments of a `fetch` call, without reading (or locking) the body. */
+export function fetchMayBeMcp(input: FetchInput, init: RequestInit | undefined): boolean {
+  const request = input instanceof Request ? input : undefined
+  const method = init?.method ?? request?.method ?? 'GET'
+  const headers = new Headers(init?.headers ?? request?.headers)
+  return mayBeMcp(method, headers)
+}

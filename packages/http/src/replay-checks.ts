@@ -27,12 +27,13 @@ export function replayRefusal(
   record: DecisionRecord,
   timing: ReplayTiming,
 ): AgentTapeError | undefined {
-  const where = `decision #${record.seq} (${decisionLabel(record)}) of ${tape.cassettePath}`
+  // Named only when refused: reading a model request's label costs every replayed request.
+  const where = () => `decision #${record.seq} (${decisionLabel(record)}) of ${tape.cassettePath}`
   const out = record.out
   const framing = framingHeader(out)
   if (framing) {
     return new AgentTapeError('ERR_TAPE_CORRUPT', {
-      what: `Cannot replay ${where}`,
+      what: `Cannot replay ${where()}`,
       why: `${framing}; the cassette was edited or written by another tool`,
       fix: `Remove the header from that decision's "out", restore the cassette from version control, or re-record the test: ${tape.rerecordCommand}`,
     })
@@ -45,7 +46,7 @@ export function replayRefusal(
   if (waits <= left) return undefined
   const pace = timing === 'recorded' ? "timing: 'recorded'" : `timing: { speed: ${speed} }`
   return new AgentTapeError('ERR_TAPE_TIMING', {
-    what: `Cannot replay ${where} as recorded`,
+    what: `Cannot replay ${where()} as recorded`,
     why: `with ${pace} it would wait ${formatDuration(waits)} (the recording ${record.err ? `failed after ${formatDuration(record.ms)}` : `took ${formatDuration(recorded)} to answer`}), and the test has ${formatDuration(Math.max(0, left))} left of its time limit`,
     fix: `Replay it with timing: 'instant' (the default) or a higher speed, or give the test a longer time limit; if the recorded time is wrong, re-record the test: ${tape.rerecordCommand}`,
   })

@@ -13,6 +13,18 @@ export type RequestBody =
   | { sha256: string; bytes: number; contentType: string }
   | undefined
 
+/** Bodies the boundary had as bytes before it made a `Request` of them (a `fetch` called with a string body). */
+const knownBodies = new WeakMap<Request, Buffer>()
+
+/**
+ * Says that `request`'s body is `bytes`, as its caller gave them: {@link readRequestBytes} then
+ * takes them rather than reading the request's stream (which stays unread, for a request that is
+ * sent on).
+ */
+export function knowBody(request: Request, bytes: Buffer): void {
+  knownBodies.set(request, bytes)
+}
+
 /**
  * The bytes of a request's body, read once: `undefined` when it has none (or it is a `GET` or
  * `HEAD`, whose body takes no part in the key). With `consume`, the request itself is read (it
@@ -21,7 +33,7 @@ export type RequestBody =
  */
 export async function readRequestBytes(request: Request, consume = false): Promise<Buffer | undefined> {
   if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return undefined
-  const bytes = await readAll((consume ? request : request.clone()).body!)
+  const bytes = knownBodies.get(request) ?? (await readAll((consume ? request : request.clone()).body!))
   return bytes.byteLength === 0 ? undefined : bytes
 }
 

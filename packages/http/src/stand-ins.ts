@@ -37,22 +37,27 @@ export function standIn(
   return self
 }
 
-/** A stand-in for a function: the original until something is placed behind it. */
-export function standInFunction(owner: object, key: string): StandIn {
+/**
+ * A stand-in for a function: the original until something is placed behind it. `beforeUse` runs
+ * first on every call (what places something behind it on first need).
+ */
+export function standInFunction(owner: object, key: string, beforeUse?: () => void): StandIn {
   return standIn(owner, key, (original, self) => {
     const fn = original as (...args: unknown[]) => unknown
     return function (this: unknown, ...args: unknown[]) {
+      beforeUse?.()
       return ((self.patched as typeof fn | undefined) ?? fn).apply(this, args)
     }
   })
 }
 
 /** A stand-in for a class: `new` builds the original's instances until something is placed behind it. */
-export function standInClass(owner: object, key: string): StandIn {
+export function standInClass(owner: object, key: string, beforeUse?: () => void): StandIn {
   return standIn(owner, key, (original, self) => {
     const Original = original as new (...args: unknown[]) => object
     const thin: object = new Proxy(Original, {
       construct(_target, args, newTarget) {
+        beforeUse?.()
         const Class = (self.patched as typeof Original | undefined) ?? Original
         return Reflect.construct(Class, args, newTarget === thin ? Class : newTarget)
       },

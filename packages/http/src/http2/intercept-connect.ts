@@ -24,9 +24,13 @@ type Connect = (...args: unknown[]) => ClientHttp2Session
  * does a connection opened with no tape recording or replaying in its context; the socket guard
  * judges those. Such a session's requests are still answered by the tape when a test that records
  * or replays reuses it (a client pooled across tests), and its model calls to a loopback server
- * nobody declared are refused by the tape. Returns the removal.
+ * nobody declared are refused by the tape, and so are those of the sessions opened before the
+ * boundary loaded (`earlySessions`, which the setup's stand-in kept). Returns the removal.
  */
-export function interceptHttp2(config: BoundaryConfig): () => void {
+export function interceptHttp2(
+  config: BoundaryConfig,
+  earlySessions: ReadonlyMap<ClientHttp2Session, unknown> = new Map(),
+): () => void {
   const original = http2.connect as unknown as Connect
   let installed = true
   const answer: StreamAnswer = async (request, send) => {
@@ -65,6 +69,11 @@ export function interceptHttp2(config: BoundaryConfig): () => void {
     return session as unknown as ClientHttp2Session
   }
   http2.connect = connect as unknown as typeof http2.connect
+  for (const [session, authority] of earlySessions) {
+    const origin = originOf(authority)
+    if (origin && !session.destroyed && !session.closed)
+      watchRequests(session, origin, config, answer, () => installed)
+  }
   return () => {
     installed = false
     if (http2.connect === (connect as unknown)) http2.connect = original as unknown as typeof http2.connect
