@@ -4,6 +4,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -49,6 +50,12 @@ it('builds a package again only when an input of its build changed, or when forc
   }
   symlinkSync(join(REPO_ROOT, 'packages/core/node_modules'), join(core, 'node_modules'), 'junction')
   mkdirSync(join(copy, 'node_modules'))
+  // The build scripts' own dependency, as the workspace root has it.
+  symlinkSync(
+    realpathSync(join(REPO_ROOT, 'node_modules/rolldown')),
+    join(copy, 'node_modules/rolldown'),
+    'junction',
+  )
   const index = join(core, 'dist/esm/index.js')
 
   expect(await build()).not.toContain('Up to date')

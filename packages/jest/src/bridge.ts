@@ -1,3 +1,4 @@
+import type { TapeMode } from '@agent-tape/core/context'
 import type { ReportConfig, TapeConfig, TapeSummaryEntry } from '@agent-tape/runner-kit'
 
 /**
@@ -7,6 +8,8 @@ import type { ReportConfig, TapeConfig, TapeSummaryEntry } from '@agent-tape/run
  */
 export interface TapeBridge {
   config: TapeConfig
+  /** The mode of the file's tapes, as the environment resolved it. */
+  runMode: TapeMode
   /** The project root (`rootDir`). */
   root: string
   /** The test file, relative to the root, with `/` separators. */

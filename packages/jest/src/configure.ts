@@ -1,8 +1,9 @@
-import { type EndpointPattern, installHttpBoundary } from '@agent-tape/http'
+import type { EndpointPattern } from '@agent-tape/http'
 import {
   createRuntimeOptionsSlot,
   type TapeRuntimeOptions as KitRuntimeOptions,
-} from '@agent-tape/runner-kit/tape'
+} from '@agent-tape/runner-kit/setup'
+import { httpBoundary } from './load-lazily.js'
 
 /** Options for a setup file: rules that are functions or RegExps, which Jest's JSON config cannot carry. */
 export interface TapeRuntimeOptions extends KitRuntimeOptions {
@@ -22,7 +23,8 @@ const slot = createRuntimeOptionsSlot<TapeRuntimeOptions>('agent-tape.jest.runti
  * configureTape({ redactors: [(text, path) => (path.endsWith('.ssn') ? '[SSN]' : text)] })
  */
 export function configureTape(options: TapeRuntimeOptions): void {
-  if (options.modelEndpoints?.length) installHttpBoundary({ modelEndpoints: options.modelEndpoints })
+  if (options.modelEndpoints?.length)
+    httpBoundary().installHttpBoundary({ modelEndpoints: options.modelEndpoints })
   slot.add(options)
 }
 

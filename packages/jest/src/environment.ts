@@ -45,6 +45,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
     this.testPath = context.testPath
     this.bridge = {
       config: tapeConfig,
+      runMode: mode,
       root: projectConfig.rootDir,
       testFile: toPosix(relative(projectConfig.rootDir, context.testPath)),
       env,

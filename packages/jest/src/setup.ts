@@ -2,10 +2,11 @@
 // test file: SDK clients capture `fetch` when they are constructed, so the HTTP boundary must
 // be installed first. It imports the light entries of the packages only: what a tape needs beyond
 // the interception loads with the first tape (run-tape-test.ts).
-import { ConfigError, resolveMode, setRunMode } from '@agent-tape/core/runtime'
+import { setRunMode } from '@agent-tape/core/context'
 import { prepareBoundary, useMswInterception } from '@agent-tape/http/install'
 import { loadTapeMatchersWithFirstTape, toHttpOptions } from '@agent-tape/runner-kit/setup'
 import { BRIDGE_KEY, type TapeBridge } from './bridge.js'
+import { runtimeErrors } from './load-lazily.js'
 import { tapeMatchers } from './matchers.js'
 import { createTapeApi } from './tape-api.js'
 
@@ -17,25 +18,15 @@ const sandbox = globalThis as unknown as Record<string, unknown> & {
 }
 const bridge = sandbox[BRIDGE_KEY] as TapeBridge | undefined
 if (!bridge) {
-  throw new ConfigError({
+  throw new (runtimeErrors().ConfigError)({
     what: 'it.tape cannot be defined',
     why: '@agent-tape/jest/setup runs without the agent-tape test environment',
     fix: "Use the preset (preset: '@agent-tape/jest'), or set testEnvironment: '@agent-tape/jest/environment' beside the setup file",
   })
 }
 // What the boundaries do outside every tape (a client connected in beforeAll) follows the mode of
-// the file's tapes; the environment has refused a mode that does not resolve.
-try {
-  setRunMode(
-    resolveMode({
-      mode: bridge.config.mode,
-      env: bridge.env,
-      allowRecordingInCI: bridge.config.allowRecordingInCI,
-    }).mode,
-  )
-} catch {
-  setRunMode(undefined)
-}
+// the file's tapes, which the environment resolved (it refuses a mode that does not resolve).
+setRunMode(bridge.runMode)
 const http = toHttpOptions(bridge.config)
 // With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
 const dispose =

@@ -1,7 +1,7 @@
-import { ConfigError, currentTape } from '@agent-tape/core/runtime'
-import { assertTapeName, callSiteIn, TapeNameRegistry } from '@agent-tape/runner-kit/tape'
-import { bind } from 'jest-each'
+import { currentTape } from '@agent-tape/core/context'
+import type { TapeNameRegistry } from '@agent-tape/runner-kit/tape'
 import type { TapeBridge } from './bridge.js'
+import { jestEach, runtimeErrors, tapeKit } from './load-lazily.js'
 import { runTapeTest, type TapeContext } from './run-tape-test.js'
 
 export type { TapeContext } from './run-tape-test.js'
@@ -62,19 +62,26 @@ type JestTest = JestDefine & {
   concurrent: JestDefine & { only: JestDefine; skip: JestDefine }
 }
 
-/** Builds `it.tape` on Jest's `test`, for the test file the bridge describes. */
+/**
+ * Builds `it.tape` on Jest's `test`, for the test file the bridge describes. What defining a tape
+ * checks loads with the file's first `it.tape` (see load-lazily.ts).
+ */
 export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
-  const registry = new TapeNameRegistry()
-  bridge.registry = registry
+  let registry: TapeNameRegistry | undefined
   const claim = (name: string, names: readonly string[]) => {
+    if (!registry) {
+      registry = new (tapeKit().TapeNameRegistry)()
+      bridge.registry = registry
+    }
     registry.claim(bridge.testFile, name, names.slice(0, -1), { testName: names.join(' > ') })
     bridge.tapes.push([...names])
   }
+  const assertTapeName = (name: unknown) => tapeKit().assertTapeName(name, bridge.testFile)
   const definer = (base: JestBase): TapeFailing => {
     const define = (name: string, fn: TapeFn, timeout?: number): void => {
-      assertTapeName(name, bridge.testFile)
+      assertTapeName(name)
       if (typeof fn !== 'function') {
-        throw new ConfigError({
+        throw new (runtimeErrors().ConfigError)({
           what: `it.tape(${JSON.stringify(name)}) in ${bridge.testFile} has no test function`,
           why: `its second argument is ${typeof fn}`,
           fix: 'Pass the body: it.tape("name", async ({ tape }) => { ... })',
@@ -82,7 +89,7 @@ export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
       }
       let names: readonly string[] = [name]
       // The line that defines the test: the frame Jest shows under a tape's failure.
-      const site = callSiteIn(`${bridge.root.replace(/\\/g, '/')}/${bridge.testFile}`)
+      const site = tapeKit().callSiteIn(`${bridge.root.replace(/\\/g, '/')}/${bridge.testFile}`)
       bridge.lastDefined = undefined
       base(name, () => runTapeTest({ bridge, name, names, site, body: fn, timeout }), timeout)
       names = bridge.lastDefined ?? [name]
@@ -104,11 +111,9 @@ export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
             throw error
           }
         }
-        ;(bind(defineRow as never, false) as (...t: unknown[]) => (...a: unknown[]) => void)(...table)(
-          name,
-          (...row: unknown[]) => fn(...row, { tape: currentTape()! }),
-          timeout,
-        )
+        ;(jestEach().bind(defineRow as never, false) as (...t: unknown[]) => (...a: unknown[]) => void)(
+          ...table,
+        )(name, (...row: unknown[]) => fn(...row, { tape: currentTape()! }), timeout)
       }) as TapeEach
     return Object.assign(define, { each })
   }
@@ -121,7 +126,7 @@ export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
     skip: withFailing(test.concurrent.skip),
   })
   const todo = (name: string): void => {
-    assertTapeName(name, bridge.testFile)
+    assertTapeName(name)
     bridge.lastDefined = undefined
     test.todo(name)
     claim(name, bridge.lastDefined ?? [name])

@@ -1,4 +1,4 @@
-import { createRuntimeOptionsSlot, type TapeRuntimeOptions } from '@agent-tape/runner-kit/tape'
+import { createRuntimeOptionsSlot, type TapeRuntimeOptions } from '@agent-tape/runner-kit/setup'
 
 const slot = createRuntimeOptionsSlot<TapeRuntimeOptions>('agent-tape.vitest.runtime-options')
 

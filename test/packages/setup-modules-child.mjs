@@ -1,8 +1,9 @@
-// Run in a fresh node process by light-entries.test.ts: does what a runner's setup file does,
-// makes a request outside any tape, then opens a tape and replays a request in it, and prints
-// which of agent-tape's modules each step loaded.
+// Run in a fresh node process by setup-modules.test.ts: does what the Vitest plugin's setup file
+// does (it imports what that file imports), makes a request outside any tape, then opens a tape
+// and replays a request in it, and prints which of agent-tape's files each step loaded.
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { register } from 'node:module'
+import { createRequire, register } from 'node:module'
 import { MessageChannel } from 'node:worker_threads'
 
 const { port1, port2 } = new MessageChannel()
@@ -24,18 +25,33 @@ const server = createServer((_request, response) => response.end('from the serve
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
 const url = `http://127.0.0.1:${server.address().port}/v1/chat/completions`
 
-const { replaysModels, resolveMode, runWithTape } = await import('@agent-tape/core/context')
-const { installHttpBoundary } = await import('@agent-tape/http/install')
-const { TAPE_MATCHERS, toHttpOptions } = await import('@agent-tape/runner-kit/setup')
-installHttpBoundary(
+// Exactly what the setup file imports, found from the file itself (its own code needs a Vitest worker).
+const setupFile = createRequire(import.meta.url)
+  .resolve('@agent-tape/vitest/package.json')
+  .replace(/package\.json$/, 'dist/setup.js')
+const imports = [
+  ...readFileSync(setupFile, 'utf8').matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?['"]([^'"]+)['"]/gm),
+]
+  .map((m) => m[1])
+  .filter((specifier) => specifier !== 'vitest')
+const entries = {}
+for (const specifier of imports) {
+  const local = specifier.startsWith('.')
+  entries[specifier] = await import(local ? new URL(specifier, `file://${setupFile}`).href : specifier)
+}
+const { runWithTape, setRunMode } = entries['@agent-tape/core/context']
+const { applyReplayKeys, prepareBoundary } = entries['@agent-tape/http/install']
+const { loadTapeMatchersWithFirstTape, toHttpOptions } = entries['@agent-tape/runner-kit/setup']
+prepareBoundary(
   toHttpOptions({
     modelEndpoints: [{ source: '^http://127\\.0\\.0\\.1', flags: '' }],
     allowHosts: [],
     timing: 'instant',
   }),
 )
-replaysModels(resolveMode({ env: {} }).mode)
-void TAPE_MATCHERS
+setRunMode('auto')
+applyReplayKeys({}, [{ variables: ['OPENAI_API_KEY'], placeholders: ['OPENAI_API_KEY'] }])
+loadTapeMatchersWithFirstTape()
 await mark('setup')
 
 const outside = await (await fetch(url, { method: 'POST', body: '{}' })).text()
@@ -72,4 +88,6 @@ server.close()
 const replayed = await runWithTape(player, call)
 await player.finish()
 await mark('tape')
-process.stdout.write(JSON.stringify({ outside, recorded, replayed, state: player.state.status, steps }))
+process.stdout.write(
+  JSON.stringify({ imports, outside, recorded, replayed, state: player.state.status, steps }),
+)
