@@ -1,7 +1,9 @@
+import childProcess from 'node:child_process'
 import http from 'node:http'
 import http2, { type ClientHttp2Session } from 'node:http2'
 import https from 'node:https'
 import { syncBuiltinESMExports } from 'node:module'
+import workerThreads from 'node:worker_threads'
 import { beforeTapeOpens, replaysOutsideTapes } from '@agent-tape/core/context'
 import type { EndpointPattern } from './endpoints.js'
 import { fetchMayBeMcp } from './mcp-shape.js'
@@ -26,10 +28,13 @@ export interface PreparedBoundary {
   readonly settings: BoundarySettings
   /**
    * What modules keep when they load (an SDK client keeps `fetch` when it is built, a library
-   * may keep `http.get`): `fetch`; the request functions of `node:http`/`https` and
-   * `http.ClientRequest`, which call {@link beforeRequest} first; `http2.connect`.
+   * may keep `http.get`, a worker pool `Worker`): `fetch`; the request functions of
+   * `node:http`/`https` and `http.ClientRequest`, which call {@link beforeRequest} first;
+   * `http2.connect`; what the network guards take over and a module may keep: `Worker` and the
+   * synchronous functions of `node:child_process` (what a process starts asynchronously passes
+   * `ChildProcess#spawn`, which no module keeps).
    */
-  readonly standIns: { fetch: StandIn; requests: StandIn[]; http2: StandIn }
+  readonly standIns: { fetch: StandIn; requests: StandIn[]; http2: StandIn; processes: StandIn[] }
   /** `fetch` as it was before the stand-in: how the boundary reaches the network unintercepted. */
   readonly networkFetch: typeof fetch
   /**
@@ -112,6 +117,12 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
         standInClass(http, 'ClientRequest', beforeUse),
       ],
       http2: standInConnect(earlySessions),
+      processes: [
+        standInClass(workerThreads, 'Worker'),
+        ...(['spawnSync', 'execSync', 'execFileSync'] as const).map((name) =>
+          standInFunction(childProcess, name),
+        ),
+      ],
     },
     networkFetch,
     earlySessions,
@@ -122,8 +133,8 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
       stopWaiting()
       removeApplied?.()
       removeApplied = undefined
-      const { fetch, requests, http2 } = prepared.standIns
-      removeStandIns([fetch, ...requests, http2])
+      const { fetch, requests, http2, processes } = prepared.standIns
+      removeStandIns([fetch, ...requests, http2, ...processes])
       syncBuiltinESMExports()
       if (holder[OWN_INTERCEPTION_KEY] === prepared) delete holder[OWN_INTERCEPTION_KEY]
     },
@@ -173,4 +184,18 @@ function standInConnect(earlySessions: Map<ClientHttp2Session, unknown>): StandI
       return session
     }
   })
+}
+
+/**
+ * What the network guards take over that a module may keep (a worker pool keeps `Worker`, a
+ * library `execSync`): what starts a process asynchronously passes `ChildProcess#spawn`, which
+ * the guard patches on the prototype, and a connection passes `net.Socket#connect`.
+ */
+export function standInProcesses(): StandIn[] {
+  return [
+    standInClass(workerThreads, 'Worker'),
+    ...(['spawnSync', 'execSync', 'execFileSync'] as const).map((name) =>
+      standInFunction(childProcess, name),
+    ),
+  ]
 }

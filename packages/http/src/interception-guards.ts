@@ -111,7 +111,10 @@ export const http2Guard: InterceptionGuard = {
 
 export const networkGuard: InterceptionGuard = {
   name: 'connections, DNS, UDP, worker threads and child processes',
-  install: ({ config }) => installNetworkGuards(config),
+  install({ config, prepared: { standIns } }) {
+    const remove = patchBehind(standIns.processes, () => installNetworkGuards(config))
+    return () => unpatchBehind(standIns.processes, remove)
+  },
 }
 
 let required: NodeJS.Require | undefined

@@ -1,9 +1,12 @@
+import { syncBuiltinESMExports } from 'node:module'
 import { beforeTapeOpens } from '@agent-tape/core/context'
+import { standInProcesses } from './boundary.js'
 import type { EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
 import type { ReplayTiming } from './replay-timing.js'
 import { loadRequestHandling } from './request-handling.js'
+import { patchBehind, removeStandIns, unpatchBehind } from './stand-ins.js'
 
 /** What a runner set up for `tapeHandlers()` when the team's MSW server is the interception. */
 export interface MswInterceptionConfig {
@@ -33,11 +36,18 @@ export function useMswInterception(config: MswInterceptionConfig): () => void {
   let removeGuards: (() => void) | undefined
   let disposed = false
   let loading: Promise<void> | undefined
+  // What a module may keep of what the guards take over, as with agent-tape's own interception.
+  const processes = standInProcesses()
+  syncBuiltinESMExports()
   const stopWaiting = beforeTapeOpens(() => {
     loading ??= Promise.all([import('./network/guards.js'), loadRequestHandling()]).then(([guards]) => {
-      const remove = guards.installNetworkGuards({ ...current, interception: 'msw' })
-      if (disposed) remove()
-      else removeGuards = remove
+      const remove = patchBehind(processes, () =>
+        guards.installNetworkGuards({ ...current, interception: 'msw' }),
+      )
+      syncBuiltinESMExports()
+      const removal = () => unpatchBehind(processes, remove)
+      if (disposed) removal()
+      else removeGuards = removal
     })
     return loading
   })
@@ -45,6 +55,8 @@ export function useMswInterception(config: MswInterceptionConfig): () => void {
     disposed = true
     stopWaiting()
     removeGuards?.()
+    removeStandIns(processes)
+    syncBuiltinESMExports()
     if (holder[KEY] === current) delete holder[KEY]
   }
 }

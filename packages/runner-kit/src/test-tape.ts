@@ -168,7 +168,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
     input.report(summarizeOpenFailure(id, cassettePath, error, openFailureMode(config, input.env)))
     throw error
   }
-  const reader = runtime.usage ?? input.usage ?? readRecordedUsage
+  const reader = onceEach(runtime.usage ?? input.usage ?? readRecordedUsage)
   provideRunMeasure(tape, { usage: () => readRunUsage(tape, tape.state, reader), price: priceUsage })
   return {
     tape,
@@ -235,5 +235,20 @@ function openFailureMode(config: TestTapeConfig, env = process.env): TapeMode {
     return resolveMode({ mode: config.mode, env, allowRecordingInCI: config.allowRecordingInCI }).mode
   } catch {
     return 'replay'
+  }
+}
+
+/**
+ * `reader`, reading each decision once: a tape's finish asks for the usage of every decision it
+ * served several times over (the tokens replayed, the run's usage, a budget), and a recorded
+ * decision's input is rebuilt from its patches to be read.
+ */
+function onceEach(reader: UsageReader): UsageReader {
+  const read = new WeakMap<object, ReturnType<UsageReader>>()
+  return (decision) => {
+    if (read.has(decision)) return read.get(decision)
+    const usage = reader(decision)
+    read.set(decision, usage)
+    return usage
   }
 }
