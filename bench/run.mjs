@@ -7,8 +7,8 @@
  *   --quick              fewer rounds and requests (a smoke run; RESULTS.md and the README are not written)
  *   --baseline <dir>     also measure an older build (see baseline.mjs) as "agent-tape before this change"
  *   --only <a,b>         run only these scenarios: per-request, streaming, agent-run, load, suite,
- *                        growth, patch-chain, capture (agent-run also measures the secret scan on
- *                        its cassette; growth also the diff a re-record makes)
+ *                        growth, patch-chain, capture, view (agent-run also measures the secret scan
+ *                        on its cassette; growth also the diff a re-record makes; view needs Chromium)
  *   --capture-node <bin> also run the capture scenario's servers on this Node.js binary (another
  *                        major version), beside the one running the bench
  *   --profile            add the CPU profile of agent-tape's 200 KB replay path to a quick run
@@ -34,6 +34,7 @@ import { rerecordDiff } from './scenarios/rerecord.mjs'
 import { secretScan } from './scenarios/secret-scan.mjs'
 import { streaming } from './scenarios/streaming.mjs'
 import { suite } from './scenarios/suite.mjs'
+import { viewPaint } from './scenarios/view-paint.mjs'
 
 const { values: args } = parseArgs({
   // `pnpm bench -- --quick` passes the `--` on.
@@ -129,6 +130,10 @@ try {
         await captureOverhead({ config: { ...config, captureNode: args['capture-node'] } }),
       )
     }
+  }
+  if (wants('view')) {
+    log('12. what a page of agent-tape view costs to open in Chromium')
+    results.view = await viewPaint({ dir, config })
   }
 } finally {
   await provider.close()

@@ -26,6 +26,7 @@ export function renderResults(r) {
   if (r.rerecord) out.push(...rerecordSection(r), '')
   if (r.patchChain) out.push(...patchChainSection(r), '')
   if (r.capture) out.push('## 11. Capturing in a server', '', ...captureSection(r.capture), '')
+  if (r.view) out.push(...viewSection(r), '')
   out.push(...machineSection(r))
   const markdown = `${out
     .join('\n')
@@ -313,6 +314,32 @@ function beforeRows(s) {
     `| ${label} after / before, round by round: without tapes, tape tests | ${formatRatio(b.afterVsBefore.withoutTapes)}, ${formatRatio(b.afterVsBefore.tapes)} |`,
   ]
   return [...rows('Vitest', s.before), ...rows('Jest', s.before.jest)]
+}
+
+/** Scenario 12: each page in each window, its best try against the targets, the median beside it. */
+function viewSection(r) {
+  const v = r.view
+  const ms = (value) => (value === undefined ? '–' : `${Math.round(value)} ms`)
+  const over = (p) =>
+    [
+      !(p.firstContentfulPaintMs <= v.targets.maxFirstPaintMs) && 'first paint',
+      !(p.longestTaskMs <= v.targets.maxLongTaskMs) && 'long task',
+    ].filter(Boolean)
+  const out = [
+    '## 12. Opening a page of agent-tape view',
+    '',
+    `The pages \`test/view/view-metrics.test.ts\` checks for what they hold, made as it makes them and opened from disk in headless Chromium, ${v.tries} times in each window, a fresh tab each time. Targets: a first contentful paint within ${v.targets.maxFirstPaintMs} ms of the start of navigation, no task on the main thread longer than ${v.targets.maxLongTaskMs} ms. The best try is held to them (load only ever adds to a timing); the median of the tries is in parentheses. Load average (1 minute) before and after: ${v.loadAverage.map((l) => l.toFixed(2)).join(', ')}.`,
+    '',
+    '| page | window | bytes | elements | first contentful paint | longest task | targets |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+  ]
+  for (const p of v.pages) {
+    const missed = over(p)
+    out.push(
+      `| ${p.page} | ${p.viewport} | ${formatBytes(p.bytes)} | ${p.elements} | ${ms(p.firstContentfulPaintMs)} (${ms(p.medianFirstPaintMs)}) | ${ms(p.longestTaskMs)} (${ms(p.medianLongestTaskMs)}) | ${missed.length ? `over: ${missed.join(', ')}` : 'met'} |`,
+    )
+  }
+  return out
 }
 
 function machineSection(r) {

@@ -90,7 +90,9 @@ it("replays a user's abort before the headers only once the user aborts again", 
 })
 
 it('records a stream the user aborts after the first chunk, and replays its chunks, then the abort when the user aborts', async () => {
-  turn = { text: ['one ', 'two ', 'three ', 'four'], chunkDelayMs: 40 }
+  // The server sends the role chunk and 'one ', then nothing until the client aborts: on a loaded
+  // machine, a gap between chunks lets the rest arrive with the first, and the SDK reads it all.
+  turn = { text: ['one ', 'two ', 'three ', 'four'], holdAfterEvents: 2 }
   const client = new OpenAI({ apiKey: 'sk-test-dummy', baseURL: provider.openaiBaseURL, maxRetries: 0 })
   const readOneThenAbort = async () => {
     const controller = new AbortController()

@@ -7,6 +7,8 @@ import { JestProject, REPO_ROOT } from './support/jest-project.js'
 
 // The README's Jest section, followed by a newcomer in an empty project: its files are the
 // snippets marked `<!-- readme-project: <path> -->`, its commands are the ones it documents.
+// Each command starts Jest through npx: the test that runs them one after another takes about 16 s
+// on a quiet 2-core machine and has gone past 30 s on a loaded one, so it is given 120 s.
 const { section, snippets } = readReadmeSection('Jest')
 
 let provider: FakeProvider
@@ -66,7 +68,7 @@ it('takes a newcomer from an empty project to a replaying Jest test with the doc
     expect(update.output).toContain('agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged')
   }
   expect(provider.connections).toBe(connections + 4)
-})
+}, 120_000)
 
 it('type-checks the README project and the typed examples of docs/jest.md under strict TypeScript, with the documented types setup', async () => {
   const typed = [

@@ -30,13 +30,15 @@ export function useRecordedFixture(runner: Runner): RecordedFixture {
     return value
   }
 
+  // As long as a scenario of the runners' tests is given: the recording may run beside the other
+  // runner's, on a 2-core machine that may be loaded.
   beforeAll(async () => {
     provider = await startCityProvider(`${runner.name}-fixtures`)
     recorded = runner.project()
     projects.push(recorded)
     // Two workers: the config and the mode must reach the runner's child processes.
     recordRun = await recorded.runTests('--maxWorkers=2', { FAKE_PROVIDER_URL: provider.url })
-  }, 60_000)
+  }, 120_000)
 
   afterAll(async () => {
     await provider?.close()

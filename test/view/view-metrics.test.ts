@@ -7,28 +7,24 @@ import { runCli } from '../cli/support/cli.js'
 import { browserTestsSkipped, launchChromium } from './support/chromium.js'
 import { recordLongDivergence } from './support/long-divergence.js'
 import {
-  type BestMetrics,
-  bestOfTries,
-  describeMetrics,
   inFirstViewport,
   openMeasured,
   type PageMetrics,
+  pageMetrics,
   screenshotTo,
   TARGETS,
-  type Viewport,
+  VIEWPORTS,
   type ViewportPlace,
 } from './support/metrics.js'
 import { divergeSupportAgent, FILLER, SUPPORT_CASSETTE } from './support/pages.js'
 
-// What the pages of `agent-tape view` weigh and cost to open in Chromium, for long runs and for
-// the README's divergence, in a wide and a phone-sized window: logged every run, asserted
-// against TARGETS once they are enforced. Screenshots of the first viewport are written to the
-// folder AGENT_TAPE_VIEW_SHOTS names, with the numbers in metrics.json beside them.
+// What the pages of `agent-tape view` hold once open in Chromium, for long runs and for the
+// README's divergence, in a wide and a phone-sized window: their bytes, their elements, and where
+// the miss stands; logged every run, asserted against TARGETS once they are enforced. What a page
+// costs to open (its first contentful paint, its longest task) moves with the machine's load, so
+// the bench measures it (`node bench/run.mjs --only view`), not this test. Screenshots of the first
+// viewport are written to the folder AGENT_TAPE_VIEW_SHOTS names, with the numbers in metrics.json.
 const SHOTS_ENV = 'AGENT_TAPE_VIEW_SHOTS'
-const VIEWPORTS: Record<string, Viewport> = {
-  wide: { width: 1400, height: 900 },
-  narrow: { width: 390, height: 844 },
-}
 /** The decision a divergence page marks as the miss. */
 const MISSED = 'li.row[data-verdict="missed"]'
 /** The first decision of a recording's page. */
@@ -43,9 +39,7 @@ const shots = process.env[SHOTS_ENV]
 interface Measured {
   page: string
   viewport: string
-  metrics: Omit<BestMetrics, 'tries'> & {
-    tries: Pick<PageMetrics, 'firstContentfulPaintMs' | 'longestTaskMs'>[]
-  }
+  metrics: PageMetrics
   /** Where the miss (or the first decision of a recording) stands once the page has loaded. */
   target: { selector: string } & ViewportPlace
   screenshot?: string
@@ -60,11 +54,7 @@ async function view(name: string, args: string[], cwd: string): Promise<string> 
   return out
 }
 
-const meetsTimings = (m: PageMetrics) =>
-  (m.firstContentfulPaintMs ?? Number.POSITIVE_INFINITY) <= TARGETS.maxFirstPaintMs &&
-  m.longestTaskMs <= TARGETS.maxLongTaskMs
-
-describe.skipIf(browserTestsSkipped())('what a page of agent-tape view costs to open', () => {
+describe.skipIf(browserTestsSkipped())('what a page of agent-tape view holds when it opens', () => {
   let browser: Browser
   const measured: Measured[] = []
 
@@ -86,8 +76,8 @@ describe.skipIf(browserTestsSkipped())('what a page of agent-tape view costs to 
   ): Promise<Measured[]> {
     const results: Measured[] = []
     for (const viewport of Object.values(VIEWPORTS)) {
-      const metrics = await bestOfTries(browser, file, viewport, meetsTimings)
-      const { page } = await openMeasured(browser, file, viewport)
+      const { page, problems } = await openMeasured(browser, file, viewport)
+      const metrics = await pageMetrics(page, file)
       const place = await inFirstViewport(page, target)
       // A divergence page shows the miss's changed words without scrolling: a word inserted, seen.
       const words = target === MISSED ? await inFirstViewport(page, `${MISSED} .word-diff ins`) : undefined
@@ -97,22 +87,17 @@ describe.skipIf(browserTestsSkipped())('what a page of agent-tape view costs to 
       const result: Measured = {
         page: name,
         viewport: `${viewport.width}×${viewport.height}`,
-        metrics: {
-          ...metrics,
-          tries: metrics.tries.map((t) => ({
-            firstContentfulPaintMs: t.firstContentfulPaintMs,
-            longestTaskMs: t.longestTaskMs,
-          })),
-        },
+        metrics,
         target: { selector: target, ...place },
         ...(screenshot ? { screenshot } : {}),
       }
       console.log(
-        `${describeMetrics(`${name} at ${result.viewport}`, metrics)}; ${target} ${place.inView ? `in the first viewport (${place.visiblePx} px of it shown)` : 'not in the first viewport'}, its top ${place.documentTop} px down the page (scrolled to ${place.scrollY})`,
+        `${name} at ${result.viewport}: ${(metrics.bytes / 1e6).toFixed(2)} MB, ${metrics.elements} elements at load; ${target} ${place.inView ? `in the first viewport (${place.visiblePx} px of it shown)` : 'not in the first viewport'}, its top ${place.documentTop} px down the page (scrolled to ${place.scrollY})`,
       )
       measured.push(result)
       results.push(result)
 
+      expect(problems, `${name}: requests that left the page, errors`).toEqual([])
       expect(metrics.bytes).toBeGreaterThan(0)
       expect(metrics.elements).toBeGreaterThan(10)
       expect(metrics.firstContentfulPaintMs).toBeGreaterThan(0)
@@ -128,10 +113,6 @@ describe.skipIf(browserTestsSkipped())('what a page of agent-tape view costs to 
           )
         }
         expect(metrics.elements, `${name}: elements at load`).toBeLessThanOrEqual(TARGETS.maxElementsAtLoad)
-        expect(metrics.firstContentfulPaintMs, `${name}: first contentful paint`).toBeLessThanOrEqual(
-          TARGETS.maxFirstPaintMs,
-        )
-        expect(metrics.longestTaskMs, `${name}: longest task`).toBeLessThanOrEqual(TARGETS.maxLongTaskMs)
         if (target === MISSED && TARGETS.missInFirstViewport) {
           expect(place.inView, `${name}: the miss in the first viewport`).toBe(true)
           expect(place.visiblePx, `${name}: the miss shown`).toBeGreaterThanOrEqual(TARGETS.minMissVisiblePx)

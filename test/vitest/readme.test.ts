@@ -9,6 +9,9 @@ import { VitestProject } from './support/vitest-project.js'
 
 // The README's Vitest section, followed by a newcomer in an empty project: its files are the
 // snippets marked `<!-- readme-project: <path> -->`, its commands are the ones it documents.
+// Each command starts a process through npx, most of them a runner: the tests that run them one after
+// another take about 12 s on a quiet 2-core machine and have gone past 30 s on a loaded one, so they
+// are given 120 s.
 const { section, snippets } = readReadmeSection('Vitest')
 
 let provider: FakeProvider
@@ -29,7 +32,7 @@ beforeAll(async () => {
     expect(result.code, `${command}\n${result.output}`).toBe(0)
   }
   for (const { path, code } of snippets) project.write(path, code)
-})
+}, 60_000)
 
 /** Vite's warning for a config loaded as CommonJS, which a project without "type": "module" prints on every run. */
 const CJS_WARNING = /configLoader|loaded as CommonJS|CJS build of Vite/
@@ -80,7 +83,7 @@ it('takes a newcomer from an empty project to a replaying test with the document
   expect(update.output).toContain('agent-tape  1 tape: 0 replayed cleanly, 1 recorded, 0 diverged')
   expect(update.output).toMatch(/test\/triage\.test\.ts > double-charge +update +recorded/)
   expect(provider.connections).toBeGreaterThan(connections)
-})
+}, 120_000)
 
 interface WorkflowStep {
   run?: string
@@ -133,7 +136,7 @@ it("runs the steps of the README's GitHub Actions workflow: replay and verify, t
   }
   expect(provider.connections).toBeGreaterThan(before)
   expect(readFileSync(summary, 'utf8')).toContain('1 recorded')
-})
+}, 120_000)
 
 it('type-checks the README project under strict TypeScript', async () => {
   const tsc = await project.typeCheck(['src', 'test', 'vitest.config.ts'], ['node'])

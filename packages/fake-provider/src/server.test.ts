@@ -212,6 +212,27 @@ it('cuts a stream after its headers and before any event: create() resolves, ite
   expect((error as Error).message).toBe('terminated')
 })
 
+it('holds a stream after holdAfterEvents until the client aborts, so the client reads nothing later', async () => {
+  provider = await startFakeProvider({
+    reply: [{ text: ['a ', 'b ', 'c'], holdAfterEvents: 2 }, { text: 'ok' }],
+  })
+  const openai = new OpenAI({ apiKey: 'sk-test', baseURL: provider.openaiBaseURL, maxRetries: 0 })
+  const controller = new AbortController()
+  const stream = await openai.chat.completions.create(
+    { model: 'm', messages, stream: true },
+    { signal: controller.signal },
+  )
+  let text = ''
+  // The role chunk, then 'a ': the two events before the hold. openai-node ends the loop on an abort.
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta?.content ?? ''
+    if (text) controller.abort()
+  }
+  expect(text).toBe('a ')
+  const after = await post('/v1/chat/completions', { model: 'm', messages })
+  expect(after.status).toBe(200)
+})
+
 it('makes the same ids from the same seed', async () => {
   const ids = async () => {
     const p = await startFakeProvider({

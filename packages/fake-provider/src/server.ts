@@ -176,6 +176,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
       delayMs: turn.chunkDelayMs ?? options.chunkDelayMs ?? 0,
       cutAfter: turn.cutAfterEvents,
       holdOpenMs: turn.holdOpenMs,
+      holdAfter: turn.holdAfterEvents,
       error: fault && {
         after: fault.afterEvents ?? Math.floor(events.length / 2),
         event: endpoint.streamError(fault, fault.afterEvents ?? Math.floor(events.length / 2)),

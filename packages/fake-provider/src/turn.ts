@@ -73,6 +73,11 @@ export interface Turn {
    * server or proxy slow to close), or until the client goes away.
    */
   holdOpenMs?: number
+  /**
+   * Streams only: after this many events, send nothing more until the client goes away. A client
+   * that aborts mid-stream then never has a later event to read, however loaded the machine.
+   */
+  holdAfterEvents?: number
   /** Streams only: wait this long before each event; overrides the server option. */
   chunkDelayMs?: number
   /** Wait this long before sending the response headers (a slow model, a client timeout). */

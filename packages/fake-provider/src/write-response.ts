@@ -56,6 +56,8 @@ export interface StreamPlan {
   cutAfter?: number
   /** Keep the response open this long after the last event, or until the client goes away. */
   holdOpenMs?: number | undefined
+  /** After this many events, send nothing more until the client goes away. */
+  holdAfter?: number | undefined
 }
 
 /** Streams `events` framed by `wire`, one write per event, stopping if the client goes away. */
@@ -80,6 +82,10 @@ export async function writeStream(
   for (let i = 0; i <= events.length; i++) {
     if (plan.cutAfter === i) {
       res.destroy()
+      return
+    }
+    if (plan.holdAfter === i) {
+      await whenGone(res)
       return
     }
     if (plan.error?.after === i) {
@@ -107,4 +113,11 @@ async function untilGone(res: ResponseSink, ms: number): Promise<void> {
   const controller = new AbortController()
   await Promise.race([closed, sleep(ms, undefined, { signal: controller.signal }).catch(() => {})])
   controller.abort()
+}
+
+/** Settles when the client goes away (node:http's and node:http2's responses both say so by `close`). */
+function whenGone(res: ResponseSink): Promise<void> {
+  const own = res as { once?: (event: 'close', listener: () => void) => unknown }
+  if (isGone(res) || !own.once) return Promise.resolve()
+  return new Promise<void>((resolve) => own.once!('close', resolve))
 }
