@@ -1,8 +1,10 @@
 import childProcess from 'node:child_process'
+import dgram from 'node:dgram'
 import http from 'node:http'
 import http2, { type ClientHttp2Session } from 'node:http2'
 import https from 'node:https'
 import { syncBuiltinESMExports } from 'node:module'
+import net from 'node:net'
 import workerThreads from 'node:worker_threads'
 import { beforeTapeOpens, replaysOutsideTapes } from '@agent-tape/core/context'
 import type { EndpointPattern } from './endpoints.js'
@@ -30,11 +32,9 @@ export interface PreparedBoundary {
    * What modules keep when they load (an SDK client keeps `fetch` when it is built, a library
    * may keep `http.get`, a worker pool `Worker`): `fetch`; the request functions of
    * `node:http`/`https` and `http.ClientRequest`, which call {@link beforeRequest} first;
-   * `http2.connect`; what the network guards take over and a module may keep: `Worker` and the
-   * synchronous functions of `node:child_process` (what a process starts asynchronously passes
-   * `ChildProcess#spawn`, which no module keeps).
+   * `http2.connect`; what the network guards take over (see {@link standInNetworkGuards}).
    */
-  readonly standIns: { fetch: StandIn; requests: StandIn[]; http2: StandIn; processes: StandIn[] }
+  readonly standIns: { fetch: StandIn; requests: StandIn[]; http2: StandIn; network: StandIn[] }
   /** `fetch` as it was before the stand-in: how the boundary reaches the network unintercepted. */
   readonly networkFetch: typeof fetch
   /**
@@ -117,12 +117,7 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
         standInClass(http, 'ClientRequest', beforeUse),
       ],
       http2: standInConnect(earlySessions),
-      processes: [
-        standInClass(workerThreads, 'Worker'),
-        ...(['spawnSync', 'execSync', 'execFileSync'] as const).map((name) =>
-          standInFunction(childProcess, name),
-        ),
-      ],
+      network: standInNetworkGuards(),
     },
     networkFetch,
     earlySessions,
@@ -133,8 +128,8 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
       stopWaiting()
       removeApplied?.()
       removeApplied = undefined
-      const { fetch, requests, http2, processes } = prepared.standIns
-      removeStandIns([fetch, ...requests, http2, ...processes])
+      const { fetch, requests, http2, network } = prepared.standIns
+      removeStandIns([fetch, ...requests, http2, ...network])
       syncBuiltinESMExports()
       if (holder[OWN_INTERCEPTION_KEY] === prepared) delete holder[OWN_INTERCEPTION_KEY]
     },
@@ -187,15 +182,24 @@ function standInConnect(earlySessions: Map<ClientHttp2Session, unknown>): StandI
 }
 
 /**
- * What the network guards take over that a module may keep (a worker pool keeps `Worker`, a
- * library `execSync`): what starts a process asynchronously passes `ChildProcess#spawn`, which
- * the guard patches on the prototype, and a connection passes `net.Socket#connect`.
+ * What the network guards take over, held from the setup on, so that what the first tape applies
+ * behind them reaches what a module kept before it and stays behind what another library patched
+ * after the setup: `Worker` and the synchronous functions of `node:child_process` (a worker pool
+ * keeps `Worker`, a library `execSync`); and the methods each connection, datagram and process
+ * start passes, which an interceptor of the team's may patch in turn (msw 3 patches
+ * `net.Socket#connect`: its handlers must see a request before the guard judges the connection it
+ * would open). `node:dns` is not held: loading it costs a test file more than the rest together,
+ * and its guard applies over what is there at the first tape.
  */
-export function standInProcesses(): StandIn[] {
+export function standInNetworkGuards(): StandIn[] {
   return [
     standInClass(workerThreads, 'Worker'),
     ...(['spawnSync', 'execSync', 'execFileSync'] as const).map((name) =>
       standInFunction(childProcess, name),
     ),
+    standInFunction(childProcess.ChildProcess.prototype, 'spawn'),
+    standInFunction(net.Socket.prototype, 'connect'),
+    standInFunction(dgram.Socket.prototype, 'send'),
+    standInFunction(dgram.Socket.prototype, 'connect'),
   ]
 }

@@ -112,8 +112,8 @@ export const http2Guard: InterceptionGuard = {
 export const networkGuard: InterceptionGuard = {
   name: 'connections, DNS, UDP, worker threads and child processes',
   install({ config, prepared: { standIns } }) {
-    const remove = patchBehind(standIns.processes, () => installNetworkGuards(config))
-    return () => unpatchBehind(standIns.processes, remove)
+    const remove = patchBehind(standIns.network, () => installNetworkGuards(config))
+    return () => unpatchBehind(standIns.network, remove)
   },
 }
 

@@ -1,6 +1,6 @@
 import { syncBuiltinESMExports } from 'node:module'
 import { beforeTapeOpens } from '@agent-tape/core/context'
-import { standInProcesses } from './boundary.js'
+import { standInNetworkGuards } from './boundary.js'
 import type { EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
@@ -37,15 +37,15 @@ export function useMswInterception(config: MswInterceptionConfig): () => void {
   let disposed = false
   let loading: Promise<void> | undefined
   // What a module may keep of what the guards take over, as with agent-tape's own interception.
-  const processes = standInProcesses()
+  const network = standInNetworkGuards()
   syncBuiltinESMExports()
   const stopWaiting = beforeTapeOpens(() => {
     loading ??= Promise.all([import('./network/guards.js'), loadRequestHandling()]).then(([guards]) => {
-      const remove = patchBehind(processes, () =>
+      const remove = patchBehind(network, () =>
         guards.installNetworkGuards({ ...current, interception: 'msw' }),
       )
       syncBuiltinESMExports()
-      const removal = () => unpatchBehind(processes, remove)
+      const removal = () => unpatchBehind(network, remove)
       if (disposed) removal()
       else removeGuards = removal
     })
@@ -55,7 +55,7 @@ export function useMswInterception(config: MswInterceptionConfig): () => void {
     disposed = true
     stopWaiting()
     removeGuards?.()
-    removeStandIns(processes)
+    removeStandIns(network)
     syncBuiltinESMExports()
     if (holder[KEY] === current) delete holder[KEY]
   }

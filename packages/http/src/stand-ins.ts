@@ -14,7 +14,15 @@ export interface StandIn {
   readonly thin: unknown
   /** What the implementation put in the property's place, once loaded: the thin function calls it. */
   patched?: unknown
+  /**
+   * Removed while another library's patch was over it: the thin function stays in that patch's
+   * chain (it calls the original), and the next stand-in of the property takes its place.
+   */
+  removed?: boolean
 }
+
+/** Marks a thin function with its stand-in, across copies of this module (ESM, CJS, a Jest sandbox). */
+const STAND_IN = Symbol.for('agent-tape.stand-in')
 
 /**
  * Replaces `owner[key]` with the thin function `make` builds. `make` receives the original value
@@ -25,9 +33,17 @@ export function standIn(
   key: string,
   make: (original: unknown, self: StandIn) => unknown,
 ): StandIn {
-  const original = Object.getOwnPropertyDescriptor(owner, key) as PropertyDescriptor
+  let original = Object.getOwnPropertyDescriptor(owner, key) as PropertyDescriptor
+  // A stand-in removed under another library's patch, which that library put back when it removed
+  // its own (a team's MSW server closed after the runner's setup was disposed): stood in for again
+  // from the original, so that a worker running many files does not chain one per file.
+  const earlier = (original.value as { [STAND_IN]?: StandIn } | undefined)?.[STAND_IN]
+  if (earlier?.removed) original = earlier.original
   const self: { -readonly [K in keyof StandIn]: StandIn[K] } = { owner, key, original, thin: undefined }
-  self.thin = make((owner as Record<string, unknown>)[key], self)
+  self.thin = make('value' in original ? original.value : original.get?.call(owner), self)
+  // A class's thin function is a Proxy, which answers for the mark itself (see standInClass).
+  if ((self.thin as { [STAND_IN]?: StandIn })[STAND_IN] !== self)
+    Object.defineProperty(self.thin, STAND_IN, { value: self })
   Object.defineProperty(owner, key, {
     value: self.thin,
     writable: true,
@@ -56,6 +72,8 @@ export function standInClass(owner: object, key: string, beforeUse?: () => void)
   return standIn(owner, key, (original, self) => {
     const Original = original as new (...args: unknown[]) => object
     const thin: object = new Proxy(Original, {
+      // The mark of the stand-in, without a property added to the original class.
+      get: (target, key, receiver) => (key === STAND_IN ? self : Reflect.get(target, key, receiver)),
       construct(_target, args, newTarget) {
         beforeUse?.()
         const Class = (self.patched as typeof Original | undefined) ?? Original
@@ -105,10 +123,14 @@ export function unpatchBehind(standIns: readonly StandIn[], unpatch: () => void)
   }
 }
 
-/** Puts back each original, unless someone patched over the stand-in since: theirs stays. */
+/**
+ * Puts back each original, unless someone patched over the stand-in since: theirs stays, and
+ * the thin function in its chain calls the original from now on (see {@link StandIn.removed}).
+ */
 export function removeStandIns(standIns: readonly StandIn[]): void {
   for (const s of standIns) {
     const current = Object.getOwnPropertyDescriptor(s.owner, s.key)
     if (current?.value === s.thin) Object.defineProperty(s.owner, s.key, s.original)
+    else s.removed = true
   }
 }
