@@ -18,6 +18,8 @@ const SETUP_MODULES = [
   // The stand-ins of fetch, node:http(s) and http2.connect, kept by modules as they load.
   'http/src/boundary.ts',
   'http/src/stand-ins.ts',
+  // Those of node:http, https, http2 and worker_threads, put in when the test file loads them.
+  'http/src/builtin-loads.ts',
   // A fetch that may be MCP, refused outside every tape in a run that replays (decision 0021).
   'http/src/mcp-shape.ts',
   // What decides a request, loaded on first need.

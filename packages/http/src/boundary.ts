@@ -1,12 +1,10 @@
 import childProcess from 'node:child_process'
 import dgram from 'node:dgram'
-import http from 'node:http'
-import http2, { type ClientHttp2Session } from 'node:http2'
-import https from 'node:https'
+import type { ClientHttp2Session } from 'node:http2'
 import { syncBuiltinESMExports } from 'node:module'
 import net from 'node:net'
-import workerThreads from 'node:worker_threads'
 import { beforeTapeOpens, replaysOutsideTapes } from '@agent-tape/core/context'
+import { standInOnLoad, type WatchedBuiltins } from './builtin-loads.js'
 import type { EndpointPattern } from './endpoints.js'
 import { fetchMayBeMcp } from './mcp-shape.js'
 import type { HostPattern } from './network/allow-hosts.js'
@@ -32,9 +30,11 @@ export interface PreparedBoundary {
    * What modules keep when they load (an SDK client keeps `fetch` when it is built, a library
    * may keep `http.get`, a worker pool `Worker`): `fetch`; the request functions of
    * `node:http`/`https` and `http.ClientRequest`, which call {@link beforeRequest} first;
-   * `http2.connect`; what the network guards take over (see {@link standInNetworkGuards}).
+   * `http2.connect`; what the network guards take over (see {@link standInNetworkGuards}). Those of
+   * `node:http`, `https`, `http2` and `worker_threads` are added when the builtin loads (see
+   * `standInOnLoad`): every one of them is in place once {@link load} has begun.
    */
-  readonly standIns: { fetch: StandIn; requests: StandIn[]; http2: StandIn; network: StandIn[] }
+  readonly standIns: { fetch: StandIn; requests: StandIn[]; http2: StandIn[]; network: StandIn[] }
   /** `fetch` as it was before the stand-in: how the boundary reaches the network unintercepted. */
   readonly networkFetch: typeof fetch
   /**
@@ -96,7 +96,24 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
   const networkFetch = globalThis.fetch.bind(globalThis)
   const earlySessions = new Map<ClientHttp2Session, unknown>()
   const beforeUse = () => prepared.beforeRequest?.()
+  const requests: StandIn[] = []
+  const http2Connect: StandIn[] = []
+  const network = standInNetworkGuards()
+  const builtins = standInOnLoad({
+    http: (http) =>
+      requests.push(
+        standInFunction(http, 'request', beforeUse),
+        standInFunction(http, 'get', beforeUse),
+        standInClass(http, 'ClientRequest', beforeUse),
+      ),
+    https: (https) =>
+      requests.push(standInFunction(https, 'request', beforeUse), standInFunction(https, 'get', beforeUse)),
+    http2: (http2) => http2Connect.push(standInConnect(http2, earlySessions)),
+    ...network.onLoad,
+  })
   const load = (): Promise<void> => {
+    // What serves tapes stands behind every stand-in: those of builtins not loaded yet go in first.
+    if (!loading) builtins.settle()
     loading ??= import('./apply-boundary.js')
       .then(({ applyBoundary }) => applyBoundary(prepared))
       .then((remove) => {
@@ -107,18 +124,7 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
   }
   const prepared: PreparedBoundary = {
     settings,
-    standIns: {
-      fetch: standInFetch(load),
-      requests: [
-        ...[http, https].flatMap((module) => [
-          standInFunction(module, 'request', beforeUse),
-          standInFunction(module, 'get', beforeUse),
-        ]),
-        standInClass(http, 'ClientRequest', beforeUse),
-      ],
-      http2: standInConnect(earlySessions),
-      network: standInNetworkGuards(),
-    },
+    standIns: { fetch: standInFetch(load), requests, http2: http2Connect, network: network.standIns },
     networkFetch,
     earlySessions,
     load,
@@ -126,10 +132,11 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
     async dispose() {
       disposed = true
       stopWaiting()
+      builtins.stop()
       removeApplied?.()
       removeApplied = undefined
       const { fetch, requests, http2, network } = prepared.standIns
-      removeStandIns([fetch, ...requests, http2, ...network])
+      removeStandIns([fetch, ...requests, ...http2, ...network])
       syncBuiltinESMExports()
       if (holder[OWN_INTERCEPTION_KEY] === prepared) delete holder[OWN_INTERCEPTION_KEY]
     },
@@ -167,7 +174,10 @@ function standInFetch(load: () => Promise<void>): StandIn {
  * HTTP/2 guard can watch a session opened at import or in `beforeAll` and reused by a tape (its
  * requests then belong to the tape, as those of every session opened later do).
  */
-function standInConnect(earlySessions: Map<ClientHttp2Session, unknown>): StandIn {
+function standInConnect(
+  http2: WatchedBuiltins['http2'],
+  earlySessions: Map<ClientHttp2Session, unknown>,
+): StandIn {
   return standIn(http2, 'connect', (original, self) => {
     const connect = original as (...args: unknown[]) => ClientHttp2Session
     return function connectStandIn(this: unknown, ...args: unknown[]) {
@@ -191,9 +201,12 @@ function standInConnect(earlySessions: Map<ClientHttp2Session, unknown>): StandI
  * would open). `node:dns` is not held: loading it costs a test file more than the rest together,
  * and its guard applies over what is there at the first tape.
  */
-export function standInNetworkGuards(): StandIn[] {
-  return [
-    standInClass(workerThreads, 'Worker'),
+export function standInNetworkGuards(): {
+  standIns: StandIn[]
+  /** `Worker`'s, added when `node:worker_threads` loads: for {@link standInOnLoad}'s plan. */
+  onLoad: { worker_threads: (module: WatchedBuiltins['worker_threads']) => void }
+} {
+  const standIns = [
     ...(['spawnSync', 'execSync', 'execFileSync'] as const).map((name) =>
       standInFunction(childProcess, name),
     ),
@@ -202,4 +215,8 @@ export function standInNetworkGuards(): StandIn[] {
     standInFunction(dgram.Socket.prototype, 'send'),
     standInFunction(dgram.Socket.prototype, 'connect'),
   ]
+  return {
+    standIns,
+    onLoad: { worker_threads: (module) => void standIns.push(standInClass(module, 'Worker')) },
+  }
 }

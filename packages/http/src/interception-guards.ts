@@ -104,8 +104,8 @@ export const dispatcherGuard: InterceptionGuard = {
 export const http2Guard: InterceptionGuard = {
   name: 'node:http2 sessions',
   install({ config, prepared: { standIns, earlySessions } }) {
-    const remove = patchBehind([standIns.http2], () => interceptHttp2(config, earlySessions))
-    return () => unpatchBehind([standIns.http2], remove)
+    const remove = patchBehind(standIns.http2, () => interceptHttp2(config, earlySessions))
+    return () => unpatchBehind(standIns.http2, remove)
   },
 }
 

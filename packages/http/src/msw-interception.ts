@@ -1,6 +1,7 @@
 import { syncBuiltinESMExports } from 'node:module'
 import { beforeTapeOpens } from '@agent-tape/core/context'
 import { standInNetworkGuards } from './boundary.js'
+import { standInOnLoad } from './builtin-loads.js'
 import type { EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import type { ChildProcessPolicy } from './network/child-processes.js'
@@ -38,14 +39,16 @@ export function useMswInterception(config: MswInterceptionConfig): () => void {
   let loading: Promise<void> | undefined
   // What a module may keep of what the guards take over, as with agent-tape's own interception.
   const network = standInNetworkGuards()
+  const builtins = standInOnLoad(network.onLoad)
   syncBuiltinESMExports()
   const stopWaiting = beforeTapeOpens(() => {
+    if (!loading) builtins.settle()
     loading ??= Promise.all([import('./network/guards.js'), loadRequestHandling()]).then(([guards]) => {
-      const remove = patchBehind(network, () =>
+      const remove = patchBehind(network.standIns, () =>
         guards.installNetworkGuards({ ...current, interception: 'msw' }),
       )
       syncBuiltinESMExports()
-      const removal = () => unpatchBehind(network, remove)
+      const removal = () => unpatchBehind(network.standIns, remove)
       if (disposed) removal()
       else removeGuards = removal
     })
@@ -55,7 +58,8 @@ export function useMswInterception(config: MswInterceptionConfig): () => void {
     disposed = true
     stopWaiting()
     removeGuards?.()
-    removeStandIns(network)
+    builtins.stop()
+    removeStandIns(network.standIns)
     syncBuiltinESMExports()
     if (holder[KEY] === current) delete holder[KEY]
   }
