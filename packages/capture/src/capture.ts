@@ -136,7 +136,7 @@ export function createCapture(options: CaptureOptions): Capture {
         })
       },
     )
-    void loadTracing()
+    loadTracing()
     if (directory) void probe(directory, book)
   }
 

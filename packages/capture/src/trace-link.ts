@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module'
+
 /** The attribute a captured run's cassette is named by on the span that was active as it ran. */
 export const CASSETTE_ATTRIBUTE = 'agent_tape.cassette'
 
@@ -13,25 +15,27 @@ interface TraceApi {
 // Held in a variable so that no compiler or bundler resolves the optional peer dependency.
 const OTEL_API = '@opentelemetry/api'
 
-let loading: Promise<void> | undefined
+let loaded = false
 let api: TraceApi | undefined
 
 /**
  * Loads `@opentelemetry/api` when the app has it (an optional peer dependency), once per
- * process. Its global registry makes any copy of the API see the app's tracer provider and
- * context. Without it, capture links nothing and loads nothing else.
+ * process, as the capture is created: synchronously, so that the first run links its span too.
+ * Its global registry makes any copy of the API see the app's tracer provider and context.
+ * Without it, capture links nothing and loads nothing else.
  */
-export function loadTracing(): Promise<void> {
-  loading ??= import(OTEL_API).then(
-    (module: Partial<TraceApi> & { default?: Partial<TraceApi> }) => {
-      const found = module.trace ? module : module.default
-      if (typeof found?.trace?.getActiveSpan === 'function') api = found as TraceApi
-    },
-    () => {
-      // Not installed: no span to link.
-    },
-  )
-  return loading
+export function loadTracing(): void {
+  if (loaded) return
+  loaded = true
+  try {
+    const module = createRequire(import.meta.url)(OTEL_API) as Partial<TraceApi> & {
+      default?: Partial<TraceApi>
+    }
+    const found = module.trace ? module : module.default
+    if (typeof found?.trace?.getActiveSpan === 'function') api = found as TraceApi
+  } catch {
+    // Not installed: no span to link.
+  }
 }
 
 /** The span active where the code runs now, when the app traces with OpenTelemetry. */
