@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { openTape, parseCassette } from '@agent-tape/core'
+import { tapeInternals } from '@agent-tape/core/internal'
 import { createFileStore } from '@agent-tape/core/node'
 import { readRequestParts, wireHead } from '@agent-tape/http/internal'
 import stableStringify from 'fast-json-stable-stringify'
@@ -73,7 +74,7 @@ export async function agentRun({ contenders, names, provider, config }) {
  *   floor     JSON.parse + sha256 of the body text
  *   current   agent-tape's tape.begin on a replay tape (finds each recorded decision): the keyed
  *             path, which a request takes when its cassette has no fingerprints or it changed
- *   fingerprint  tape.beginRequest with the request's bytes, as the http boundary replays a
+ *   fingerprint  tapeInternals(tape).beginRequest with the request's bytes, as the http boundary replays a
  *             recorded request: its fingerprint finds the decision, nothing is parsed
  *   previous  the scheme before this change: JSON round trip + fast-json-stable-stringify + sha256
  */
@@ -124,11 +125,12 @@ async function measureKeying(bodies, heads, cassettePath, config, probes, around
     },
     fingerprint: async () => {
       const tape = await openTape({ id: 'k', cassettePath, store, mode: 'replay', env: {} })
+      const internals = tapeInternals(tape)
       const perStep = []
       for (let i = 0; i < bodies.length; i++) {
         const body = Buffer.from(bodies[i])
         const t = performance.now()
-        const decision = tape.beginRequest({
+        const decision = internals.beginRequest({
           kind: 'llm',
           head: heads[i],
           body,
@@ -139,8 +141,8 @@ async function measureKeying(bodies, heads, cassettePath, config, probes, around
         const tool = nextToolInput(cassette, decision.record.seq)
         if (tool) tape.begin('tool', tool)
       }
-      if (tape.wireReplays !== bodies.length)
-        throw new Error(`only ${tape.wireReplays} of ${bodies.length} requests were found by fingerprint`)
+      if (internals.wireReplays() !== bodies.length)
+        throw new Error(`only ${internals.wireReplays()} of ${bodies.length} requests were found by fingerprint`)
       return perStep
     },
     previous: async () => {
