@@ -142,7 +142,9 @@ async function measureKeying(bodies, heads, cassettePath, config, probes, around
         if (tool) tape.begin('tool', tool)
       }
       if (internals.wireReplays() !== bodies.length)
-        throw new Error(`only ${internals.wireReplays()} of ${bodies.length} requests were found by fingerprint`)
+        throw new Error(
+          `only ${internals.wireReplays()} of ${bodies.length} requests were found by fingerprint`,
+        )
       return perStep
     },
     previous: async () => {
