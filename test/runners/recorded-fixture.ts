@@ -1,5 +1,5 @@
 import type { FakeProvider } from '@agent-tape/fake-provider'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, vi } from 'vitest'
 import { type RunResult, startCityProvider } from '../support/fixture-project.js'
 import type { Runner, RunnerProject } from './runners.js'
 
@@ -21,6 +21,9 @@ export interface RecordedFixture {
  * its tests: the recording run is the first scenario, and each later one starts from its cassettes.
  */
 export function useRecordedFixture(runner: Runner): RecordedFixture {
+  // Each test of such a file runs the real runner at least once, in child processes: on a loaded
+  // 2-core machine that takes far longer than the suite's default timeout.
+  vi.setConfig({ testTimeout: 120_000 })
   let provider: FakeProvider | undefined
   let recorded: RunnerProject | undefined
   let recordRun: RunResult | undefined
