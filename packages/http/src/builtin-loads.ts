@@ -38,10 +38,12 @@ interface Watch {
 
 const watches = new Set<Watch>()
 let hook: { deregister(): void } | undefined
+/** Node's own `process.getBuiltinModule`, which passes no resolution hook: held while watching. */
+let getBuiltinModule: typeof process.getBuiltinModule | undefined
 
 /** A builtin, loaded if it is not. */
 function builtin(id: string): never {
-  return process.getBuiltinModule(id) as never
+  return (getBuiltinModule ?? process.getBuiltinModule)(id) as never
 }
 
 /** Stops watching for `watch`; the hook goes once nothing is watched. */
@@ -50,7 +52,17 @@ function unwatch(watch: Watch): void {
   if (watches.size === 0) {
     hook?.deregister()
     hook = undefined
+    if (getBuiltinModule && process.getBuiltinModule === seeGetBuiltinModule)
+      process.getBuiltinModule = getBuiltinModule
+    getBuiltinModule = undefined
   }
+}
+
+/** `process.getBuiltinModule` while watching: a module that asks for a builtin this way is seen too. */
+function seeGetBuiltinModule(id: string): unknown {
+  const module = builtin(id)
+  seeBuiltins(id.startsWith('node:') ? id : `node:${id}`, undefined, (url) => ({ url }))
+  return module
 }
 
 /**
@@ -72,6 +84,10 @@ export function standInOnLoad(plan: Plan): BuiltinWatch {
   if (watch.done.size < ids.length) {
     watches.add(watch)
     hook ??= registerResolveHook()
+    if (hook && !getBuiltinModule) {
+      getBuiltinModule = process.getBuiltinModule
+      process.getBuiltinModule = seeGetBuiltinModule as typeof process.getBuiltinModule
+    }
     // No hook to see an import by: every builtin of the plan is loaded and stood in for now.
     if (!hook) {
       for (const id of ids) run(id)
