@@ -1,11 +1,13 @@
 /**
  * The server of the capture benchmark: Express, one route whose handler runs a 6-step agent on
  * the openai SDK against the loopback fake provider, every 100th run failing. The variant says
- * what wraps the handler: nothing, or a capture (sample 0, or sample 1 keeping failed runs).
+ * what wraps the handler: nothing, or a capture (sample 0; sample 0.1 or 1 keeping failed runs;
+ * sample 1 keeping every run).
  *
- *   node capture-server.mjs <none|sample-0|sample-1> <provider url> <capture dir>
+ *   node capture-server.mjs <none|sample-0|sample-0.1|sample-1|keep-all> <provider url> <capture dir>
  *
- * Prints `port <n>` once it listens; `stats` on stdin prints the capture's stats as JSON.
+ * Prints `port <n>` once it listens; `stats` on stdin prints the capture's stats as JSON, `cpu`
+ * the CPU time and runs so far and the largest resident set size since the last `cpu`.
  */
 import { createCapture } from '@agent-tape/capture'
 import express from 'express'
@@ -17,8 +19,8 @@ const capture =
     ? undefined
     : createCapture({
         dir,
-        sample: variant === 'sample-0' ? 0 : 1,
-        keep: 'failed',
+        sample: { 'sample-0': 0, 'sample-0.1': 0.1 }[variant] ?? 1,
+        keep: variant === 'keep-all' ? 'all' : 'failed',
         modelEndpoints: [`${providerUrl}/v1`],
         maxFiles: 100_000,
       })
@@ -74,6 +76,12 @@ await capture?.ready()
 const server = app.listen(0, '127.0.0.1', () => process.stdout.write(`port ${server.address().port}\n`))
 server.keepAliveTimeout = 60_000
 
+// The resident set size, sampled while runs are served: its peak between two `cpu` questions.
+let peakRss = 0
+setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage.rss())
+}, 50).unref()
+
 process.stdin.setEncoding('utf8')
 process.stdin.on('data', async (line) => {
   const command = line.trim()
@@ -81,8 +89,10 @@ process.stdin.on('data', async (line) => {
     await capture?.flush()
     process.stdout.write(`stats ${JSON.stringify(capture?.stats() ?? null)}\n`)
   } else if (command === 'cpu') {
-    // The process's CPU time so far (user + system, ms) and the runs it served.
+    // The process's CPU time so far (user + system, ms), the runs it served, its peak memory.
     const { user, system } = process.cpuUsage()
-    process.stdout.write(`cpu ${JSON.stringify({ ms: (user + system) / 1000, runs })}\n`)
+    const rss = Math.max(peakRss, process.memoryUsage.rss())
+    peakRss = 0
+    process.stdout.write(`cpu ${JSON.stringify({ ms: (user + system) / 1000, runs, rss })}\n`)
   }
 })

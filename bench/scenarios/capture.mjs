@@ -9,14 +9,14 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { median, rounds } from '../lib/stats.mjs'
 
 const SERVER = new URL('../lib/capture-server.mjs', import.meta.url).pathname
 const PROVIDER = new URL('../lib/capture-provider.mjs', import.meta.url).pathname
-export const CAPTURE_VARIANTS = ['none', 'sample-0', 'sample-1']
+export const CAPTURE_VARIANTS = ['none', 'sample-0', 'sample-0.1', 'sample-1', 'keep-all']
 const CONNECTIONS = 200
 const BODY = JSON.stringify({
   ticket:
@@ -46,6 +46,8 @@ export async function captureOverhead({ config }) {
       const after = await ask(child, 'cpu')
       // The server's own CPU time per run it served: steadier than latency on a shared machine.
       result.cpuPerRun = (after.ms - before.ms) / Math.max(1, after.runs - before.runs)
+      // Its peak resident set size while serving the round, in MB.
+      result.rssMb = after.rss / 1024 / 1024
       runs[variant] ??= []
       runs[variant].push(result)
       return result
@@ -54,8 +56,20 @@ export async function captureOverhead({ config }) {
     for (const variant of CAPTURE_VARIANTS) runs[variant] = runs[variant].slice(plan.warmup)
     const stats = await ask(servers['sample-1'].child, 'stats')
     const files = readdirSync(join(dir, 'sample-1')).filter((f) => f.endsWith('.jsonl')).length
+    const keptAll = await ask(servers['keep-all'].child, 'stats')
     const node = await nodeVersion(config.captureNode ?? process.execPath)
-    return summarize(times, { amount, connections: CONNECTIONS, rounds: plan.repeat, stats, files, node })
+    // The machine is shared: how busy it was says how far to trust the ratios.
+    const loadAverage = loadavg().map((x) => Number(x.toFixed(2)))
+    return summarize(times, {
+      amount,
+      connections: CONNECTIONS,
+      rounds: plan.repeat,
+      stats,
+      keptAll,
+      files,
+      node,
+      load: loadAverage,
+    })
   } finally {
     for (const child of children) child.kill()
     rmSync(dir, { recursive: true, force: true })
@@ -95,6 +109,7 @@ function summarize(times, info) {
     p99: median(times[variant].map((r) => r.p99)),
     rps: median(times[variant].map((r) => r.rps)),
     cpuPerRun: median(times[variant].map((r) => r.cpuPerRun)),
+    rssMb: Math.max(...times[variant].map((r) => r.rssMb)),
     errors: times[variant].reduce((sum, r) => sum + r.errors, 0),
     failedShare: median(times[variant].map((r) => r.failedShare)),
     ratios: {
@@ -103,6 +118,7 @@ function summarize(times, info) {
       rps: ratio(variant, 'rps'),
       cpuPerRun: ratio(variant, 'cpuPerRun'),
     },
+    rssAboveMb: Math.max(...times[variant].map((r) => r.rssMb)) - Math.max(...base.map((r) => r.rssMb)),
     perRound: times[variant],
   })
   return { ...info, variants: Object.fromEntries(CAPTURE_VARIANTS.map((v) => [v, row(v)])) }

@@ -60,8 +60,17 @@ export interface CaptureOptions {
   log?: (message: string) => void
 }
 
+/**
+ * Records a capture's runs by intercepting their requests as a test's tape does, rather than
+ * observing them and deciding them only for the runs kept. Not an option of the API: what tests
+ * set to compare the two ways, which must write the same cassettes.
+ */
+export const INTERCEPT_RUNS: unique symbol = Symbol.for('agent-tape.capture.intercept-runs')
+
 /** The options with their defaults, checked. */
 export interface ResolvedCaptureOptions {
+  /** Whether runs are observed (the default), or intercepted (see {@link INTERCEPT_RUNS}). */
+  observe: boolean
   target: { dir: string } | { sink: (file: CapturedFile) => void | Promise<void> }
   sample: number
   keep: 'failed' | 'all'
@@ -133,6 +142,7 @@ export function resolveCaptureOptions(options: CaptureOptions): ResolvedCaptureO
     throw invalid('log', options.log, 'a function (message) => void')
   }
   return {
+    observe: (options as { [INTERCEPT_RUNS]?: boolean })[INTERCEPT_RUNS] !== true,
     target: sink ? { sink } : { dir: dir! },
     sample,
     keep,

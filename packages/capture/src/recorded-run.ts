@@ -7,6 +7,7 @@ import {
   type Tape,
   toRecordedError,
 } from '@agent-tape/core/internal'
+import { RunJournal, recordObserved, type SpoiledJournal } from '@agent-tape/http/internal'
 import type { CaptureDirectory } from './capture-directory.js'
 import { CaptureDrop, type StatsBook } from './capture-stats.js'
 import type { ResolvedCaptureOptions } from './options.js'
@@ -62,6 +63,8 @@ export class RecordedRun implements CaptureRun {
   readonly fileName: string
   failReason: string | undefined
   private tape!: Tape
+  /** What the run's requests sent and received, decided only if the run is kept. */
+  private journal: RunJournal | undefined
   private input: { json: unknown } | { error: unknown } | undefined
   private outcome: CaptureOutcome | undefined
   /** The span active as the run started: the request's span, in a traced server. */
@@ -101,6 +104,7 @@ export class RecordedRun implements CaptureRun {
       context.book.drop(dropFor(error, run))
       return undefined
     }
+    if (options.observe) run.journal = new RunJournal(run.tape, options.maxBytes)
     runsByTape.set(run.tape, run)
     // Told as soon as the run is sure to be kept, while the request's span is still open.
     if (options.keep === 'all') run.link()
@@ -149,6 +153,7 @@ export class RecordedRun implements CaptureRun {
     if (failed) book.stats.failed++
     if (!failed && options.keep === 'failed') {
       book.stats.discarded++
+      this.journal?.drop()
       return
     }
     this.outcome = outcomeOf(result, this.failReason)
@@ -196,12 +201,36 @@ export class RecordedRun implements CaptureRun {
 
   private async keep(): Promise<void> {
     try {
+      if (this.journal) {
+        // After the response has gone out: the run's requests are decided now, as they went.
+        await new Promise((resolve) => setImmediate(resolve))
+        const spoiled = this.journal.spoiled
+        if (spoiled) throw this.spoiledDrop(spoiled)
+        await recordObserved(this.journal)
+      }
       // Waits for answers still streaming, scans for secrets, and calls the store below.
       await this.tape.finish()
       this.context.book.stats.written++
     } catch (error) {
       this.context.book.drop(dropFor(error, this))
     }
+  }
+
+  /** Why a run whose journal is spoiled is dropped. */
+  private spoiledDrop(spoiled: SpoiledJournal): CaptureDrop {
+    const what = `Dropped captured run ${this.name} (${this.id})`
+    if (spoiled.reason === 'max-bytes') {
+      return new CaptureDrop('max-bytes', {
+        what,
+        why: `its requests and answers came to more than maxBytes (${this.context.options.maxBytes} bytes), and were let go as they passed the bound`,
+        fix: 'Raise maxBytes if runs this large are worth keeping',
+      })
+    }
+    return new CaptureDrop('incomplete', {
+      what,
+      why: `the answer to ${spoiled.url} came from a dispatcher capture could not observe, so the run cannot be recorded whole`,
+      fix: 'Nothing the run did was changed; report this with the client the app sends it with',
+    })
   }
 
   private source(): CaptureSource {

@@ -78,6 +78,6 @@ export {
 } from './tape-context.js'
 export type { TapeInternals } from './tape-internals.js'
 export { answersFromCassette, tapeInternals } from './tape-internals.js'
-export type { BegunDecision, WireRequest } from './tape-options.js'
+export type { BegunDecision, ReservedRequest, WireRequest } from './tape-options.js'
 export { diffTextRows, type TextPiece, type TextRow } from './text-rows.js'
 export { WIRE_SCHEME_VERSION } from './wire-hasher.js'

@@ -1,6 +1,6 @@
 import type { Cassette, DecisionRecord } from './cassette-format.js'
 import type { Tape } from './tape.js'
-import type { BegunDecision, WireRequest } from './tape-options.js'
+import type { BegunDecision, ReservedRequest, WireRequest } from './tape-options.js'
 
 /**
  * Where a tape keeps its {@link TapeInternals}. `Symbol.for`, not a module's own symbol or
@@ -22,6 +22,12 @@ export interface TapeInternals {
    * canonicalizing it (see {@link WireRequest} and decision 0015).
    */
   beginRequest(request: WireRequest): BegunDecision
+  /**
+   * Holds the place of a request sent now, in a recording, for a decision made later with
+   * {@link beginRequest} and `reserved` (a run captured in a server decides its requests only
+   * when it is kept). `undefined` when no place is to be held: the request is handled at once.
+   */
+  reserveRequest(kind: string): ReservedRequest | undefined
   /** How many requests the tape replayed by their fingerprint alone. */
   wireReplays(): number
   /** How many milliseconds a replay paced as recorded may still wait before the test's timeout. */

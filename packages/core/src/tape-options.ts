@@ -1,3 +1,4 @@
+import type { DecisionPosition } from './canonical-key.js'
 import type { DecisionRecord, RecordedError, RecordingSource } from './cassette-format.js'
 import type { CassetteStore } from './cassette-store.js'
 import type { AgentTapeError } from './errors.js'
@@ -104,4 +105,25 @@ export interface WireRequest {
   body: Uint8Array | undefined
   /** The decision's kind and canonical input: called only when the fingerprint does not answer. */
   decide(): { kind: string; input: unknown }
+  /**
+   * The place the run held for this request as it was sent (see `TapeInternals.reserveRequest`):
+   * the decision takes that place (its number, step, lane and time) rather than the next one.
+   */
+  reserved?: ReservedRequest
+}
+
+/**
+ * The place of a request in a recording, held as the request is sent and filled (or given up)
+ * once the run is known to be kept: a run captured in a server observes its requests and decides
+ * them only when the run ends, in the places they took as they happened.
+ */
+export interface ReservedRequest {
+  /** The kind the place was held for: a model request (`llm`) started a new step. */
+  readonly kind: string
+  readonly position: DecisionPosition
+  /** The lane the request was sent from (`''` the main lane). */
+  readonly lane: string
+  readonly decisionIndex: number
+  /** Gives the place up: the request turned out to be nothing the run records (it passed). */
+  release(): void
 }

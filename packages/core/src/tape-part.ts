@@ -30,6 +30,13 @@ export interface KeyedDecision {
   decisionIndex: number
   /** The fingerprint of the request as sent, when its boundary gave one (see {@link Tape.beginRequest}). */
   wire?: string
+  /** The place {@link TapePart.reserve} held for it, which it fills instead of taking the next one. */
+  slot?: PartSlot
+}
+
+/** A place a part holds for a decision made later (see `ReservedRequest`); opaque to the tape. */
+export interface PartSlot {
+  release(): void
 }
 
 /** A request recognised by its fingerprint, before anything is keyed (see {@link TapePart.beginWire}). */
@@ -90,6 +97,14 @@ export abstract class TapePart {
 
   /** Answers a decision whose outcome the caller brings later (see {@link Tape.begin}). */
   abstract begin(decision: KeyedDecision): BegunDecision
+
+  /**
+   * Holds the next place of the run for a decision of `kind` at `position` that is made later
+   * (see `ReservedRequest`); `undefined` when this part cannot (only a recording can).
+   */
+  reserve(_kind: string, _position: DecisionPosition): PartSlot | undefined {
+    return undefined
+  }
 
   /**
    * Answers a request by its fingerprint alone, when this part can (a replay that recorded it):

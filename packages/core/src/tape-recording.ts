@@ -1,3 +1,4 @@
+import type { DecisionPosition } from './canonical-key.js'
 import { encodeInputs } from './cassette-encoding.js'
 import {
   type Cassette,
@@ -20,11 +21,17 @@ import {
   type KeyedDecision,
   type PartContext,
   type PartEnding,
+  type PartSlot,
   type PartTally,
   TapePart,
 } from './tape-part.js'
 
 type RecordingDecision = Extract<BegunDecision, { action: 'record' }>
+
+/** A place held in {@link RecordingPart.reserve}. */
+interface HeldPlace extends PartSlot {
+  record: DecisionRecord
+}
 
 interface Pending {
   record: DecisionRecord
@@ -45,6 +52,8 @@ export class RecordingPart extends TapePart {
   readonly envSalt: string
   private readonly records: DecisionRecord[] = []
   private readonly pending = new Set<Pending>()
+  /** Places held for decisions made later (see {@link reserve}), not yet filled or given up. */
+  private readonly held = new Set<DecisionRecord>()
   /** Whether two model requests of one lane were in flight together in this recording. */
   private overlapped = false
   /** Inputs are redacted as the cassette is written, not as each decision is made (see `begin`). */
@@ -66,17 +75,38 @@ export class RecordingPart extends TapePart {
     this.deferRedaction = context.options.failOpen === true
   }
 
-  /** Records a decision whose outcome the caller completes later. */
-  begin(decision: KeyedDecision): RecordingDecision {
-    const { kind, key, position } = decision
+  /**
+   * Holds the next place for a decision made later (see `ReservedRequest`): a record with no key
+   * yet, numbered and timed as of now, which {@link begin} fills and {@link release} takes out.
+   */
+  override reserve(kind: string, position: DecisionPosition): PartSlot {
     const record: DecisionRecord = {
-      // The cassette counts what it records; a decision the run could not walk is not among them.
       seq: this.records.length + 1,
-      key,
+      key: `${kind}:held` as DecisionRecord['key'],
       kind,
       ...position,
       ms: 0,
       at: Math.floor(performance.now() - this.openedAt),
+      in: null,
+    }
+    this.records.push(record)
+    this.held.add(record)
+    const slot: HeldPlace = { record, release: () => this.release(record) }
+    return slot
+  }
+
+  /** Records a decision whose outcome the caller completes later. */
+  begin(decision: KeyedDecision): RecordingDecision {
+    const { kind, key, position } = decision
+    const held = (decision.slot as HeldPlace | undefined)?.record
+    const record: DecisionRecord = {
+      // The cassette counts what it records; a decision the run could not walk is not among them.
+      seq: held ? held.seq : this.records.length + 1,
+      key,
+      kind,
+      ...position,
+      ms: 0,
+      at: held ? held.at : Math.floor(performance.now() - this.openedAt),
       ...(decision.wire === undefined ? {} : { wire: decision.wire }),
       // A run that fails open keeps its own copy of the input and redacts it when it is written:
       // most such runs are discarded as they end, and are never read by anyone.
@@ -84,7 +114,8 @@ export class RecordingPart extends TapePart {
         ? decision.normalized
         : this.context.log.walk(kind, () => this.redact(decision.normalized)),
     }
-    this.records.push(record)
+    if (held && this.held.delete(held)) this.records[this.records.indexOf(held)] = record
+    else this.records.push(record)
     this.context.log.note(decision, record.seq, 'recorded')
     if (kind === 'llm') this.noteOverlap(record)
     let resolve = () => {}
@@ -132,7 +163,17 @@ export class RecordingPart extends TapePart {
     this.abandoned = true
   }
 
+  /** Takes a held place out, and numbers the decisions after it one less. */
+  private release(record: DecisionRecord): void {
+    if (!this.held.delete(record)) return
+    const index = this.records.indexOf(record)
+    this.records.splice(index, 1)
+    for (let i = index; i < this.records.length; i++) this.records[i]!.seq = i + 1
+  }
+
   async finish(): Promise<PartEnding> {
+    // A place still held was never decided: the cassette has no hole where it was.
+    for (const record of [...this.held]) this.release(record)
     await this.settlePending()
     if (this.abandoned) return { status: 'recorded', written: false, writeSkipped: 'refused' }
     const written = await this.write()
@@ -144,7 +185,7 @@ export class RecordingPart extends TapePart {
   }
 
   override recording(): Cassette {
-    const inFlight = new Set([...this.pending].map((p) => p.record))
+    const inFlight = new Set([...this.pending].map((p) => p.record).concat([...this.held]))
     const decisions = this.records.filter((r) => !inFlight.has(r)).map((r, i) => ({ ...r, seq: i + 1 }))
     return { header: this.header(), decisions }
   }

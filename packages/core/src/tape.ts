@@ -14,8 +14,8 @@ import { isInsideDecision, runFinishHooks } from './tape-context.js'
 import { EnvReads } from './tape-env.js'
 import { TAPE_INTERNALS, type TapeInternals } from './tape-internals.js'
 import { Lanes } from './tape-lanes.js'
-import type { BegunDecision, TapeOptions, WireRequest } from './tape-options.js'
-import type { KeyedDecision, PartContext, TapePart } from './tape-part.js'
+import type { BegunDecision, ReservedRequest, TapeOptions, WireRequest } from './tape-options.js'
+import type { KeyedDecision, PartContext, PartSlot, TapePart } from './tape-part.js'
 import type { TapeAction, TapeState } from './tape-state.js'
 import { type TapedTools, type ToolDefinition, type ToolOptions, toolDecision, wrapTools } from './tools.js'
 import { WireHasher, wireFingerprint } from './wire-hasher.js'
@@ -61,6 +61,8 @@ export class Tape {
   /** When the tape opened: what a paced replay may still wait is counted from here. */
   private readonly openedAt = performance.now()
   private finished: TapeState | undefined
+  /** The part's place behind each place held for a request (see {@link reserveRequest}). */
+  private readonly slots = new WeakMap<ReservedRequest, PartSlot>()
   /** Set as `finish()` begins: a decision asked for from then on comes from code the test did not await. */
   private finishing = false
 
@@ -70,6 +72,7 @@ export class Tape {
    */
   readonly [TAPE_INTERNALS]: TapeInternals = {
     beginRequest: (request) => this.beginRequest(request),
+    reserveRequest: (kind) => this.reserveRequest(kind),
     wireReplays: () => this.part.wireReplays,
     replayWaitLeftMs: () => this.replayWaitLeftMs(),
     checkLive: (record, fn) => this.part.checkLive(record, fn),
@@ -169,11 +172,13 @@ export class Tape {
    * normalizers. Throws a {@link ReplayMiss} as {@link begin} does.
    */
   private beginRequest(request: WireRequest): BegunDecision {
+    const { reserved } = request
     // What the function behind a decision does is part of it, even while that decision finishes.
-    if (isInsideDecision()) return { action: 'passthrough', key: '' }
-    this.assertOpen(request.kind)
+    if (!reserved && isInsideDecision()) return { action: 'passthrough', key: '' }
+    if (!reserved) this.assertOpen(request.kind)
     assertKind(request.kind)
-    const digest = this.wiresOn ? this.wires.bodyDigest(this.lanes.lane, request.body) : undefined
+    const lane = reserved ? reserved.lane : this.lanes.lane
+    const digest = this.wiresOn ? this.wires.bodyDigest(lane, request.body) : undefined
     if (digest !== undefined && this.part.replayable.length > 0) {
       const position = this.lanes.peek(request.kind)
       const wire = wireFingerprint(request.kind, position, request.head, digest)
@@ -194,8 +199,31 @@ export class Tape {
       digest === undefined
         ? undefined
         : (position: DecisionPosition) => wireFingerprint(kind, position, request.head, digest)
-    const decision = this.decide(kind, input, wireAt)
+    const decision = this.decide(kind, input, wireAt, reserved)
     return decision ? this.part.begin(decision) : { action: 'passthrough', key: '' }
+  }
+
+  /**
+   * Holds the place of a request sent now whose decision is made later, when the run is known to
+   * be kept (see {@link ReservedRequest}); `undefined` when nothing is to be recorded here (not a
+   * recording, inside a decision, or after the run ended), and the request is handled at once.
+   */
+  private reserveRequest(kind: string): ReservedRequest | undefined {
+    if (this.finishing || isInsideDecision() || !isValidKind(kind)) return undefined
+    const position = this.lanes.peek(kind)
+    const slot = this.part.reserve(kind, position)
+    if (!slot) return undefined
+    this.lanes.place(kind)
+    this.asked++
+    const reserved: ReservedRequest = {
+      kind,
+      position,
+      lane: this.lanes.lane,
+      decisionIndex: this.asked,
+      release: () => slot.release(),
+    }
+    this.slots.set(reserved, slot)
+    return reserved
   }
 
   /**
@@ -306,11 +334,15 @@ export class Tape {
     kind: string,
     input: unknown,
     wireAt?: (position: DecisionPosition) => string,
+    reserved?: ReservedRequest,
   ): KeyedDecision | undefined {
-    if (isInsideDecision()) return undefined
-    this.assertOpen(kind)
+    if (!reserved) {
+      if (isInsideDecision()) return undefined
+      this.assertOpen(kind)
+    }
     assertKind(kind)
-    const position = this.lanes.place(kind)
+    // A held place keeps the step it was held at, whatever kind the request turned out to be.
+    const position = reserved ? reserved.position : this.lanes.place(kind)
     const { normalized, keyed, key } = this.log.walk(kind, () => {
       const normalized = this.normalize(kind, this.toInputData(input))
       const keyed = this.ignore(kind, normalized)
@@ -328,9 +360,10 @@ export class Tape {
       position,
       normalized,
       keyed,
-      decisionIndex: this.nextDecisionIndex(),
+      decisionIndex: reserved ? reserved.decisionIndex : this.nextDecisionIndex(),
     }
-    this.asked++
+    if (reserved) decision.slot = this.slots.get(reserved)
+    else this.asked++
     if (wireAt) decision.wire = wireAt(position)
     return decision
   }

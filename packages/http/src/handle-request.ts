@@ -1,4 +1,10 @@
-import { AgentTapeError, currentTape, isAgentTapeError, redactUrl } from '@agent-tape/core/internal'
+import {
+  AgentTapeError,
+  currentTape,
+  isAgentTapeError,
+  type ReservedRequest,
+  redactUrl,
+} from '@agent-tape/core/internal'
 import { classifyUrl, type EndpointPattern } from './endpoints.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import type { ReplayTiming } from './replay-timing.js'
@@ -30,22 +36,35 @@ export type RequestOutcome =
   | { type: 'respond'; response: Response }
   | { type: 'error'; error: Error }
 
+/** How a request observed earlier is decided now (see `recordObserved`). */
+export interface LaterDecision {
+  /** The times the request had as it happened. */
+  clock: () => number
+  /** The place the run held for it as it was sent. */
+  reserved?: ReservedRequest | undefined
+}
+
 /**
  * Decides the fate of one outgoing request, for the interceptor and for MSW handlers alike:
  * replay it from the current tape, record it by performing it for real, or let it pass
  * (loopback traffic, no tape, live mode). `perform` sends a request to the network without
- * being intercepted again.
+ * being intercepted again; with `later`, it gives the answer observed as the request happened.
  */
 export async function handleRequest(
   request: Request,
   config: BoundaryConfig,
   perform: (request: Request) => Promise<Response>,
+  later?: LaterDecision,
 ): Promise<RequestOutcome> {
   const url = new URL(request.url)
   const requestClass = classifyUrl(url, config.modelEndpoints, config.allowHosts, config.tapeHosts)
   const tape = currentTape()
   if (!tape) return answerOutsideTapes(request, url, requestClass)
   const taped: TapedRequest = { request, url, requestClass, tape, config, perform }
+  if (later) {
+    taped.clock = later.clock
+    if (later.reserved) taped.reserved = later.reserved
+  }
   return tape.failOpen ? answerFailingOpen(taped) : answerForTape(taped)
 }
 

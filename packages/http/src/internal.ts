@@ -14,6 +14,9 @@ export { handleRequest } from './handle-request.js'
 export { jsonRpcOutcome } from './mcp-http.js'
 export type { ChildPreparer, ChildStart } from './network/child-processes.js'
 export { addChildPreparer, childProcessesOf } from './network/child-processes.js'
+export { recordObserved } from './observed/record-observed.js'
+export type { SpoiledJournal } from './observed/run-journal.js'
+export { RunJournal } from './observed/run-journal.js'
 export type { RecordedModelUsage } from './read-exchange.js'
 export {
   compactArguments,

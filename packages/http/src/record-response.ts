@@ -22,6 +22,8 @@ export interface TeeOptions {
   signal?: AbortSignal | undefined
   /** Called with the recorded response (or the error the body failed with) as soon as it is complete. */
   onRecorded?: (outcome: { out: RecordedResponse } | { error: unknown }) => void
+  /** What the times are read from (default `performance.now`), as for {@link performAndRecord}. */
+  clock?: () => number
 }
 
 /**
@@ -30,11 +32,12 @@ export interface TeeOptions {
  * stored decoded, so `content-encoding` and `content-length` are not passed on.
  */
 export function teeForRecording(real: Response, started: number, options: TeeOptions = {}): TeedResponse {
+  const now = options.clock ?? performance.now.bind(performance)
   const base = {
     status: real.status,
     statusText: real.statusText,
     headers: storableResponseHeaders(real.headers),
-    headersAt: Math.round(performance.now() - started),
+    headersAt: Math.round(now() - started),
   }
   if (real.body === null || NULL_BODY_STATUSES.has(real.status)) {
     options.onRecorded?.({ out: base })
@@ -55,7 +58,7 @@ export function teeForRecording(real: Response, started: number, options: TeeOpt
   recorded.catch(() => {})
   const forCaller = copyLiveBody(real.body, {
     format,
-    clock: () => performance.now() - started,
+    clock: () => now() - started,
     isLast: format && isLastEvent ? (item) => isLastEvent(format.event(item)) : undefined,
     signal: options.signal,
     onCopied(copy) {
@@ -131,27 +134,30 @@ function isUtf8(bytes: Buffer): boolean {
  * Performs a request for the tape and records its response into the decision begun for it
  * (or the error, when the request fails). The caller reads the live branch of the response; the
  * decision is complete when the answer is (`isLastEvent`, for a stream whose API has a last
- * event), not when the socket is drained.
+ * event), not when the socket is drained. Times are read from `clock`: a request observed
+ * earlier and recorded later (a captured run that is kept) keeps the times it had.
  */
 export async function performAndRecord(
   begun: Extract<BegunDecision, { action: 'record' }>,
   request: Request,
   perform: (request: Request) => Promise<Response>,
   isLastEvent?: (event: StreamEvent) => boolean,
+  clock: () => number = performance.now.bind(performance),
 ): Promise<{ teed: TeedResponse } | { error: Error }> {
-  const started = performance.now()
+  const started = clock()
   let real: Response
   try {
     real = await perform(request)
   } catch (error) {
-    begun.complete({ err: toRecordedError(error) }, performance.now() - started)
+    begun.complete({ err: toRecordedError(error) }, clock() - started)
     return { error: error as Error }
   }
   const teed = teeForRecording(real, started, {
     isLastEvent,
     signal: request.signal,
+    clock,
     onRecorded(outcome) {
-      const ms = performance.now() - started
+      const ms = clock() - started
       if ('out' in outcome) begun.complete({ out: outcome.out }, ms)
       else begun.complete({ err: toRecordedError(outcome.error) }, ms)
     },

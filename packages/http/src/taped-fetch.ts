@@ -1,13 +1,17 @@
 import { claimingTapeCount, currentTape, replaysOutsideTapes } from '@agent-tape/core/context'
 import { type BoundaryConfig, handleRequest } from './handle-request.js'
 import { fetchMayBeMcp } from './mcp-shape.js'
+import { observedFetch } from './observed/observed-fetch.js'
+import { journalOf } from './observed/run-journal.js'
 import { knowBody } from './request-body.js'
 
 type FetchInput = Parameters<typeof fetch>[0]
 
 /**
  * `fetch` with the boundary, which stands behind the setup's stand-in once the first tape opens.
- * A request no tape claims goes to Node's own `fetch` as it was called, untouched. One a tape
+ * A request no tape claims goes to Node's own `fetch` as it was called, untouched; one of a run
+ * that is observed rather than intercepted (a run captured in a server) is sent as it was called
+ * too, and seen as it goes (see `observedFetch`). One a tape
  * claims becomes one `Request`, decided by `handleRequest`: answered from the tape (the answer is
  * handed to the caller as it is), refused, or sent on. Nothing is re-created on the way, and a
  * body the caller gave as a string or bytes is taken as given rather than read back from the
@@ -23,8 +27,13 @@ export function createTapedFetch(
   networkFetch: typeof fetch,
 ): typeof fetch {
   return async function fetch(input: FetchInput, init?: RequestInit): Promise<Response> {
-    if (!currentTape() && claimingTapeCount() === 0 && !(replaysOutsideTapes() && fetchMayBeMcp(input, init)))
+    const tape = currentTape()
+    if (!tape && claimingTapeCount() === 0 && !(replaysOutsideTapes() && fetchMayBeMcp(input, init)))
       return networkFetch(input, init)
+    // A run that is observed (captured in a server) is decided only if it is kept.
+    const journal = tape && journalOf(tape)
+    const observed = journal && observedFetch(journal, config, networkFetch, input, init)
+    if (observed) return observed
     const request = new Request(input, init)
     const hops = input instanceof Request ? redirectCounts.get(input) : undefined
     if (hops) redirectCounts.set(request, hops)

@@ -10,11 +10,13 @@ export const CITY_TOOLS: ChatCompletionTool[] = ['get_weather', 'get_time'].map(
 
 /**
  * A fake model for city questions: it asks for the weather, then the time of the city named in
- * the question, then answers naming that city. Streams when asked, `chunkDelayMs` apart.
+ * the question, then answers naming that city. Streams when asked, `chunkDelayMs` apart; with a
+ * `seed`, its ids are the same from one start to the next.
  */
-export function startCityModel(chunkDelayMs = 0): Promise<FakeProvider> {
+export function startCityModel(chunkDelayMs = 0, seed?: string): Promise<FakeProvider> {
   return startFakeProvider({
     chunkDelayMs,
+    ...(seed === undefined ? {} : { seed }),
     reply: ({ body }) => {
       const messages = (body.messages ?? []) as { role: string; content?: unknown }[]
       const question = String(messages.find((m) => m.role === 'user')?.content ?? '')

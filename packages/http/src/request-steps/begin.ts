@@ -40,6 +40,7 @@ export async function beginDecision(taped: TapedRequest): Promise<Begun> {
       head: wireHead(parts),
       body,
       decide: () => readDecision(parts),
+      ...(taped.reserved ? { reserved: taped.reserved } : {}),
     })
     return { decision, codec: parts.codec }
   } catch (thrown) {

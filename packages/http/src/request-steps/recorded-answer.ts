@@ -19,7 +19,7 @@ export async function recordedAnswer(
 ): Promise<RequestOutcome> {
   const { request, config, perform } = taped
   const isLastEvent = codec?.isLastEvent ? (event: StreamEvent) => codec.isLastEvent!(event) : undefined
-  const recording = await performAndRecord(decision, request, perform, isLastEvent)
+  const recording = await performAndRecord(decision, request, perform, isLastEvent, taped.clock)
   if ('error' in recording) return { type: 'error', error: recording.error }
   const { teed } = recording
   if (config.streamWhileRecording !== false) return { type: 'respond', response: teed.response }

@@ -1,4 +1,4 @@
-import type { Tape } from '@agent-tape/core/internal'
+import type { ReservedRequest, Tape } from '@agent-tape/core/internal'
 import type { RequestClass } from '../endpoints.js'
 import type { BoundaryConfig } from '../handle-request.js'
 
@@ -12,4 +12,8 @@ export interface TapedRequest {
   config: BoundaryConfig
   /** Sends the request to the network without intercepting it again. */
   perform: (request: Request) => Promise<Response>
+  /** What a recording reads its times from (default `performance.now`; see `performAndRecord`). */
+  clock?: () => number
+  /** The place the run held for the request as it was sent (see `ReservedRequest`). */
+  reserved?: ReservedRequest
 }
