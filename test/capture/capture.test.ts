@@ -306,7 +306,7 @@ it('refuses unknown and invalid options, naming the closest one', () => {
     }
   }
   expect(attempt({ dir: 'x', sampel: 0.5 })).toBe(
-    '[agent-tape] Unknown option "sampel" (did you mean "sample"?) in the createCapture() options: agent-tape would ignore it, and the run would not do what the option asks. Use one of: dir, sink, sample, keep, maxBytes, maxFiles, maxAgeMs, redactors, normalizers, modelEndpoints, allowSecrets, log.',
+    '[agent-tape] Unknown option "sampel" (did you mean "sample"?) in the createCapture() options: agent-tape would ignore it, and the run would not do what the option asks. Use one of: dir, sink, sample, keep, maxBytes, maxRunMs, maxQueuedBytes, maxFiles, maxAgeMs, redactors, normalizers, modelEndpoints, allowSecrets, log.',
   )
   expect(attempt({ dir: 'x', sample: 2 })).toContain(
     'Invalid "sample" in the createCapture() options: it is 2',

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
-import { access, mkdir, readdir, rm } from 'node:fs/promises'
+import { access, readdir, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { writeFileAtomic } from '@agent-tape/core/node'
+import { makeDirectory, writeFileAtomic } from '@agent-tape/core/node'
 import { isRunFileName, runStartOf } from './run-file.js'
 
 export interface Retention {
@@ -46,7 +46,7 @@ export class CaptureDirectory {
    */
   async probe(): Promise<NodeJS.ErrnoException | undefined> {
     try {
-      await mkdir(this.path, { recursive: true })
+      await makeDirectory(this.path)
       await access(this.path, constants.W_OK)
       return undefined
     } catch (error) {

@@ -16,7 +16,7 @@ import { formatMessage, type MessageParts } from '@agent-tape/core/internal'
  *   the agent with it.
  * - `write-error`: the directory could not be written (permissions, a full disk).
  * - `sink-error`: the sink threw or rejected.
- * - `backlog`: too many kept runs were already waiting to be written.
+ * - `backlog`: the kept runs waiting to be written already held `maxQueuedBytes`.
  * - `internal`: anything else, a bug in agent-tape (the log says what).
  */
 export type DropReason =
@@ -73,7 +73,14 @@ export class CaptureDrop extends Error {
   }
 }
 
-/** The counters of one capture, and its log that speaks once per reason. */
+/** How often drops of one reason after the first are logged, as counts. */
+const DROP_LOG_INTERVAL_MS = 60_000
+
+/**
+ * The counters of one capture, and its log: the first drop of each reason in full, the later
+ * ones as counts at most once a minute (and on `close()`), so that a burst is seen as it goes on
+ * without a line per run.
+ */
 export class StatsBook {
   readonly stats: CaptureStats = {
     runs: 0,
@@ -86,22 +93,61 @@ export class StatsBook {
     pending: 0,
   }
   private readonly logged = new Set<string>()
+  /** Drops since the last line about their reason, and when that line was. */
+  private readonly unlogged = new Map<DropReason, { count: number; since: number }>()
 
-  constructor(private readonly log: (message: string) => void) {}
+  constructor(
+    private readonly log: (message: string) => void,
+    private readonly intervalMs = DROP_LOG_INTERVAL_MS,
+  ) {}
 
-  /** Counts a dropped run and logs the first of each reason. */
+  /** Counts a dropped run; logs the first of each reason, and the later ones as counts. */
   drop(drop: CaptureDrop): void {
-    this.stats.dropped[drop.reason]++
-    this.once(drop.reason, {
-      ...drop.parts,
-      fix: `${drop.parts.fix ?? 'See docs/capture.md'}. Later runs dropped for this reason are counted in capture.stats().dropped["${drop.reason}"], not logged`,
+    const { reason } = drop
+    this.stats.dropped[reason]++
+    if (!this.logged.has(reason)) {
+      this.once(reason, {
+        ...drop.parts,
+        fix: `${drop.parts.fix ?? 'See docs/capture.md'}. Later runs dropped for this reason are counted in capture.stats().dropped["${reason}"], and logged as counts at most once a minute`,
+      })
+      this.unlogged.set(reason, { count: 0, since: performance.now() })
+      return
+    }
+    const pending = this.unlogged.get(reason)!
+    pending.count++
+    if (performance.now() - pending.since >= this.intervalMs) this.logCount(reason, pending)
+  }
+
+  /** Logs the drops not logged yet, by reason (as the capture closes). */
+  summarize(): void {
+    for (const [reason, pending] of this.unlogged) if (pending.count > 0) this.logCount(reason, pending)
+  }
+
+  /** Logs a message about `topic`, every time; never throws. */
+  note(topic: string, parts: MessageParts): void {
+    this.logged.add(topic)
+    this.write(parts)
+  }
+
+  private logCount(reason: DropReason, pending: { count: number; since: number }): void {
+    const seconds = Math.max(1, Math.round((performance.now() - pending.since) / 1000))
+    this.write({
+      what: `Dropped ${pending.count} more captured run${pending.count === 1 ? '' : 's'} (${reason}) in the last ${seconds} s`,
+      why: `${this.stats.dropped[reason]} dropped for this reason since the capture started; the first was logged with why`,
+      fix: `See docs/capture.md, "${reason}"; the counts are in capture.stats().dropped["${reason}"]`,
     })
+    pending.count = 0
+    pending.since = performance.now()
   }
 
   /** Logs a message the first time its topic comes up; never throws. */
   once(topic: string, parts: MessageParts): void {
     if (this.logged.has(topic)) return
     this.logged.add(topic)
+    this.write(parts)
+  }
+
+  private write(parts: MessageParts): void {
     try {
       this.log(formatMessage(parts))
     } catch {

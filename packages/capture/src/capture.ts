@@ -13,6 +13,7 @@ import {
 } from './node-handler.js'
 import { type CaptureOptions, resolveCaptureOptions } from './options.js'
 import { type CaptureContext, type CaptureRun, RecordedRun, recordedRunOf } from './recorded-run.js'
+import { RunsInFlight } from './runs-in-flight.js'
 import { loadTracing } from './trace-link.js'
 
 /** A capture: records sampled agent runs of a long-running process into cassettes. */
@@ -79,8 +80,13 @@ export interface Capture {
   ready(): Promise<void>
   /** Resolves once every kept run so far is written (or dropped). */
   flush(): Promise<void>
-  /** Stops recording new runs (they run unrecorded) and waits for the kept ones to be written. */
-  close(): Promise<void>
+  /**
+   * Stops recording new runs (they run unrecorded), waits for the runs in flight to end and the
+   * kept ones to be written, and logs what it could not wait for: the runs still going after
+   * `timeoutMs` (default 10 s) end as failed (kept under `keep: 'failed'`), and what is still
+   * being written `timeoutMs` later is named in the log rather than waited for. Never rejects.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>
 }
 
 /** What the handler wrappers build on (see node-handler.ts and fetch-handler.ts). */
@@ -115,7 +121,14 @@ export function createCapture(options: CaptureOptions): Capture {
           },
         )
       : undefined
-  const context: CaptureContext = { options: resolved, book, directory, writing: new Set() }
+  const context: CaptureContext = {
+    options: resolved,
+    book,
+    directory,
+    running: new RunsInFlight(resolved.maxRunMs),
+    writing: new Set(),
+    queuedBytes: 0,
+  }
   let open = resolved.sample > 0
   // The interceptors load with the first tape (decision 0032): a run recorded before they are
   // applied would let its first requests pass unrecorded and be written without them.
@@ -123,21 +136,24 @@ export function createCapture(options: CaptureOptions): Capture {
   let ready: Promise<void> = Promise.resolve()
   if (open) {
     installHttpBoundary({ modelEndpoints: resolved.modelEndpoints })
-    ready = prepareTapeOpen().then(
-      () => {
-        loaded = true
-      },
-      (error: unknown) => {
-        open = false
-        book.once('boundary', {
-          what: 'Capture is off',
-          why: `the HTTP boundary could not load (${error instanceof Error ? error.message : String(error)}), so no run can be recorded`,
-          fix: 'Report it with the message above; the app runs as it would without capture',
+    const boundary = prepareTapeOpen().catch((error: unknown) => {
+      open = false
+      book.once('boundary', {
+        what: 'Capture is off',
+        why: `the HTTP boundary could not load (${error instanceof Error ? error.message : String(error)}), so no run can be recorded`,
+        fix: 'Report it with the message above; the app runs as it would without capture',
+      })
+    })
+    // Runs are recorded once the directory is known to take them, or not at all.
+    const probed = directory
+      ? probe(directory, book).then((usable) => {
+          if (!usable) open = false
         })
-      },
-    )
+      : undefined
+    ready = Promise.all([boundary, probed]).then(() => {
+      loaded = true
+    })
     loadTracing()
-    if (directory) void probe(directory, book)
   }
 
   const internals: CaptureInternals = {
@@ -190,12 +206,42 @@ export function createCapture(options: CaptureOptions): Capture {
       while (context.writing.size > 0) await Promise.all(context.writing)
       await directory?.settled()
     },
-    async close() {
+    async close(options = {}) {
       open = false
-      await capture.flush()
+      const timeoutMs = options.timeoutMs ?? 10_000
+      const { running } = context
+      if (!(await within(running.settled(), timeoutMs))) {
+        const still = running.size
+        running.endAll('it was still running when the capture closed')
+        book.note('close', {
+          what: `capture.close() ended ${still} run${still === 1 ? '' : 's'} still running after ${timeoutMs} ms`,
+          why: 'they had not ended by the deadline (a handler that never settles, an answer that never ends)',
+          fix: "They are recorded as failed, and kept under keep: 'failed'; their code goes on untouched",
+        })
+      }
+      const flushed = await within(capture.flush(), timeoutMs)
+      if (!flushed && context.writing.size > 0) {
+        book.note('close', {
+          what: `capture.close() stopped waiting for ${context.writing.size} kept run${context.writing.size === 1 ? '' : 's'} still being written after ${timeoutMs} ms`,
+          why: 'the directory or the sink is slower than the deadline',
+          fix: 'Give close() a longer timeoutMs, or a faster dir or sink; their files may still appear',
+        })
+      }
+      book.summarize()
     },
   }
   return capture
+}
+
+/** Whether `work` settles within `ms`. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
+  const settled = await Promise.race([work.then(() => true), expired])
+  clearTimeout(timer)
+  return settled
 }
 
 function chosen(sample: number): boolean {
@@ -207,12 +253,30 @@ export function unrecorded(name: string): CaptureRun {
   return { id: '', name, recorded: false, fail() {} }
 }
 
-async function probe(directory: CaptureDirectory, book: StatsBook): Promise<void> {
-  const error = await directory.probe()
-  if (!error) return
-  book.once('write-error', {
-    what: `Cannot write captured runs to ${directory.path}`,
-    why: `${error.code ?? 'the directory'}: ${error.message}`,
-    fix: `Make ${directory.path} writable by this process, or pass a sink. The app runs as before; the runs to be kept are dropped and counted in capture.stats().dropped["write-error"]`,
+/** How long the directory may take to answer whether it can be written, as the capture starts. */
+const PROBE_MS = 5_000
+
+/**
+ * Whether the directory can be written, asked once as the capture starts, with an end (a hung
+ * network mount, a file system that refuses every folder). When it cannot, capture turns itself
+ * off with one log line: the app runs as it would without it.
+ */
+async function probe(directory: CaptureDirectory, book: StatsBook): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), PROBE_MS)
+    timer.unref()
   })
+  const error = await Promise.race([directory.probe(), late])
+  clearTimeout(timer)
+  if (error === undefined) return true
+  book.once('write-error', {
+    what: `Capture is off: cannot write captured runs to ${directory.path}`,
+    why:
+      error === 'late'
+        ? `the file system did not answer within ${PROBE_MS / 1000} s whether the folder can be made and written`
+        : `${error.code ?? 'the directory'}: ${error.message}`,
+    fix: `Make ${directory.path} a folder this process can write, or pass a sink, and restart. The app runs as it would without capture; no run is recorded`,
+  })
+  return false
 }

@@ -116,6 +116,8 @@ function watchBody(run: RecordedRun, response: Response, finish: (end: RunEnd) =
         }
       },
       cancel(reason) {
+        // The client stopped reading before the end: it gave up on the answer, and the run failed.
+        run.fail('the client stopped reading the answer before its end')
         end({})
         return reader.cancel(reason)
       },

@@ -113,10 +113,10 @@ function trackResponse<Req extends IncomingMessage>(
   let handler = false
   let response = false
   let thrown: { error: unknown } | undefined
+  const input = options.input ?? bodyOf
+  run.readInputAtEnd(() => input(req))
   const end = () => {
     if (!handler || !response) return
-    const input = options.input ?? bodyOf
-    run.readInput(() => input(req))
     if (!thrown && (options.failedStatus ?? serverError)(res.statusCode)) {
       run.fail(`responded with status ${res.statusCode}`)
     }
@@ -127,10 +127,16 @@ function trackResponse<Req extends IncomingMessage>(
     response = true
     end()
   }
+  // Closed before the answer was all sent: the client gave up on it, and the run failed.
+  const closed = () => {
+    if (!response && !res.writableFinished)
+      run.fail('the client closed the connection before the answer was sent')
+    ended()
+  }
   if (res.writableFinished) response = true
   else {
     res.once('finish', ended)
-    res.once('close', ended)
+    res.once('close', closed)
   }
   return {
     failed(error) {

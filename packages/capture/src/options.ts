@@ -39,8 +39,22 @@ export interface CaptureOptions {
    * marked with `capture.fail(reason)`; `'all'` every recorded run.
    */
   keep?: 'failed' | 'all'
-  /** The largest cassette kept, in bytes (default 5 MB); a larger run is dropped and counted. */
+  /**
+   * The largest run kept, in bytes (default 5 MB): what its requests and answers hold while it
+   * runs (past it they are let go at once), and its cassette. A larger run is dropped and counted.
+   */
   maxBytes?: number
+  /**
+   * How long a run may take, in milliseconds (default 5 minutes): a run still going then (a
+   * handler that never settles, a stream that never ends) ends as failed, timed out, and is kept
+   * under `keep: 'failed'`. Its code goes on untouched.
+   */
+  maxRunMs?: number
+  /**
+   * How many bytes the kept runs waiting to be written may hold (default 64 MB). A kept run is
+   * dropped (`backlog`) only past it, under a burst of failures faster than the disk or the sink.
+   */
+  maxQueuedBytes?: number
   /** In a `dir`: how many captured runs are kept, the oldest removed first (default 1000). */
   maxFiles?: number
   /** In a `dir`: how long a captured run is kept, in milliseconds (default: no limit). */
@@ -75,6 +89,8 @@ export interface ResolvedCaptureOptions {
   sample: number
   keep: 'failed' | 'all'
   maxBytes: number
+  maxRunMs: number
+  maxQueuedBytes: number
   maxFiles: number
   maxAgeMs: number | undefined
   redactors: readonly Redactor[]
@@ -90,6 +106,8 @@ const OPTION_NAMES: readonly (keyof CaptureOptions)[] = [
   'sample',
   'keep',
   'maxBytes',
+  'maxRunMs',
+  'maxQueuedBytes',
   'maxFiles',
   'maxAgeMs',
   'redactors',
@@ -125,6 +143,8 @@ export function resolveCaptureOptions(options: CaptureOptions): ResolvedCaptureO
   const keep = options.keep ?? 'failed'
   if (keep !== 'failed' && keep !== 'all') throw invalid('keep', keep, '"failed" or "all"')
   const maxBytes = positive('maxBytes', options.maxBytes, 5 * 1024 * 1024)
+  const maxRunMs = positive('maxRunMs', options.maxRunMs, 5 * 60_000)
+  const maxQueuedBytes = positive('maxQueuedBytes', options.maxQueuedBytes, 64 * 1024 * 1024)
   const maxFiles = positive('maxFiles', options.maxFiles, 1000)
   const maxAgeMs = options.maxAgeMs === undefined ? undefined : positive('maxAgeMs', options.maxAgeMs, 0)
   if (sink && (options.maxFiles !== undefined || options.maxAgeMs !== undefined)) {
@@ -147,6 +167,8 @@ export function resolveCaptureOptions(options: CaptureOptions): ResolvedCaptureO
     sample,
     keep,
     maxBytes,
+    maxRunMs,
+    maxQueuedBytes,
     maxFiles,
     maxAgeMs,
     redactors: options.redactors ?? [],

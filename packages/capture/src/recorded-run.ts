@@ -13,6 +13,7 @@ import { CaptureDrop, type StatsBook } from './capture-stats.js'
 import type { ResolvedCaptureOptions } from './options.js'
 import { createRunId, runFileName } from './run-file.js'
 import { dropFor, writeRunFile } from './run-writer.js'
+import type { RunsInFlight } from './runs-in-flight.js'
 import { activeSpan, linkSpan, type SpanLike } from './trace-link.js'
 
 /** A captured run, as the code inside it sees it. */
@@ -35,12 +36,19 @@ export interface CaptureContext {
   options: ResolvedCaptureOptions
   book: StatsBook
   directory: CaptureDirectory | undefined
+  /** Recorded runs not ended yet. */
+  running: RunsInFlight
   /** Kept runs being written. */
   writing: Set<Promise<void>>
+  /** The bytes the kept runs being written hold (see `maxQueuedBytes`). */
+  queuedBytes: number
 }
 
-/** How many kept runs may wait to be written before more are dropped (`backlog`). */
-export const MAX_WRITING = 64
+/**
+ * What a kept run is taken to hold when nothing measured it (a run intercepted rather than
+ * observed), against `maxQueuedBytes`.
+ */
+const UNMEASURED_RUN_BYTES = 64 * 1024
 
 /** How a run ended, as its wrapper saw it. */
 export type RunEnd = { value?: unknown } | { error: unknown }
@@ -66,6 +74,7 @@ export class RecordedRun implements CaptureRun {
   /** What the run's requests sent and received, decided only if the run is kept. */
   private journal: RunJournal | undefined
   private input: { json: unknown } | { error: unknown } | undefined
+  private inputAtEnd: (() => unknown) | undefined
   private outcome: CaptureOutcome | undefined
   /** The span active as the run started: the request's span, in a traced server. */
   private readonly span: SpanLike | undefined
@@ -106,6 +115,7 @@ export class RecordedRun implements CaptureRun {
     }
     if (options.observe) run.journal = new RunJournal(run.tape, options.maxBytes)
     runsByTape.set(run.tape, run)
+    context.running.add(run)
     // Told as soon as the run is sure to be kept, while the request's span is still open.
     if (options.keep === 'all') run.link()
     return run
@@ -136,9 +146,27 @@ export class RecordedRun implements CaptureRun {
     }
   }
 
+  /**
+   * Reads the run's input with `read` as the run ends, however it ends (a handler's parsed body
+   * is there only once its parsers ran; a run that times out ends without its handler).
+   */
+  readInputAtEnd(read: () => unknown): void {
+    this.inputAtEnd = read
+  }
+
   /** Notes that the run threw, as soon as it does (see {@link link}). */
   threw(): void {
     if (this.context.options.keep === 'failed') this.link()
+  }
+
+  /**
+   * Ends a run that has not ended by itself (it ran past `maxRunMs`, or the capture closed),
+   * as failed with why. Its code goes on untouched, outside the run.
+   */
+  expire(why: string): void {
+    if (this.ended) return
+    this.fail(why)
+    this.end({})
   }
 
   /**
@@ -148,7 +176,10 @@ export class RecordedRun implements CaptureRun {
   end(result: RunEnd): void {
     if (this.ended) return
     this.ended = true
+    this.context.running.delete(this)
+    this.journal?.close()
     const { book, options, writing } = this.context
+    if (this.inputAtEnd) this.readInput(this.inputAtEnd)
     const failed = 'error' in result || this.failReason !== undefined
     if (failed) book.stats.failed++
     if (!failed && options.keep === 'failed') {
@@ -169,17 +200,21 @@ export class RecordedRun implements CaptureRun {
       )
       return
     }
-    if (writing.size >= MAX_WRITING) {
+    const bytes = this.journal ? this.journal.size : UNMEASURED_RUN_BYTES
+    if (this.context.queuedBytes + bytes > options.maxQueuedBytes) {
+      this.journal?.drop()
       book.drop(
         new CaptureDrop('backlog', {
           what: `Dropped captured run ${this.name} (${this.id})`,
-          why: `${writing.size} kept runs were already waiting to be written`,
-          fix: 'Lower sample, or keep only failed runs, or give capture a faster dir or sink',
+          why: `the ${writing.size} kept runs waiting to be written already hold ${this.context.queuedBytes} bytes, and this one's ${bytes} would pass maxQueuedBytes (${options.maxQueuedBytes})`,
+          fix: 'Raise maxQueuedBytes if the server has the memory, or give capture a faster dir or sink',
         }),
       )
       return
     }
+    this.context.queuedBytes += bytes
     const write: Promise<void> = this.keep().finally(() => {
+      this.context.queuedBytes -= bytes
       writing.delete(write)
       book.stats.pending = writing.size
     })

@@ -1,6 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { makeDirectory } from '@agent-tape/core/node'
 import { renderCompareView, renderRunView } from '@agent-tape/inspect'
 import { HELP_OPTION, usageError } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
@@ -56,7 +57,7 @@ export const viewCommand: Command = {
       typeof values.output === 'string'
         ? resolve(io.cwd, values.output)
         : defaultViewPath(io.cwd, io.env, named, variant)
-    await mkdir(dirname(output), { recursive: true })
+    await makeDirectory(dirname(output))
     await writeFile(output, html)
     // A file:// URL, not a path: a terminal opens it with a click, a browser from its address bar.
     io.stdout(`${pathToFileURL(output).href}\n`)

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
+import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { CassetteStore } from '../cassette-store.js'
+import { makeDirectory } from './make-directory.js'
 
 /** Prefix of the temporary files a write goes through; a crash can leave one behind, never a half cassette. */
 export const TEMP_PREFIX = '.tape-tmp-'
@@ -33,7 +34,7 @@ export function createFileStore(root = process.cwd()): CassetteStore {
 
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
   const dir = dirname(file)
-  await mkdir(dir, { recursive: true })
+  await makeDirectory(dir)
   await removeStaleTemps(dir)
   const temp = join(dir, `${TEMP_PREFIX}${basename(file)}-${process.pid}-${randomBytes(4).toString('hex')}`)
   const handle = await open(temp, 'w')

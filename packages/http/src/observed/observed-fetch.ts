@@ -29,8 +29,8 @@ export function observedFetch(
   input: FetchInput,
   init: RequestInit | undefined,
 ): Promise<Response> | undefined {
-  // A run past its bound is not kept: nothing of it is recorded any more.
-  if (journal.spoiled) return networkFetch(input, init)
+  // A run past its bound is not kept, and one that has ended records nothing more.
+  if (journal.spoiled || journal.closed) return networkFetch(input, init)
   if (input instanceof Request) return undefined
   const body = bodyBytes(init?.body)
   if (body === null) return undefined

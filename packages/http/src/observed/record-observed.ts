@@ -16,7 +16,9 @@ const PENDING_MS = 10_000
  * here too, so that what a recording notes of overlaps is the same.
  */
 export async function recordObserved(journal: RunJournal): Promise<void> {
-  const { exchanges, tape } = journal
+  journal.close()
+  const { tape } = journal
+  const exchanges = [...journal.exchanges]
   const begun = exchanges.map(() => signal())
   const done: Promise<void>[] = []
   for (const [index, exchange] of exchanges.entries()) {

@@ -62,6 +62,7 @@ export class RunJournal {
   readonly exchanges: ObservedExchange[] = []
   private bytes = 0
   private spoil: SpoiledJournal | undefined
+  private closedAt: number | undefined
 
   constructor(
     readonly tape: Tape,
@@ -75,6 +76,24 @@ export class RunJournal {
     return this.spoil
   }
 
+  /** The bytes it holds: the bodies of the requests and answers it kept. */
+  get size(): number {
+    return this.spoil ? 0 : this.bytes
+  }
+
+  /**
+   * Whether the run has ended for its owner (it timed out, or was kept as it ended): a request
+   * its code still sends goes out untouched, and is no part of the run.
+   */
+  get closed(): boolean {
+    return this.closedAt !== undefined
+  }
+
+  /** Ends the run's journal: what it holds is what is recorded (see {@link closed}). */
+  close(): void {
+    this.closedAt ??= performance.now()
+  }
+
   /**
    * Notes a request as it is sent. `tapped` says whether its response is to be observed too (a
    * request the run records), or only its request (one that passes, checked when the run is
@@ -84,7 +103,8 @@ export class RunJournal {
     request: Pick<ObservedExchange, 'method' | 'url' | 'headers' | 'body' | 'reserved' | 'config'>,
     tapped: boolean,
   ): ObservedExchange | undefined {
-    if (this.spoil || !this.count(request.body?.byteLength ?? 0)) return undefined
+    if (this.spoil || this.closedAt !== undefined || !this.count(request.body?.byteLength ?? 0))
+      return undefined
     let settle!: () => void
     const exchange: ObservedExchange = {
       ...request,

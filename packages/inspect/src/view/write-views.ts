@@ -1,6 +1,7 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { parseCassette } from '@agent-tape/core/internal'
+import { makeDirectory } from '@agent-tape/core/node'
 import { renderCompareView } from './render-page.js'
 
 /** A test whose replay diverged: its cassette, and the run it kept (none when it kept none). */
@@ -38,7 +39,7 @@ export async function writeDivergenceViews(
         { env, run: true },
       )
       const file = resolve(root, path)
-      await mkdir(dirname(file), { recursive: true })
+      await makeDirectory(dirname(file))
       await writeFile(file, html)
       written.push({ test: entry.test, path })
     } catch (error) {
