@@ -70,6 +70,12 @@ function kept(): CaptureSource[] {
 
 const never = () => new Promise<void>(() => {})
 
+/** Why a kept run failed: the reason it was marked failed with, or the message of what it threw. */
+function whyFailed(source: CaptureSource): string | undefined {
+  const outcome = source.outcome as { reason?: string; error?: { message: string } } | undefined
+  return outcome?.reason ?? outcome?.error?.message
+}
+
 it('a run that never ends is ended as failed after maxRunMs, and kept with what it did', async () => {
   const capture = captureInto({ maxRunMs: 300 })
   await capture.ready()
@@ -169,7 +175,7 @@ it('under 200 concurrent requests every failing run is kept, the hung and the ab
   const byRequest = new Map(
     kept().map((source) => [
       Number(/n=(\d+)/.exec((source.input as { url: string }).url)![1]),
-      source.outcome?.reason ?? source.outcome?.error?.message,
+      whyFailed(source),
     ]),
   )
   const timedOut = 'it was still running after maxRunMs (1500 ms)'
