@@ -120,6 +120,47 @@ it('200 concurrent requests to an Express server: only the failed runs are kept,
   expect(Object.values(capture.stats().dropped).every((n) => n === 0)).toBe(true)
 })
 
+it('a route that marks its run failed and answers keeps what it answered, for the promoted test to assert', async () => {
+  const capture = await captureInto()
+  const app = express()
+  app.post(
+    '/weather',
+    express.json(),
+    capture.handler('weather', async (req, res) => {
+      const answer = await askCity(client, (req.body as { city: string }).city)
+      capture.fail('the user reported a wrong temperature')
+      res.json({ answer })
+    }),
+  )
+  app.get(
+    '/plain',
+    capture.handler('plain', async (_req, res) => {
+      await askCity(client, 'Metz')
+      capture.fail('too slow')
+      res.type('text/plain').send('fine, slowly')
+    }),
+  )
+  const url = await listen(app)
+  const response = await fetch(`${url}/weather`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ city: 'Brest' }),
+  })
+  expect(await response.json()).toEqual({ answer: 'It is 14:05 in Brest, 18°C.' })
+  expect(await (await fetch(`${url}/plain`)).text()).toBe('fine, slowly')
+  await capture.flush()
+  expect(written().map((f) => f.source.outcome)).toEqual(
+    expect.arrayContaining([
+      {
+        ok: false,
+        reason: 'the user reported a wrong temperature',
+        value: { answer: 'It is 14:05 in Brest, 18°C.' },
+      },
+      { ok: false, reason: 'too slow', value: 'fine, slowly' },
+    ]),
+  )
+})
+
 it('middleware: a run per request until the response ends, failed by a failed status', async () => {
   const capture = await captureInto()
   const app = express()
@@ -140,7 +181,10 @@ it('middleware: a run per request until the response ends, failed by a failed st
   expect((await post('Oslo')).status).toBe(503)
   await capture.flush()
   expect(written().map((f) => [f.source.input, f.source.outcome])).toEqual([
-    [{ city: 'Oslo' }, { ok: false, reason: 'responded with status 503' }],
+    [
+      { city: 'Oslo' },
+      { ok: false, reason: 'responded with status 503', value: { answer: 'It is 14:05 in Oslo, 18°C.' } },
+    ],
   ])
 })
 

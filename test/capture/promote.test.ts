@@ -198,7 +198,7 @@ it('promotes a captured run into a Jest test that is green on replay with no net
   }
 }, 120_000)
 
-it('refuses a file with a secret, a damaged file, a name that has a cassette and a missing entry, writing nothing', async () => {
+it('refuses a file with a secret, a damaged file, one with no decisions, a name that has a cassette and a missing entry, writing nothing', async () => {
   const file = `captures/${captured[2]}`
   const text = app.read(file)
   const before = app.snapshot()
@@ -206,7 +206,18 @@ it('refuses a file with a secret, a damaged file, a name that has a cassette and
   app.write('incident/secret.jsonl', text.replace('"input":{', `"input":{"token":"${key}",`))
   const lines = text.split('\n')
   app.write('incident/damaged.jsonl', `${lines.slice(0, 2).join('\n')}\n${lines[2]!.slice(0, 40)}`)
+  app.write('incident/empty.jsonl', `${lines[0]}\n`)
   const snapshot = app.snapshot()
+
+  const empty = await promote(
+    app,
+    'incident/empty.jsonl --name nothing --test test/nothing.test.ts --entry src/agent.js#runAgent',
+  )
+  expect(empty.code).toBe(2)
+  expect(empty.stderr).toContain(
+    'incident/empty.jsonl has a header and no decisions: the run crossed no boundary agent-tape records',
+  )
+  expect(empty.stderr).toContain('Nothing was written')
 
   const secret = await promote(
     app,
@@ -253,6 +264,7 @@ it('refuses a file with a secret, a damaged file, a name that has a cassette and
   expect(app.snapshot()).toEqual(snapshot)
   expect(Object.keys(snapshot).filter((f) => !(f in before))).toEqual([
     'incident/damaged.jsonl',
+    'incident/empty.jsonl',
     'incident/secret.jsonl',
   ])
 })

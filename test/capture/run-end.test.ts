@@ -114,9 +114,11 @@ it('a request the client gave up on ends its run as failed, kept under keep: fai
   await done
   await expect.poll(() => capture.stats().written).toBe(1)
   expect(capture.stats()).toMatchObject({ failed: 1, written: 1, discarded: 0 })
+  // What the handler answered after its client had gone is kept with it.
   expect(kept()[0]!.outcome).toEqual({
     ok: false,
     reason: 'the client closed the connection before the answer was sent',
+    value: 'It is 14:05 in Dakar, 18°C.',
   })
 })
 

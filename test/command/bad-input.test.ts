@@ -167,7 +167,7 @@ it.each([
     expect(tempFiles()).toEqual([])
     // Its replay runs to where the recording stopped and misses there.
     const replay = await cli(['replay', `${signal}.jsonl`], dir, agentEnv(slow))
-    expect(replay.code).toBe(1)
+    expect(replay.code).toBe(3)
     expect(replay.stderr).toContain('[agent-tape] Replay miss at step 4')
   },
 )
@@ -183,7 +183,7 @@ it('reports the requests of a program agent-tape does not reach: noted while rec
   expect(readCassette(join(dir, 'curl.jsonl')).decisions).toHaveLength(12)
   const before = provider.connections
   const replayed = await cli(['replay', 'curl.jsonl'], dir, agentEnv(provider))
-  expect(replayed.code).toBe(1)
+  expect(replayed.code).toBe(3)
   // curl's CONNECT was refused: no answer (000).
   expect(replayed.output).toBe('000\nanswer: Refund charge 7 (49 EUR), the duplicate.\n')
   expect(replayed.stderr).toContain(

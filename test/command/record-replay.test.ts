@@ -67,7 +67,7 @@ it('fails the replay of an edited prompt with the miss report, its diff and the 
     ['prompt.jsonl'],
     replayEnv({ AGENT_SYSTEM_PROMPT: 'You are a billing support agent. Refund at once.' }),
   )
-  expect(fromEnv.code).toBe(1)
+  expect(fromEnv.code).toBe(3)
   expect(fromEnv.connections).toBe(0)
   expect(fromEnv.stderr).toContain('[agent-tape] Replay miss at step 1, model request (gpt-4o-mini)')
   expect(fromEnv.stderr).toContain(
@@ -85,7 +85,7 @@ it('fails the replay of an edited prompt with the miss report, its diff and the 
   writeFileSync(prompt, original.replace('in one sentence', 'in two sentences'))
   try {
     const fromSource = await replayWithoutNetwork(['prompt.jsonl'])
-    expect(fromSource.code).toBe(1)
+    expect(fromSource.code).toBe(3)
     expect(fromSource.connections).toBe(0)
     expect(fromSource.stderr).toContain(
       'body.messages[0].content: "…decide, then answer in one sentence." → "…decide, then answer in two sentences."',
@@ -195,7 +195,7 @@ it('replays from a test through replayCommand, resolving to the exit code, the s
     argv: ['node', 'agent.mjs', '--task', 'Another task'],
   })
   // The agent fails on the miss (the SDK throws the 400 it was answered), and the replay says why.
-  expect(other).toMatchObject({ exitCode: 1, clean: false, status: 1 })
+  expect(other).toMatchObject({ exitCode: 1, clean: false, status: 3 })
   expect(other.report).toContain('Input changed (recorded → now):')
 })
 
@@ -246,7 +246,7 @@ it('records the variables named with --env as hashes, fails a replay where one c
   expect(readFileSync(join(dir, 'env.jsonl'), 'utf8')).not.toContain('eu-west')
   expect(cassette.decisions[0]).toMatchObject({ kind: 'env', step: 0, in: { keys: ['AGENT_REGION'] } })
   const drifted = await replayWithoutNetwork(['env.jsonl'], replayEnv({ AGENT_REGION: 'us-east' }))
-  expect(drifted.code).toBe(1)
+  expect(drifted.code).toBe(3)
   expect(drifted.stderr).toContain('[agent-tape] Environment drift at step 0')
   expect(drifted.stderr).toMatch(/AGENT_REGION +changed \(recorded sha256:/)
   const live = await replayWithoutNetwork(
@@ -290,7 +290,7 @@ it('records the MCP calls of a command over streamable HTTP, replays them withou
       ['--mode', 'live-tools', 'mcp.jsonl'],
       replayEnv({ MCP_URL: server.url.href }),
     )
-    expect(live.code).toBe(1)
+    expect(live.code).toBe(3)
     expect(live.connections).toBe(0)
     expect(server.connections).toBeGreaterThan(before)
     expect(live.stderr).toContain('tempC')

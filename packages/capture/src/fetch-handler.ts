@@ -1,3 +1,4 @@
+import { AnswerBody } from './answer-body.js'
 import type { CaptureInternals } from './capture.js'
 import type { RecordedRun, RunEnd } from './recorded-run.js'
 
@@ -94,6 +95,8 @@ async function jsonBody(request: Request): Promise<unknown> {
 /** The response with a body that ends the run where the client's reading ends. */
 function watchBody(run: RecordedRun, response: Response, finish: (end: RunEnd) => void): Response {
   const reader = response.body!.getReader()
+  const answer = new AnswerBody()
+  const answered = () => ({ value: answer.value(response.headers.get('content-type')) })
   let ended = false
   const end = (how: RunEnd) => {
     if (ended) return
@@ -107,8 +110,11 @@ function watchBody(run: RecordedRun, response: Response, finish: (end: RunEnd) =
           const chunk = await reader.read()
           if (chunk.done) {
             controller.close()
-            end({})
-          } else controller.enqueue(chunk.value)
+            end(answered())
+          } else {
+            answer.add(chunk.value)
+            controller.enqueue(chunk.value)
+          }
         } catch (error) {
           run.threw()
           controller.error(error)

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { AnswerBody } from './answer-body.js'
 import type { CaptureInternals } from './capture.js'
 import type { RecordedRun } from './recorded-run.js'
 
@@ -115,12 +116,13 @@ function trackResponse<Req extends IncomingMessage>(
   let thrown: { error: unknown } | undefined
   const input = options.input ?? bodyOf
   run.readInputAtEnd(() => input(req))
+  const answer = watchAnswer(res)
   const end = () => {
     if (!handler || !response) return
     if (!thrown && (options.failedStatus ?? serverError)(res.statusCode)) {
       run.fail(`responded with status ${res.statusCode}`)
     }
-    run.end(thrown ?? {})
+    run.end(thrown ?? { value: answer.value(res.getHeader('content-type')) })
   }
   const ended = () => {
     if (response) return
@@ -149,6 +151,21 @@ function trackResponse<Req extends IncomingMessage>(
       end()
     },
   }
+}
+
+/** What the handler answers, noted as it writes it: `res.write` and `res.end` pass on unchanged. */
+function watchAnswer(res: ServerResponse): AnswerBody {
+  const answer = new AnswerBody()
+  const { write, end } = res
+  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    answer.add(chunk)
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest)
+  } as ServerResponse['write']
+  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    answer.add(chunk)
+    return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest)
+  } as ServerResponse['end']
+  return answer
 }
 
 /** An error passed to `next`, rather than Express's `'route'` and `'router'` signals. */

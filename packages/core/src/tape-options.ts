@@ -76,6 +76,12 @@ export interface TapeOptions {
    * ({@link Tape.failure}), so that its owner drops the recording rather than the run failing.
    */
   failOpen?: boolean
+  /**
+   * Where the run happens, for what a refusal tells the user to do: in a test (the default), in
+   * a command recorded or replayed by `agent-tape record`/`replay` (its options are flags), or in
+   * a server (a captured run, the default with {@link failOpen}).
+   */
+  runsIn?: RunPlace
 }
 
 /** The handle of a decision begun with {@link Tape.begin}. */
@@ -87,6 +93,9 @@ export type BegunDecision =
       key: string
       complete(outcome: { out?: unknown; err?: RecordedError }, ms: number): void
     }
+
+/** Where a tape's run happens (see {@link TapeOptions.runsIn}). */
+export type RunPlace = 'test' | 'command' | 'server'
 
 /**
  * A request as its boundary saw it on the wire, for {@link Tape.beginRequest}: what its canonical

@@ -14,7 +14,7 @@ import { isInsideDecision, runFinishHooks } from './tape-context.js'
 import { EnvReads } from './tape-env.js'
 import { TAPE_INTERNALS, type TapeInternals } from './tape-internals.js'
 import { Lanes } from './tape-lanes.js'
-import type { BegunDecision, ReservedRequest, TapeOptions, WireRequest } from './tape-options.js'
+import type { BegunDecision, ReservedRequest, RunPlace, TapeOptions, WireRequest } from './tape-options.js'
 import type { KeyedDecision, PartContext, PartSlot, TapePart } from './tape-part.js'
 import type { TapeAction, TapeState } from './tape-state.js'
 import { type TapedTools, type ToolDefinition, type ToolOptions, toolDecision, wrapTools } from './tools.js'
@@ -39,6 +39,8 @@ export class Tape {
   readonly rerecordCommand: string
   /** The run serves real traffic and the tape changes nothing it does (see {@link TapeOptions.failOpen}). */
   readonly failOpen: boolean
+  /** Where the run happens: in a test, a recorded command or a server (see {@link TapeOptions.runsIn}). */
+  readonly runsIn: RunPlace
 
   private readonly options: TapeOptions
   /** What this run does with each decision: replay, record or pass through. */
@@ -101,6 +103,7 @@ export class Tape {
     this.cassettePath = options.cassettePath
     this.mode = init.mode
     this.failOpen = options.failOpen === true
+    this.runsIn = options.runsIn ?? (this.failOpen ? 'server' : 'test')
     this.rerecordCommand =
       options.rerecordCommand ?? `${MODE_ENV}=update <your test command> (only this test)`
     const divergence = {

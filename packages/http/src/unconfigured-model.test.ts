@@ -1,3 +1,4 @@
+import type { RunPlace } from '@agent-tape/core'
 import { isAgentTapeError } from '@agent-tape/core'
 import { describe, expect, it } from 'vitest'
 import { endpointOf, modelLookalike, undeclaredModelError } from './unconfigured-model.js'
@@ -7,10 +8,11 @@ function post(href: string, body = ''): [Request, URL] {
   return [request, new URL(request.url)]
 }
 
-const tape = (action: 'record' | 'replay') => ({
+const tape = (action: 'record' | 'replay', runsIn: RunPlace = 'test') => ({
   id: 'test/agent.test.ts > local model',
   action,
   rerecordCommand: "npx vitest run test/agent.test.ts -t '^local model$' -- --update-cassettes",
+  runsIn,
 })
 
 it('takes a POST to a path a codec owns, with a JSON body naming a model, for a model call', async () => {
@@ -137,5 +139,24 @@ describe('the refusal', () => {
     expect(error.message).toBe(
       `[agent-tape] Refused a model call to https://llm.corp.example/v1/messages (anthropic-messages): llm.corp.example is not a model endpoint: tape "test/agent.test.ts > local model" is recording, and it would be taped as plain HTTP: it would not advance the step, carry no token counts, and a replay miss would not be answered in the provider’s error shape. The request was not sent. Add its base URL to the modelEndpoints option (modelEndpoints: ['https://llm.corp.example/v1']) and run the test again.`,
     )
+  })
+
+  it('speaks of where it happens: a captured run (the call went out) and a recorded command (its flag)', async () => {
+    const [request, url] = post('http://127.0.0.1:11434/api/chat', '{"model":"llama3.2"}')
+    const codec = (await modelLookalike(request, url))!
+    const served = undeclaredModelError(url, codec, tape('record', 'server'), true)
+    expect(served.message).toBe(
+      `[agent-tape] Did not record a model call to http://127.0.0.1:11434/api/chat (ollama): 127.0.0.1:11434 is not a model endpoint: loopback traffic that is not a model endpoint is not recorded, so the run "test/agent.test.ts > local model" could not be kept whole. The request was sent as the app made it. Add its base URL to the modelEndpoints of createCapture (modelEndpoints: ['http://127.0.0.1:11434']) and restart the server.`,
+    )
+    const recorded = undeclaredModelError(url, codec, tape('record', 'command'), true)
+    expect(recorded.message).toContain('the command is recording')
+    expect(recorded.message).toContain(
+      'Pass --model-endpoint http://127.0.0.1:11434 to agent-tape record and record the command again.',
+    )
+    const replayed = undeclaredModelError(url, codec, tape('replay', 'command'), false)
+    expect(replayed.message).toContain(
+      'Pass --model-endpoint http://127.0.0.1:11434 to agent-tape replay, or record the command again with it:',
+    )
+    for (const error of [served, recorded, replayed]) expect(error.message).not.toContain('the test')
   })
 })

@@ -41,23 +41,40 @@ export function endpointOf(url: URL, codec: ModelCodec): string {
 export function undeclaredModelError(
   url: URL,
   codec: ModelCodec,
-  tape: Pick<Tape, 'id' | 'action' | 'rerecordCommand'>,
+  tape: Pick<Tape, 'id' | 'action' | 'rerecordCommand' | 'runsIn'>,
   loopback: boolean,
 ): AgentTapeError {
   const base = endpointOf(url, codec)
+  const what = `Refused a model call to ${redactUrl(`${url.origin}${url.pathname}`)} (${codec.name}): ${url.host} is not a model endpoint`
+  if (tape.runsIn === 'server') {
+    // Capture fails open: the call went out, and only the recording of its run is given up.
+    return new AgentTapeError('ERR_TAPE_CONFIG', {
+      what: `Did not record a model call to ${redactUrl(`${url.origin}${url.pathname}`)} (${codec.name}): ${url.host} is not a model endpoint`,
+      why: `${loopback ? 'loopback traffic that is not a model endpoint is not recorded' : 'it would be recorded as plain HTTP, which a replay cannot answer as the model'}, so the run "${tape.id}" could not be kept whole. The request was sent as the app made it`,
+      fix: `Add its base URL to the modelEndpoints of createCapture (modelEndpoints: ['${base}']) and restart the server`,
+    })
+  }
   const replaying = tape.action === 'replay'
   const untaped = loopback
     ? replaying
       ? 'loopback traffic that is not a model endpoint passes through untaped, so the replay would send it to that server'
       : 'loopback traffic that is not a model endpoint passes through untaped, so the cassette would lack it and its replay would send it to that server'
     : 'it would be taped as plain HTTP: it would not advance the step, carry no token counts, and a replay miss would not be answered in the provider’s error shape'
+  const why = `${tape.runsIn === 'command' ? 'the command' : `tape "${tape.id}"`} is ${replaying ? 'replaying' : 'recording'}, and ${untaped}. The request was not sent`
+  if (tape.runsIn === 'command') {
+    return new AgentTapeError('ERR_TAPE_CONFIG', {
+      what,
+      why,
+      fix: `Pass --model-endpoint ${base} to agent-tape ${replaying ? 'replay' : 'record'}${replaying ? `, or record the command again with it: ${tape.rerecordCommand}` : ' and record the command again'}`,
+    })
+  }
   const rerun = replaying ? `re-record the test: ${tape.rerecordCommand}` : 'run the test again'
   const allow = loopback
     ? `, or, if the test must reach that server for real in every mode, add ${url.host} to allowHosts`
     : ''
   return new AgentTapeError('ERR_TAPE_CONFIG', {
-    what: `Refused a model call to ${redactUrl(`${url.origin}${url.pathname}`)} (${codec.name}): ${url.host} is not a model endpoint`,
-    why: `tape "${tape.id}" is ${replaying ? 'replaying' : 'recording'}, and ${untaped}. The request was not sent`,
+    what,
+    why,
     fix: `Add its base URL to the modelEndpoints option (modelEndpoints: ['${base}']) and ${rerun}${allow}`,
   })
 }

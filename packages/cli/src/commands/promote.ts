@@ -123,6 +123,13 @@ export const promoteCommand: Command = {
       )
       return 1
     }
+    if (cassette.decisions.length === 0) {
+      throw usageError(
+        COMMAND,
+        `${displayPath(file, io.cwd)} has a header and no decisions: the run crossed no boundary agent-tape records (no model request, tool or HTTP call went through it), so its test would replay nothing`,
+        'Promote a run that made its model requests inside the captured run; if they went to a host agent-tape does not know as a model API, declare it with modelEndpoints. Nothing was written',
+      )
+    }
     const unanswered = cassette.decisions.filter(
       (d) => ANSWERED_KINDS.has(d.kind) && d.out === undefined && d.err === undefined,
     )

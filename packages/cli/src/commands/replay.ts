@@ -14,7 +14,7 @@ export const replayCliCommand: Command = {
     description: [
       "Runs the command the cassette recorded (or the one after --) in its recorded folder under the project root, with the boundary in each Node process it starts replaying that process's decisions from the cassette. Nothing reaches the network, and provider key variables that are unset get a placeholder. The first decision the run asks for that was never recorded fails the replay with the miss report (the changed input as a diff, and the view command that opens the run next to its recording); so do recorded decisions left unused, environment drift and processes that could not be accounted for.",
       `--mode live-tools replays the model and runs MCP tool calls for real, comparing each result with its recording. Model endpoints beyond the known provider hosts: the recorded ones, --model-endpoint and ${MODEL_ENDPOINTS_ENV}.`,
-      "Exit code: the command's own when the run replayed cleanly (128 + the signal number when a signal ended it), 1 when it did not, 2 for bad arguments or an unreadable cassette, 127 for a command that is not found.",
+      "Exit code: the command's own when the run replayed cleanly (128 + the signal number when a signal ended it), 3 when it diverged, 2 for bad arguments or an unreadable cassette, 127 for a command that is not found.",
     ],
     options: {
       mode: { type: 'string', value: '<mode>', description: 'replay (default) or live-tools' },

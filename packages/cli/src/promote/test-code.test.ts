@@ -102,7 +102,31 @@ it('a run marked failed asserts what it returned and says why it was marked; a r
   expect(bare.imports[1]).toBe(
     "// TODO: import the agent's entry, e.g. import { runAgent } from '../src/agent'",
   )
-  expect(bare.block.slice(-3)).toEqual(['  }', '  await runAgent(input)', '})'])
+  expect(bare.block.slice(-6)).toEqual([
+    '  }',
+    '  await runAgent(input)',
+    '  // The run left nothing to assert (no answer, no error): it must replay cleanly, every',
+    '  // decision answered from the cassette and none left unused.',
+    '  expect(tape).toReplayCleanly()',
+    '})',
+  ])
+  expect(bare.block).toContain("it.tape('no-entry', async ({ tape }) => {")
+  // What a run marked failed answered without returning a value: asserted as cleanly replayed.
+  const answerless = promotedTest({
+    name: 'answerless',
+    header: header(undefined, { ok: false, reason: 'the user reported it' }),
+    runner: 'jest',
+    entry,
+    typescript: false,
+    cassette: CASSETTE,
+  })
+  expect(answerless.block.slice(-5)).toEqual([
+    '  await runAgent()',
+    '  // The run left nothing to assert (no answer, no error): it must replay cleanly, every',
+    '  // decision answered from the cassette and none left unused.',
+    '  expect(tape).toReplayCleanly()',
+    '})',
+  ])
 })
 
 it('refuses a cassette recorded by a test, and --entry for a recorded command', () => {

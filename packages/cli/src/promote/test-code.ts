@@ -89,7 +89,7 @@ function captureTest(
   { name, header, runner, entry, typescript }: TestInput,
 ): PromotedTest {
   const call = entry?.export ?? (entry ? 'entry' : 'runAgent')
-  const imports = runner === 'vitest' ? ["import { expect, it } from '@agent-tape/vitest'"] : []
+  const imports: string[] = []
   if (entry) {
     imports.push(
       entry.export === undefined
@@ -118,9 +118,18 @@ function captureTest(
     }
     block.push(...literal('  expect(result).toEqual(', outcome.value, ')'))
   } else {
-    block.push(`  await ${call}(${args})`)
+    // Nothing it returned or threw to compare: the replay itself is what the test asserts.
+    const opening = block.findIndex((line) => line.startsWith('it.tape('))
+    block[opening] = `it.tape(${quote(name)}, async ({ tape }) => {`
+    block.push(
+      `  await ${call}(${args})`,
+      '  // The run left nothing to assert (no answer, no error): it must replay cleanly, every',
+      '  // decision answered from the cassette and none left unused.',
+      '  expect(tape).toReplayCleanly()',
+    )
   }
   block.push('})')
+  if (runner === 'vitest') imports.unshift("import { expect, it } from '@agent-tape/vitest'")
   return { imports, block }
 }
 

@@ -35,6 +35,12 @@ import { describeWatched, startRequestWatch } from './request-watch.js'
 import { modelEndpointsFrom, openCommandSession } from './session.js'
 import { spawnCommand } from './spawn-command.js'
 
+/**
+ * What `agent-tape replay` exits with when the run diverged from its recording: its own code, so
+ * that a script tells a divergence from a clean replay of a command that itself exited 1.
+ */
+export const DIVERGED_STATUS = 3
+
 export interface ReplayCommandOptions extends CommandRunOptions {
   /** The command to run instead of the recorded one (required for a cassette not recorded from a command). */
   argv?: readonly string[]
@@ -57,7 +63,10 @@ export interface ReplayCommandResult {
    * the `view` line), then every other problem; when clean, one line saying what replayed.
    */
   report: string
-  /** The exit status `agent-tape replay` exits with: the command's own when clean, 1 when not. */
+  /**
+   * The exit status `agent-tape replay` exits with: the command's own when clean,
+   * {@link DIVERGED_STATUS} when not.
+   */
   status: number
 }
 
@@ -194,7 +203,7 @@ export async function replayCommand(
       signal: end.signal,
       clean,
       report: [...problems, ...notes, ...warnings, summary].join('\n\n'),
-      status: clean ? shellStatus(end.exitCode, end.signal) : 1,
+      status: clean ? shellStatus(end.exitCode, end.signal) : DIVERGED_STATUS,
     }
   } finally {
     await session.remove()

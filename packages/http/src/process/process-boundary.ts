@@ -54,6 +54,7 @@ export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env)
     // The session's mode, whatever AGENT_TAPE_MODE the command inherited.
     env: { ...env, AGENT_TAPE_MODE: undefined },
     allowRecordingInCI: true,
+    runsIn: 'command',
     // The command's unused decisions are counted over all its processes, by whoever started it.
     failOnUnused: false,
     lane: () => place.laneOfDecisions(),
