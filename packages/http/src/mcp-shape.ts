@@ -3,7 +3,7 @@
  * protocol version the SDKs send after the handshake, or a JSON POST that accepts an event stream
  * (every MCP client's, the handshake's included). `readMcpRequest` decides from the body.
  */
-export function mayBeMcp(method: string, headers: Headers): boolean {
+export function mayBeMcp(method: string, headers: Pick<Headers, 'get' | 'has'>): boolean {
   if (headers.has('mcp-protocol-version')) return true
   return (
     method.toUpperCase() === 'POST' &&

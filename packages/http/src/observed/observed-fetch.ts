@@ -2,7 +2,7 @@ import { tapeInternals } from '@agent-tape/core/internal'
 import { findCodec } from '../codecs/index.js'
 import { classifyUrl } from '../endpoints.js'
 import type { BoundaryConfig } from '../handle-request.js'
-import { fetchMayBeMcp } from '../mcp-shape.js'
+import { mayBeMcp } from '../mcp-shape.js'
 import type { ObservedExchange, RequestHeaders, RunJournal } from './run-journal.js'
 
 type FetchInput = Parameters<typeof fetch>[0]
@@ -45,9 +45,10 @@ export function observedFetch(
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined
   const requestClass = classifyUrl(url, config.modelEndpoints, config.allowHosts, config.tapeHosts)
   if (requestClass === 'allowed') return networkFetch(input, init)
-  if (fetchMayBeMcp(input, init)) return undefined
   const method = (init?.method ?? 'GET').toUpperCase()
-  const request = { method, url: url.href, headers: copyHeaders(init?.headers), body, config }
+  const headers = copyHeaders(init?.headers)
+  if (mayBeMcp(method, headerOf(headers))) return undefined
+  const request = { method, url: url.href, headers, body, config }
   // A loopback request passes: only what it asked is kept, to check once the run is kept that
   // it was no model call to a host nobody declared.
   if (requestClass === 'loopback') {
@@ -86,6 +87,16 @@ function bodyBytes(body: RequestInit['body']): Buffer | undefined | null {
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength)
   if (body instanceof ArrayBuffer) return Buffer.from(body)
   return null
+}
+
+/** A header of a copy {@link copyHeaders} made, by its name in lower case, without a `Headers`. */
+function headerOf(headers: RequestHeaders): Pick<Headers, 'get' | 'has'> {
+  const get = (name: string): string | null => {
+    const pairs = Array.isArray(headers) ? headers : Object.entries(headers as Record<string, string>)
+    for (const [key, value] of pairs) if (String(key).toLowerCase() === name) return String(value)
+    return null
+  }
+  return { get, has: (name) => get(name) !== null }
 }
 
 /** The caller's headers as they are now, in a form `Headers` takes later. */

@@ -35,7 +35,7 @@ export async function recordObserved(journal: RunJournal): Promise<void> {
       )
       .filter((b) => b !== undefined)
     done.push(
-      runWithTape(tape, () => recordExchange(exchange, begun[index]!, overlapping)).finally(() => {
+      runWithTape(tape, () => recordExchange(journal, exchange, begun[index]!, overlapping)).finally(() => {
         begun[index]!.resolve()
         exchange.reserved?.release()
       }),
@@ -45,11 +45,12 @@ export async function recordObserved(journal: RunJournal): Promise<void> {
 }
 
 async function recordExchange(
+  journal: RunJournal,
   exchange: ObservedExchange,
   begun: Signal,
   overlapping: Signal[],
 ): Promise<void> {
-  await settled(exchange)
+  await settled(journal, exchange)
   const clock = virtualClock(exchange.startedAt)
   const request = new Request(exchange.url, {
     method: exchange.method,
@@ -86,11 +87,11 @@ async function recordExchange(
 }
 
 /** Waits for the exchange to end, as a test's recording waits for an answer still streaming. */
-async function settled(exchange: ObservedExchange): Promise<void> {
+async function settled(journal: RunJournal, exchange: ObservedExchange): Promise<void> {
   if (exchange.end || !exchange.tapped) return
   let timer: NodeJS.Timeout | undefined
   await Promise.race([
-    exchange.ended,
+    journal.ended(exchange),
     new Promise<void>((resolve) => (timer = setTimeout(resolve, PENDING_MS))),
   ])
   clearTimeout(timer)

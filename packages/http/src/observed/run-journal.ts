@@ -26,8 +26,6 @@ export interface ObservedExchange {
   chunks: ObservedChunk[]
   /** How and when the exchange ended: the body read to its end, or failed (the request included). */
   end?: { at: number; error?: unknown }
-  /** Settles as the exchange ends. */
-  ended: Promise<void>
   /** Whether its response is observed (a request that only passes is not). */
   tapped: boolean
 }
@@ -105,15 +103,7 @@ export class RunJournal {
   ): ObservedExchange | undefined {
     if (this.spoil || this.closedAt !== undefined || !this.count(request.body?.byteLength ?? 0))
       return undefined
-    let settle!: () => void
-    const exchange: ObservedExchange = {
-      ...request,
-      startedAt: performance.now(),
-      chunks: [],
-      tapped,
-      ended: new Promise<void>((resolve) => (settle = resolve)),
-    }
-    endings.set(exchange, settle)
+    const exchange: ObservedExchange = { ...request, startedAt: performance.now(), chunks: [], tapped }
     this.exchanges.push(exchange)
     return exchange
   }
@@ -131,6 +121,18 @@ export class RunJournal {
     exchange.end = error === undefined ? { at: performance.now() } : { at: performance.now(), error }
     endings.get(exchange)?.()
     endings.delete(exchange)
+  }
+
+  /** Resolves as the exchange ends (made only for one a kept run waits for, see `recordObserved`). */
+  ended(exchange: ObservedExchange): Promise<void> {
+    if (exchange.end) return Promise.resolve()
+    return new Promise((resolve) => {
+      const before = endings.get(exchange)
+      endings.set(exchange, () => {
+        before?.()
+        resolve()
+      })
+    })
   }
 
   /** Spoils the journal because a request could not be observed (it went out all the same). */
