@@ -7,6 +7,7 @@ export const CAPTURE_END = '<!-- bench:capture:end -->'
 
 const LABEL = {
   none: 'without capture',
+  context: 'without capture, a context per request',
   'sample-0': 'capture, `sample: 0`',
   'sample-0.1': "capture, `sample: 0.1, keep: 'failed'`",
   'sample-1': "capture, `sample: 1, keep: 'failed'`",

@@ -4,18 +4,22 @@
  * what wraps the handler: nothing, or a capture (sample 0; sample 0.1 or 1 keeping failed runs;
  * sample 1 keeping every run).
  *
- *   node capture-server.mjs <none|sample-0|sample-0.1|sample-1|keep-all> <provider url> <capture dir>
+ *   node capture-server.mjs <none|context|sample-0|sample-0.1|sample-1|keep-all> <provider url> <capture dir>
+ *
+ * `context` runs each request in an AsyncLocalStorage context of its own and nothing else: what
+ * any way of telling concurrent runs apart costs, the floor under capture's cost.
  *
  * Prints `port <n>` once it listens; `stats` on stdin prints the capture's stats as JSON, `cpu`
  * the CPU time and runs so far and the largest resident set size since the last `cpu`.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { createCapture } from '@agent-tape/capture'
 import express from 'express'
 import OpenAI from 'openai'
 
 const [variant, providerUrl, dir] = process.argv.slice(2)
 const capture =
-  variant === 'none'
+  variant === 'none' || variant === 'context'
     ? undefined
     : createCapture({
         dir,
@@ -69,7 +73,16 @@ const handler = async (req, res) => {
 }
 const app = express()
 app.use(express.json())
-app.post('/triage', capture ? capture.handler('triage', handler, { input: (req) => req.body }) : handler)
+const context = new AsyncLocalStorage()
+const inContext = (req, res) => context.run({ req }, () => handler(req, res))
+app.post(
+  '/triage',
+  capture
+    ? capture.handler('triage', handler, { input: (req) => req.body })
+    : variant === 'context'
+      ? inContext
+      : handler,
+)
 app.use((error, _req, res, _next) => res.status(500).json({ error: error.message }))
 // As docs/capture.md says: a server waits for the boundary before it takes requests.
 await capture?.ready()

@@ -16,7 +16,7 @@ import { median, rounds } from '../lib/stats.mjs'
 
 const SERVER = new URL('../lib/capture-server.mjs', import.meta.url).pathname
 const PROVIDER = new URL('../lib/capture-provider.mjs', import.meta.url).pathname
-export const CAPTURE_VARIANTS = ['none', 'sample-0', 'sample-0.1', 'sample-1', 'keep-all']
+export const CAPTURE_VARIANTS = ['none', 'context', 'sample-0', 'sample-0.1', 'sample-1', 'keep-all']
 const CONNECTIONS = 200
 const BODY = JSON.stringify({
   ticket:

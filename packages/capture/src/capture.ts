@@ -4,6 +4,7 @@ import { installHttpBoundary } from '@agent-tape/http'
 import { CaptureDirectory } from './capture-directory.js'
 import { CaptureDrop, type CaptureStats, StatsBook } from './capture-stats.js'
 import { type FetchCaptureOptions, type FetchHandler, wrapFetchHandler } from './fetch-handler.js'
+import { KeptQueue } from './kept-queue.js'
 import {
   type NextFunction,
   type NodeCaptureOptions,
@@ -126,7 +127,7 @@ export function createCapture(options: CaptureOptions): Capture {
     book,
     directory,
     running: new RunsInFlight(resolved.maxRunMs),
-    writing: new Set(),
+    kept: new KeptQueue(),
     queuedBytes: 0,
   }
   let open = resolved.sample > 0
@@ -203,7 +204,7 @@ export function createCapture(options: CaptureOptions): Capture {
     stats: () => book.snapshot(),
     ready: () => ready,
     async flush() {
-      while (context.writing.size > 0) await Promise.all(context.writing)
+      await context.kept.settled()
       await directory?.settled()
     },
     async close(options = {}) {
@@ -220,9 +221,9 @@ export function createCapture(options: CaptureOptions): Capture {
         })
       }
       const flushed = await within(capture.flush(), timeoutMs)
-      if (!flushed && context.writing.size > 0) {
+      if (!flushed && context.kept.size > 0) {
         book.note('close', {
-          what: `capture.close() stopped waiting for ${context.writing.size} kept run${context.writing.size === 1 ? '' : 's'} still being written after ${timeoutMs} ms`,
+          what: `capture.close() stopped waiting for ${context.kept.size} kept run${context.kept.size === 1 ? '' : 's'} still being written after ${timeoutMs} ms`,
           why: 'the directory or the sink is slower than the deadline',
           fix: 'Give close() a longer timeoutMs, or a faster dir or sink; their files may still appear',
         })

@@ -10,11 +10,12 @@ import {
 import { RunJournal, recordObserved, type SpoiledJournal } from '@agent-tape/http/internal'
 import type { CaptureDirectory } from './capture-directory.js'
 import { CaptureDrop, type StatsBook } from './capture-stats.js'
+import type { KeptQueue } from './kept-queue.js'
 import type { ResolvedCaptureOptions } from './options.js'
 import { createRunId, runFileName } from './run-file.js'
 import { dropFor, writeRunFile } from './run-writer.js'
 import type { RunsInFlight } from './runs-in-flight.js'
-import { activeSpan, linkSpan, type SpanLike } from './trace-link.js'
+import { activeSpan, linkSpan, type SpanLike, traceOf } from './trace-link.js'
 
 /** A captured run, as the code inside it sees it. */
 export interface CaptureRun {
@@ -38,8 +39,8 @@ export interface CaptureContext {
   directory: CaptureDirectory | undefined
   /** Recorded runs not ended yet. */
   running: RunsInFlight
-  /** Kept runs being written. */
-  writing: Set<Promise<void>>
+  /** Kept runs waiting to be written, and the one being written. */
+  kept: KeptQueue
   /** The bytes the kept runs being written hold (see `maxQueuedBytes`). */
   queuedBytes: number
 }
@@ -178,7 +179,7 @@ export class RecordedRun implements CaptureRun {
     this.ended = true
     this.context.running.delete(this)
     this.journal?.close()
-    const { book, options, writing } = this.context
+    const { book, options, kept } = this.context
     if (this.inputAtEnd) this.readInput(this.inputAtEnd)
     const failed = 'error' in result || this.failReason !== undefined
     if (failed) book.stats.failed++
@@ -206,20 +207,20 @@ export class RecordedRun implements CaptureRun {
       book.drop(
         new CaptureDrop('backlog', {
           what: `Dropped captured run ${this.name} (${this.id})`,
-          why: `the ${writing.size} kept runs waiting to be written already hold ${this.context.queuedBytes} bytes, and this one's ${bytes} would pass maxQueuedBytes (${options.maxQueuedBytes})`,
+          why: `the ${kept.size} kept runs waiting to be written already hold ${this.context.queuedBytes} bytes, and this one's ${bytes} would pass maxQueuedBytes (${options.maxQueuedBytes})`,
           fix: 'Raise maxQueuedBytes if the server has the memory, or give capture a faster dir or sink',
         }),
       )
       return
     }
     this.context.queuedBytes += bytes
-    const write: Promise<void> = this.keep().finally(() => {
-      this.context.queuedBytes -= bytes
-      writing.delete(write)
-      book.stats.pending = writing.size
-    })
-    writing.add(write)
-    book.stats.pending = writing.size
+    kept.add(() =>
+      this.keep().finally(() => {
+        this.context.queuedBytes -= bytes
+        book.stats.pending = kept.size - 1
+      }),
+    )
+    book.stats.pending = kept.size
   }
 
   /** Where the run's cassette is: its path in a `dir`, its file name for a sink. */
@@ -272,6 +273,8 @@ export class RecordedRun implements CaptureRun {
     const source: CaptureSource = { kind: 'capture', name: this.name, runId: this.id }
     if (this.input && 'json' in this.input) source.input = this.input.json
     if (this.outcome) source.outcome = this.outcome
+    const trace = traceOf(this.span)
+    if (trace) source.trace = trace
     return source
   }
 

@@ -6,6 +6,22 @@ export const CASSETTE_ATTRIBUTE = 'agent_tape.cassette'
 /** What capture needs of an OpenTelemetry span; `@opentelemetry/api`'s `Span` has it. */
 export interface SpanLike {
   setAttribute(key: string, value: string): unknown
+  spanContext?(): { traceId: string; spanId: string }
+}
+
+/** What a cassette's header keeps of a span: its trace and its own id (see `CaptureSource.trace`). */
+export function traceOf(span: SpanLike | undefined): { traceId: string; spanId: string } | undefined {
+  try {
+    const context = span?.spanContext?.()
+    if (!context) return undefined
+    const { traceId, spanId } = context
+    // The invalid context of a non-recording span is all zeros: no trace to find the run by.
+    if (!/^[0-9a-f]{32}$/.test(traceId) || /^0+$/.test(traceId) || !/^[0-9a-f]{16}$/.test(spanId))
+      return undefined
+    return { traceId, spanId }
+  } catch {
+    return undefined
+  }
 }
 
 interface TraceApi {

@@ -70,6 +70,11 @@ export interface CaptureSource {
   input?: unknown
   /** How the run ended: what it returned, or what it threw or why the app marked it failed. */
   outcome?: CaptureOutcome
+  /**
+   * The OpenTelemetry trace and span that were active as the run started (the request's span),
+   * when the app traces: `agent-tape promote --trace <trace id>` finds the run by them.
+   */
+  trace?: { traceId: string; spanId: string }
 }
 
 /**

@@ -232,6 +232,18 @@ function checkSource(source: unknown): string | undefined {
     const { name, runId } = source as Partial<CaptureSource>
     if (typeof name !== 'string' || typeof runId !== 'string')
       return bad('of a captured run has no "name" or "runId"')
+    const { trace } = source as Partial<CaptureSource>
+    if (
+      trace !== undefined &&
+      !(
+        isRecord(trace) &&
+        /^[0-9a-f]{32}$/.test(String(trace.traceId)) &&
+        /^[0-9a-f]{16}$/.test(String(trace.spanId))
+      )
+    )
+      return bad(
+        'of a captured run has a "trace" that is not { traceId: 32 hex digits, spanId: 16 hex digits }',
+      )
     return undefined
   }
   return bad(`has kind ${JSON.stringify(kind)}, not "command" or "capture"`)

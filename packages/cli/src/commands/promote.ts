@@ -17,6 +17,7 @@ import { ALLOW_SECRET_OPTION, HELP_OPTION, usageError } from '../args.js'
 import { displayPath } from '../cassette-files.js'
 import type { Command } from '../command.js'
 import { detectRunner, resolveEntry } from '../promote/entry.js'
+import { findRunByTrace } from '../promote/find-by-trace.js'
 import { type PromoteRunner, promotedTest, renderTestFile } from '../promote/test-code.js'
 import { readTapeNames } from '../prune/tape-names.js'
 import { projectRootOf } from '../verify/project-root.js'
@@ -58,6 +59,12 @@ export const promoteCommand: Command = {
         value: '<vitest|jest>',
         description: "The test runner (default: the one the test's project uses)",
       },
+      trace: {
+        type: 'string',
+        value: '<trace id>',
+        description:
+          'Find the captured run by the OpenTelemetry trace it ran in: the argument is then the capture folder, or a listing of the files a sink wrote (one path a line)',
+      },
       force: { type: 'boolean', description: 'Replace a cassette the test already has under that name' },
       'allow-secret': ALLOW_SECRET_OPTION,
       help: HELP_OPTION,
@@ -65,12 +72,16 @@ export const promoteCommand: Command = {
     positionals: { min: 1, max: 1 },
     examples: [
       'agent-tape promote captures/2026-12-01T12-26-02.123Z_triage_k3j9x2p1qmzt.jsonl --name issue-412 --test test/agent.test.ts --entry src/agent.ts#runAgent',
+      'agent-tape promote captures --trace 4bf92f3577b34da6a3ce929d0e0e4736 --name issue-412 --test test/agent.test.ts --entry src/agent.ts#runAgent',
     ],
   },
   async run({ values, positionals }, io) {
-    const source = positionals[0]!
     const name = required(values.name, '--name <name>', '--name issue-412')
     const testOption = required(values.test, '--test <file>', '--test test/agent.test.ts')
+    const source =
+      typeof values.trace === 'string'
+        ? displayPath(await findRunByTrace(positionals[0]!, values.trace, io.cwd), io.cwd)
+        : positionals[0]!
     const file = resolve(io.cwd, source)
     const info = await stat(file).catch(() => undefined)
     if (!info?.isFile())
@@ -80,6 +91,13 @@ export const promoteCommand: Command = {
         'Pass the path of a captured run (.jsonl)',
       )
     const cassette = parseCassette(await readFile(file, 'utf8'), displayPath(file, io.cwd))
+    if (cassette.decisions.length === 0) {
+      throw usageError(
+        COMMAND,
+        `${displayPath(file, io.cwd)} has a header and no decisions: the run crossed no boundary agent-tape records (no model request, tool or HTTP call went through it), so its test would replay nothing`,
+        'Promote a run that made its model requests inside the captured run; if they went to a host agent-tape does not know as a model API, declare it with modelEndpoints. Nothing was written',
+      )
+    }
 
     const testFile = resolve(io.cwd, testOption)
     const root = projectRootOf(testFile, io.cwd)
@@ -122,13 +140,6 @@ export const promoteCommand: Command = {
         })}\n`,
       )
       return 1
-    }
-    if (cassette.decisions.length === 0) {
-      throw usageError(
-        COMMAND,
-        `${displayPath(file, io.cwd)} has a header and no decisions: the run crossed no boundary agent-tape records (no model request, tool or HTTP call went through it), so its test would replay nothing`,
-        'Promote a run that made its model requests inside the captured run; if they went to a host agent-tape does not know as a model API, declare it with modelEndpoints. Nothing was written',
-      )
     }
     const unanswered = cassette.decisions.filter(
       (d) => ANSWERED_KINDS.has(d.kind) && d.out === undefined && d.err === undefined,

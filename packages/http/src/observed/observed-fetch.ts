@@ -80,10 +80,13 @@ export function observedFetch(
   )
 }
 
-/** The body a `fetch` was called with as bytes; `null` for one that would have to be read first. */
-function bodyBytes(body: RequestInit['body']): Buffer | undefined | null {
+/**
+ * The body a `fetch` was called with, as given when it is a string (made bytes only if the run is
+ * kept) or as bytes; `null` for one that would have to be read first.
+ */
+function bodyBytes(body: RequestInit['body']): Buffer | string | undefined | null {
   if (body === undefined || body === null) return undefined
-  if (typeof body === 'string') return Buffer.from(body)
+  if (typeof body === 'string') return body
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength)
   if (body instanceof ArrayBuffer) return Buffer.from(body)
   return null

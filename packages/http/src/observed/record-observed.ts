@@ -52,14 +52,14 @@ async function recordExchange(
 ): Promise<void> {
   await settled(journal, exchange)
   const clock = virtualClock(exchange.startedAt)
+  const body = typeof exchange.body === 'string' ? Buffer.from(exchange.body) : exchange.body
+  const sent = body && exchange.method !== 'GET' && exchange.method !== 'HEAD'
   const request = new Request(exchange.url, {
     method: exchange.method,
     headers: exchange.headers,
-    ...(exchange.body && exchange.method !== 'GET' && exchange.method !== 'HEAD'
-      ? { body: exchange.body }
-      : {}),
+    ...(sent ? { body } : {}),
   })
-  if (exchange.body) knowBody(request, exchange.body)
+  if (body) knowBody(request, body)
   const perform = async (): Promise<Response> => {
     begun.resolve()
     if (!exchange.tapped) throw new Error(`${exchange.method} ${exchange.url} was let pass, and not observed`)

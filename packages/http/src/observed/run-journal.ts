@@ -15,7 +15,8 @@ export interface ObservedExchange {
   url: string
   /** The caller's headers, copied as it called (it may change its own object later). */
   headers: RequestHeaders
-  body: Buffer | undefined
+  /** As the caller gave it: a string is made bytes only if the run is kept. */
+  body: Buffer | string | undefined
   /** The place the run held for the request (absent for one that only passes, see {@link RunJournal.observe}). */
   reserved: ReservedRequest | undefined
   config: BoundaryConfig
@@ -101,8 +102,7 @@ export class RunJournal {
     request: Pick<ObservedExchange, 'method' | 'url' | 'headers' | 'body' | 'reserved' | 'config'>,
     tapped: boolean,
   ): ObservedExchange | undefined {
-    if (this.spoil || this.closedAt !== undefined || !this.count(request.body?.byteLength ?? 0))
-      return undefined
+    if (this.spoil || this.closedAt !== undefined || !this.count(sizeOf(request.body))) return undefined
     const exchange: ObservedExchange = { ...request, startedAt: performance.now(), chunks: [], tapped }
     this.exchanges.push(exchange)
     return exchange
@@ -160,6 +160,12 @@ export class RunJournal {
 }
 
 const endings = new WeakMap<ObservedExchange, () => void>()
+
+/** What a body holds, near enough to bound a run's memory: a string counts its length. */
+function sizeOf(body: Buffer | string | undefined): number {
+  if (body === undefined) return 0
+  return typeof body === 'string' ? body.length : body.byteLength
+}
 
 /** The journal of the run a tape records by observing, if it does. */
 export function journalOf(tape: Tape): RunJournal | undefined {
