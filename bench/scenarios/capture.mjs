@@ -36,8 +36,10 @@ export async function captureOverhead({ config }) {
     }
     // A number of runs per round, not a duration: on a loaded machine a run of 200 concurrent
     // ones can take longer than a window, which would then measure no latency at all.
-    const amount = config.captureAmount ?? (config.quick ? 400 : 1000)
-    const plan = config.captureRounds ?? (config.quick ? { warmup: 1, repeat: 2 } : { warmup: 1, repeat: 5 })
+    // Many short rounds rather than a few long ones: the median of their ratios holds against the
+    // bursts of a shared machine better than the ratio of a few.
+    const amount = config.captureAmount ?? (config.quick ? 400 : 600)
+    const plan = config.captureRounds ?? (config.quick ? { warmup: 1, repeat: 2 } : { warmup: 1, repeat: 9 })
     const runs = {}
     const times = await rounds(CAPTURE_VARIANTS, plan, async (variant) => {
       const { child, url } = servers[variant]
