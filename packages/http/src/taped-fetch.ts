@@ -26,14 +26,24 @@ export function createTapedFetch(
   perform: (request: Request) => Promise<Response>,
   networkFetch: typeof fetch,
 ): typeof fetch {
-  return async function fetch(input: FetchInput, init?: RequestInit): Promise<Response> {
-    const tape = currentTape()
-    if (!tape && claimingTapeCount() === 0 && !(replaysOutsideTapes() && fetchMayBeMcp(input, init)))
-      return networkFetch(input, init)
-    // A run that is observed (captured in a server) is decided only if it is kept.
-    const journal = tape && journalOf(tape)
-    const observed = journal && observedFetch(journal, config, networkFetch, input, init)
-    if (observed) return observed
+  // Not an async function: a request that passes, or is observed, gets Node's own promise.
+  return function fetch(input: FetchInput, init?: RequestInit): Promise<Response> {
+    try {
+      const tape = currentTape()
+      if (!tape && claimingTapeCount() === 0 && !(replaysOutsideTapes() && fetchMayBeMcp(input, init)))
+        return networkFetch(input, init)
+      // A run that is observed (captured in a server) is decided only if it is kept.
+      const journal = tape && journalOf(tape)
+      const observed = journal && observedFetch(journal, config, networkFetch, input, init)
+      if (observed) return observed
+    } catch (error) {
+      // As `fetch` fails: a rejected promise, never a throw.
+      return Promise.reject(error)
+    }
+    return tapedFetch(input, init)
+  }
+
+  async function tapedFetch(input: FetchInput, init?: RequestInit): Promise<Response> {
     const request = new Request(input, init)
     const hops = input instanceof Request ? redirectCounts.get(input) : undefined
     if (hops) redirectCounts.set(request, hops)

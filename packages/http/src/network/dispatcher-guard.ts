@@ -1,3 +1,4 @@
+import { claimingTapeCount, currentTape } from '@agent-tape/core/context'
 import { claimsUrl, mayBeUndeclaredModel } from '../claims.js'
 import type { BoundaryConfig, RequestOutcome } from '../handle-request.js'
 import { handleRequestWhenTaped } from '../request-handling.js'
@@ -37,6 +38,8 @@ export function guardGlobalDispatchers(
       const guard = Object.create(current) as Dispatcher & { [GUARDED]: Dispatcher }
       guard[GUARDED] = current
       guard.dispatch = (options, handler) => {
+        // Outside every tape, while none claims such requests, nothing is read: it passes.
+        if (!currentTape() && claimingTapeCount() === 0) return current.dispatch(options, handler)
         const url = isPerformingForTape() ? undefined : dispatchUrl(options)
         if (!url || !(claimsUrl(url, config) || mayBeUndeclaredModel(options.method ?? 'GET', url, config)))
           return current.dispatch(options, handler)
