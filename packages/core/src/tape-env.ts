@@ -13,8 +13,11 @@ export class EnvReads {
   constructor(
     private readonly tape: Pick<Tape, 'begin' | 'reportDivergence' | 'cassettePath' | 'rerecordCommand'>,
     private readonly environment: Record<string, string | undefined>,
-    /** The salt of the cassette's env hashes (none in cassettes written before salting). */
-    private readonly salt: string | undefined,
+    /**
+     * The salt of the cassette's env hashes (none in cassettes written before salting), asked for
+     * at the first read: a recording makes its salt only when a run reads the environment.
+     */
+    private readonly saltOf: () => string | undefined,
   ) {}
 
   read<K extends string>(keys: readonly K[]): Record<K, string | undefined> {
@@ -25,7 +28,8 @@ export class EnvReads {
         fix: "Call it as tape.env(['AGENT_MODEL', 'FEATURE_FLAGS'])",
       })
     }
-    const { environment, salt } = this
+    const { environment } = this
+    const salt = this.saltOf()
     const sorted = [...new Set(keys)].sort()
     const values = Object.fromEntries(sorted.map((k) => [k, environment[k]])) as Record<K, string | undefined>
     const hashes = Object.fromEntries(sorted.map((k) => [k, hashEnvValue(environment[k], salt)]))

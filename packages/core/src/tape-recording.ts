@@ -48,8 +48,7 @@ export class RecordingPart extends TapePart {
   readonly action = 'record'
   readonly keysInPlace = false
   readonly replayable: readonly DecisionRecord[] = []
-  /** Kept from the cassette this one replaces, so that a re-record that changes nothing writes nothing. */
-  readonly envSalt: string
+  private salt: string | undefined
   private readonly records: DecisionRecord[] = []
   private readonly pending = new Set<Pending>()
   /** Places held for decisions made later (see {@link reserve}), not yet filled or given up. */
@@ -71,7 +70,6 @@ export class RecordingPart extends TapePart {
     context: PartContext,
   ) {
     super(context)
-    this.envSalt = previous?.header.envSalt ?? createEnvSalt()
     this.deferRedaction = context.options.failOpen === true
   }
 
@@ -93,6 +91,16 @@ export class RecordingPart extends TapePart {
     this.held.add(record)
     const slot: HeldPlace = { record, release: () => this.release(record) }
     return slot
+  }
+
+  /**
+   * The salt of the env hashes: kept from the cassette this one replaces, so that a re-record that
+   * changes nothing writes nothing; made at first use otherwise (a run captured in a server that
+   * reads no environment makes none: drawing random bytes is a system call).
+   */
+  get envSalt(): string {
+    this.salt ??= this.previous?.header.envSalt ?? createEnvSalt()
+    return this.salt
   }
 
   /** Records a decision whose outcome the caller completes later. */

@@ -129,7 +129,7 @@ export class Tape {
     this.action = this.part.action
     this.wiresOn =
       this.action !== 'passthrough' && (options.normalizers ?? []).length === 0 && this.ignores.size === 0
-    this.envReads = new EnvReads(this, init.env, this.part.envSalt)
+    this.envReads = new EnvReads(this, init.env, () => this.part.envSalt)
   }
 
   /** The current step (model-request ordinal) of the calling lane. */
