@@ -133,15 +133,17 @@ it('close() waits for the runs in flight up to its deadline, ends the rest as fa
   void fetch(`${url}/`).catch(() => {})
   await expect.poll(() => provider.requests.length).toBe(before + 3)
   const started = performance.now()
-  await capture.close({ timeoutMs: 200 })
-  expect(performance.now() - started).toBeLessThan(2000)
+  // A second to wait for the hung run, then up to a second for its file: room for a loaded machine.
+  await capture.close({ timeoutMs: 1000 })
+  expect(performance.now() - started).toBeLessThan(5000)
   expect(capture.stats()).toMatchObject({ failed: 1, written: 1 })
   expect(kept()[0]!.outcome).toEqual({ ok: false, reason: 'it was still running when the capture closed' })
-  expect(logs).toEqual([expect.stringContaining('capture.close() ended 1 run still running after 200 ms')])
+  expect(logs).toEqual([expect.stringContaining('capture.close() ended 1 run still running after 1000 ms')])
 })
 
 it('under 200 concurrent requests every failing run is kept, the hung and the abandoned ones included, and none dropped', async () => {
-  const capture = captureInto({ maxRunMs: 1500 })
+  // Time limits well past what a run takes under this load, on a loaded machine too.
+  const capture = captureInto({ maxRunMs: 4000 })
   await capture.ready()
   // Every 40th second request is given up on by its client once its handler is under way.
   const givenUp = new Map<number, AbortController>()
@@ -160,8 +162,8 @@ it('under 200 concurrent requests every failing run is kept, the hung and the ab
     Array.from({ length: 200 }, (_, n) => {
       const controller = new AbortController()
       if (n % 40 === 2) givenUp.set(n, controller)
-      // A client gives up on a hung answer after 3 s; its run ended as timed out before that.
-      const signal = n % 40 === 1 ? AbortSignal.timeout(3000) : controller.signal
+      // A client gives up on a hung answer after 8 s; its run ended as timed out before that.
+      const signal = n % 40 === 1 ? AbortSignal.timeout(8000) : controller.signal
       return fetch(`${url}/?n=${n}`, { signal }).then(
         (r) => r.status,
         (error: Error) => error.name,
@@ -169,7 +171,7 @@ it('under 200 concurrent requests every failing run is kept, the hung and the ab
     }),
   )
   expect(outcomes.filter((o) => o === 200)).toHaveLength(170)
-  await expect.poll(() => capture.stats().written, { timeout: 20_000 }).toBe(30)
+  await expect.poll(() => capture.stats().written, { timeout: 30_000 }).toBe(30)
   await capture.flush()
   const stats = capture.stats()
   expect(stats).toMatchObject({ recorded: 200, failed: 30, written: 30, discarded: 170 })
@@ -180,7 +182,7 @@ it('under 200 concurrent requests every failing run is kept, the hung and the ab
       whyFailed(source),
     ]),
   )
-  const timedOut = 'it was still running after maxRunMs (1500 ms)'
+  const timedOut = 'it was still running after maxRunMs (4000 ms)'
   const gaveUp = 'the client closed the connection before the answer was sent'
   for (let n = 0; n < 200; n++) {
     if (n % 10 === 0) expect(byRequest.get(n)).toBe(`refused ${n}`)
@@ -190,7 +192,7 @@ it('under 200 concurrent requests every failing run is kept, the hung and the ab
     else expect(byRequest.has(n)).toBe(false)
   }
   expect([...byRequest.values()].filter((reason) => reason === timedOut).length).toBeGreaterThan(0)
-}, 60_000)
+}, 90_000)
 
 it('a folder that can never be made (under /proc): one log line, capture off, flush and close at once', async () => {
   const capture = createCapture({
