@@ -209,7 +209,9 @@ export function createCapture(options: CaptureOptions): Capture {
     },
     async close(options = {}) {
       open = false
-      const timeoutMs = options.timeoutMs ?? 10_000
+      // close() never rejects: a deadline that is no number of milliseconds is the default's.
+      const given = options.timeoutMs
+      const timeoutMs = typeof given === 'number' && given >= 0 && Number.isFinite(given) ? given : 10_000
       const { running } = context
       if (!(await within(running.settled(), timeoutMs))) {
         const still = running.size
