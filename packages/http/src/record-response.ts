@@ -3,10 +3,9 @@ import { type BodyCopy, copyLiveBody } from './body-copy.js'
 import { storableResponseHeaders } from './headers.js'
 import type { RecordedBody, RecordedResponse } from './recorded-response.js'
 import { isTextual } from './request-body.js'
+import { NULL_BODY_STATUSES } from './statuses.js'
 import type { StreamEvent, StreamFormat } from './streams/format.js'
 import { streamFormatOf } from './streams/index.js'
-
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
 
 export interface TeedResponse {
   /** What the caller reads: the live body, streaming as it arrives. */

@@ -4,6 +4,7 @@ import { fetchMayBeMcp } from './mcp-shape.js'
 import { observedFetch } from './observed/observed-fetch.js'
 import { journalOf } from './observed/run-journal.js'
 import { knowBody } from './request-body.js'
+import { REDIRECT_STATUSES } from './statuses.js'
 
 type FetchInput = Parameters<typeof fetch>[0]
 
@@ -85,12 +86,10 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   })
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308])
-
 /** The answer as the caller's `fetch` gives it: its URL the request's, a redirect as `redirect` says. */
 async function answered(request: Request, response: Response): Promise<Response> {
   if (response.type === 'error') throw Object.assign(new TypeError('Failed to fetch'), { cause: response })
-  if (REDIRECTS.has(response.status) && request.redirect !== 'manual') {
+  if (REDIRECT_STATUSES.has(response.status) && request.redirect !== 'manual') {
     if (request.redirect === 'error') throw networkError('unexpected redirect')
     return followRedirect(request, response)
   }

@@ -3,6 +3,7 @@ import { findCodec } from '../codecs/index.js'
 import { classifyUrl } from '../endpoints.js'
 import type { BoundaryConfig } from '../handle-request.js'
 import { mayBeMcp } from '../mcp-shape.js'
+import { REDIRECT_STATUSES } from '../statuses.js'
 import type { ObservedExchange, RequestHeaders, RunJournal } from './run-journal.js'
 
 type FetchInput = Parameters<typeof fetch>[0]
@@ -124,8 +125,6 @@ function globalDispatcher(): Dispatcher | undefined {
   return current[GUARDED] ?? current
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308])
-
 /**
  * The dispatch handler `fetch` gave, with every callback it has passed on as it is, and the
  * response's head, chunks and end noted on the way. Only the callbacks the handler has are
@@ -148,7 +147,7 @@ function tapHandler(
   const onHead = (status: number, rawHeaders: readonly (Buffer | string)[], statusText: string) => {
     if (status < 200) return
     // `fetch` follows it with a request of its own, through this dispatcher: the last head counts.
-    if (follows && REDIRECTS.has(status) && hasLocation(rawHeaders)) {
+    if (follows && REDIRECT_STATUSES.has(status) && hasLocation(rawHeaders)) {
       keeping = false
       return
     }

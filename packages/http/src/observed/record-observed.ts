@@ -2,6 +2,7 @@ import zlib from 'node:zlib'
 import { runWithTape } from '@agent-tape/core/internal'
 import { handleRequest } from '../handle-request.js'
 import { knowBody } from '../request-body.js'
+import { NULL_BODY_STATUSES, REDIRECT_STATUSES } from '../statuses.js'
 import type { ObservedChunk, ObservedExchange, RunJournal } from './run-journal.js'
 
 /** How long a kept run waits for an answer still streaming when it ended, as a test's run does. */
@@ -113,7 +114,7 @@ function observedResponse(
     headers.append(String(head.rawHeaders[i]), String(head.rawHeaders[i + 1]))
   }
   const init = { status: head.status, statusText: head.statusText, headers }
-  if (NULL_BODY.has(head.status) || exchange.method === 'HEAD') return new Response(null, init)
+  if (NULL_BODY_STATUSES.has(head.status) || exchange.method === 'HEAD') return new Response(null, init)
   const chunks = decoded(exchange.chunks, headers.get('content-encoding'), head.status)
   let next = 0
   const body = new ReadableStream<Uint8Array>(
@@ -140,8 +141,6 @@ function observedResponse(
   return new Response(body, init)
 }
 
-const NULL_BODY = new Set([101, 103, 204, 205, 304])
-
 /**
  * The chunks as `fetch` hands them over: decoded by their `content-encoding` (the socket gave
  * them encoded), what each chunk decodes to at the time it came. A body that does not decode is
@@ -166,8 +165,6 @@ async function decoded(
     return [...chunks]
   }
 }
-
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 
 /** Each chunk through one decoder, flushed after it: what it decodes to, at its time. */
 async function decodeEach(chunks: readonly ObservedChunk[], coding: string): Promise<ObservedChunk[]> {
