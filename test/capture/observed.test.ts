@@ -236,3 +236,47 @@ it('a run that is not kept is never decided: what it sent and received is droppe
   expect(decided.observe).toBe(3)
   expect(decided.intercept).toBe(6)
 })
+
+it('what cannot be noted of a request costs its run, never the request: it goes out as the app made it', async () => {
+  const provider = await startCityModel(0, 'unnoted')
+  const dir = mkdtempSync(join(tmpdir(), 'agent-tape-observed-'))
+  dirs.push(dir)
+  const logs: string[] = []
+  const capture = createCapture({
+    dir,
+    keep: 'all',
+    modelEndpoints: [provider.openaiBaseURL],
+    log: (message) => logs.push(message),
+  })
+  try {
+    await capture.ready()
+    let reads = 0
+    // Headers that can be read once only: noting them reads them first, then fetch reads them.
+    const headers = {
+      get 'content-type'() {
+        reads++
+        if (reads === 1) throw new Error('read once only')
+        return 'application/json'
+      },
+    }
+    const url = `${provider.openaiBaseURL}/chat/completions?api-key=s3cret-value`
+    const answer = await capture.run('unnoted', {}, async () => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Weather in Oslo?' }] }),
+      })
+      return response.status
+    })
+    expect(answer).toBe(200)
+    await capture.flush()
+    expect(capture.stats()).toMatchObject({ written: 0, dropped: { internal: 1 } })
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toContain('noting its request to')
+    expect(logs[0]).toContain('failed (read once only); the request went out as the app made it')
+    expect(logs[0]).not.toContain('s3cret-value')
+  } finally {
+    await capture.close()
+    await provider.close()
+  }
+})

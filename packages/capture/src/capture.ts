@@ -213,7 +213,7 @@ export function createCapture(options: CaptureOptions): Capture {
       const given = options.timeoutMs
       const timeoutMs = typeof given === 'number' && given >= 0 && Number.isFinite(given) ? given : 10_000
       const { running } = context
-      if (!(await within(running.settled(), timeoutMs))) {
+      if (!(await settleWithin(running.settled(), timeoutMs, true))) {
         const still = running.size
         running.endAll('it was still running when the capture closed')
         book.note('close', {
@@ -222,7 +222,7 @@ export function createCapture(options: CaptureOptions): Capture {
           fix: "They are recorded as failed, and kept under keep: 'failed'; their code goes on untouched",
         })
       }
-      const flushed = await within(capture.flush(), timeoutMs)
+      const flushed = await settleWithin(capture.flush(), timeoutMs, true)
       if (!flushed && context.kept.size > 0) {
         book.note('close', {
           what: `capture.close() stopped waiting for ${context.kept.size} kept run${context.kept.size === 1 ? '' : 's'} still being written after ${timeoutMs} ms`,
@@ -236,13 +236,22 @@ export function createCapture(options: CaptureOptions): Capture {
   return capture
 }
 
-/** Whether `work` settles within `ms`. */
-async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+/**
+ * What `work` resolves with, when it does within `ms`; `undefined` when it does not. With
+ * `holding`, the deadline keeps the process alive (a shutdown that awaits `close()`); without,
+ * it never does (the probe of a server that may exit at once).
+ */
+async function settleWithin<T>(
+  work: Promise<T>,
+  ms: number,
+  holding: boolean,
+): Promise<{ value: T } | undefined> {
   let timer: NodeJS.Timeout | undefined
-  const expired = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms)
+  const expired = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms)
+    if (!holding) timer.unref()
   })
-  const settled = await Promise.race([work.then(() => true), expired])
+  const settled = await Promise.race([work.then((value) => ({ value })), expired])
   clearTimeout(timer)
   return settled
 }
@@ -265,13 +274,8 @@ const PROBE_MS = 5_000
  * off with one log line: the app runs as it would without it.
  */
 async function probe(directory: CaptureDirectory, book: StatsBook): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), PROBE_MS)
-    timer.unref()
-  })
-  const error = await Promise.race([directory.probe(), late])
-  clearTimeout(timer)
+  const probed = await settleWithin(directory.probe(), PROBE_MS, false)
+  const error = probed ? probed.value : 'late'
   if (error === undefined) return true
   book.once('write-error', {
     what: `Capture is off: cannot write captured runs to ${directory.path}`,

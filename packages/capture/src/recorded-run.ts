@@ -3,6 +3,8 @@ import {
   type CaptureSource,
   type CassetteStore,
   openRecordingTape,
+  redactUrl,
+  redactUrlsIn,
   runWithTape,
   type Tape,
   toRecordedError,
@@ -262,9 +264,16 @@ export class RecordedRun implements CaptureRun {
         fix: 'Raise maxBytes if runs this large are worth keeping',
       })
     }
+    if (spoiled.reason === 'failed') {
+      return new CaptureDrop('internal', {
+        what,
+        why: `noting its request to ${redactUrl(spoiled.url)} failed (${redactUrlsIn(spoiled.error)}); the request went out as the app made it`,
+        fix: 'This is a bug in agent-tape: please report it with this message',
+      })
+    }
     return new CaptureDrop('incomplete', {
       what,
-      why: `the answer to ${spoiled.url} came from a dispatcher capture could not observe, so the run cannot be recorded whole`,
+      why: `the answer to ${redactUrl(spoiled.url)} came from a dispatcher capture could not observe, so the run cannot be recorded whole`,
       fix: 'Nothing the run did was changed; report this with the client the app sends it with',
     })
   }

@@ -32,53 +32,78 @@ export function observedFetch(
 ): Promise<Response> | undefined {
   // A run past its bound is not kept, and one that has ended records nothing more.
   if (journal.spoiled || journal.closed) return networkFetch(input, init)
-  if (input instanceof Request) return undefined
+  let send: ((send: typeof fetch) => Promise<Response>) | undefined
+  try {
+    const observed = observe(journal, config, input, init)
+    if (observed === 'not observed') return undefined
+    if (observed === 'pass') return networkFetch(input, init)
+    send = observed
+  } catch (error) {
+    // Capture fails open: what it cannot note, the run loses (it is dropped), never the request.
+    journal.failed(input instanceof Request ? input.url : String(input), error)
+    return networkFetch(input, init)
+  }
+  return send(networkFetch)
+}
+
+/**
+ * What observing a `fetch` call takes, decided before it is sent: `'not observed'` (the caller
+ * intercepts it), `'pass'` (sent untouched, nothing of it to note), or the send that notes it.
+ */
+function observe(
+  journal: RunJournal,
+  config: BoundaryConfig,
+  input: FetchInput,
+  init: RequestInit | undefined,
+): 'not observed' | 'pass' | ((send: typeof fetch) => Promise<Response>) {
+  if (input instanceof Request) return 'not observed'
   const body = bodyBytes(init?.body)
-  if (body === null) return undefined
+  if (body === null) return 'not observed'
   const inner = (init as { dispatcher?: Dispatcher } | undefined)?.dispatcher ?? globalDispatcher()
-  if (!inner) return undefined
+  if (!inner) return 'not observed'
   let url: URL
   try {
     url = new URL(input)
   } catch {
-    return undefined
+    return 'not observed'
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'not observed'
   const requestClass = classifyUrl(url, config.modelEndpoints, config.allowHosts, config.tapeHosts)
-  if (requestClass === 'allowed') return networkFetch(input, init)
+  if (requestClass === 'allowed') return 'pass'
   const method = (init?.method ?? 'GET').toUpperCase()
   const headers = copyHeaders(init?.headers)
-  if (mayBeMcp(method, headerOf(headers))) return undefined
+  if (mayBeMcp(method, headerOf(headers))) return 'not observed'
   const request = { method, url: url.href, headers, body, config }
   // A loopback request passes: only what it asked is kept, to check once the run is kept that
   // it was no model call to a host nobody declared.
   if (requestClass === 'loopback') {
     journal.observe({ ...request, reserved: undefined }, false)
-    return networkFetch(input, init)
+    return 'pass'
   }
   const kind = requestClass === 'model' && findCodec(method, url.pathname) ? 'llm' : 'http'
   const reserved = tapeInternals(journal.tape).reserveRequest(kind)
-  if (!reserved) return undefined
+  if (!reserved) return 'not observed'
   const exchange = journal.observe({ ...request, reserved }, true)
   if (!exchange) {
     reserved.release()
-    return networkFetch(input, init)
+    return 'pass'
   }
   const follows = (init?.redirect ?? 'follow') === 'follow'
   const observing: Dispatcher = {
     dispatch: (options, handler) => inner.dispatch(options, tapHandler(journal, exchange, handler, follows)),
   }
-  return networkFetch(input, { ...init, dispatcher: observing } as RequestInit).then(
-    (response) => {
-      // An answer that never went by the dispatcher (another one answered it): not observed.
-      if (!exchange.head) journal.unobserved(url.href)
-      return response
-    },
-    (error: unknown) => {
-      journal.end(exchange, error)
-      throw error
-    },
-  )
+  return (send) =>
+    send(input, { ...init, dispatcher: observing } as RequestInit).then(
+      (response) => {
+        // An answer that never went by the dispatcher (another one answered it): not observed.
+        if (!exchange.head) journal.unobserved(url.href)
+        return response
+      },
+      (error: unknown) => {
+        journal.end(exchange, error)
+        throw error
+      },
+    )
 }
 
 /**

@@ -45,7 +45,10 @@ export interface ObservedChunk {
 }
 
 /** How a journal ended up unfit to be recorded from, once it is (see {@link RunJournal.spoiled}). */
-export type SpoiledJournal = { reason: 'max-bytes'; bytes: number } | { reason: 'unobserved'; url: string }
+export type SpoiledJournal =
+  | { reason: 'max-bytes'; bytes: number }
+  | { reason: 'unobserved'; url: string }
+  | { reason: 'failed'; url: string; error: string }
 
 const JOURNALS = Symbol.for('agent-tape.run-journal')
 type Holder = { [JOURNALS]?: RunJournal }
@@ -138,6 +141,11 @@ export class RunJournal {
   /** Spoils the journal because a request could not be observed (it went out all the same). */
   unobserved(url: string): void {
     this.spoilWith({ reason: 'unobserved', url })
+  }
+
+  /** Spoils the journal because noting a request failed (a bug of ours; the request went out all the same). */
+  failed(url: string, error: unknown): void {
+    this.spoilWith({ reason: 'failed', url, error: error instanceof Error ? error.message : String(error) })
   }
 
   /** Lets go of everything held: the run is not kept. */
