@@ -45,6 +45,16 @@ describe.each(SECRET_FORMS.map((f) => [f.class, f.id, f] as const))('%s: %s', (_
 
 it('tries every class in every place: at least 150 placements', () => {
   const classes = new Set(SECRET_FORMS.map((f) => f.class))
-  expect([...classes].sort()).toEqual(['boundary', 'encoded', 'escaped', 'named', 'placeholder-neighbour'])
+  expect([...classes].sort()).toEqual([
+    'boundary',
+    'compatibility',
+    'encoded',
+    'escaped',
+    'markup',
+    'member-name',
+    'named',
+    'placeholder-neighbour',
+    'wrapped',
+  ])
   expect(SECRET_FORMS.length * PLACES.length).toBeGreaterThanOrEqual(150)
 })

@@ -37,7 +37,7 @@ const CONTEXTS: [string, (text: string) => string][] = [
   ['at the end of a line', (t) => `first line\n${t}\nlast line`],
 ]
 const SHORT_PREFIX =
-  /^(?:sk-[^pasN]|SK|key-|AKIA|r8_|fw_|csk-|tvly-|hf_|dapi|pul-|vcp_|cfut_|1\/\/0|[0-9a-f]{32}-us)/
+  /^(?:sk-[^pasN]|SK|key-|AKIA|r8_|fw_|csk-|tvly-|hf_|dapi|pul-|vcp_|cfut_|1\/\/0|[0-9a-f]{32}-us|re_|sk_[0-9a-f]|sl\.)/
 
 const BASE64_BODIED = new Set(['aws-secret-key-beside-id', 'basic-credentials'])
 

@@ -175,6 +175,29 @@ const SHAPES: ((g: Gen) => SecretSample)[] = [
   token('sentry-token', 'sntrys_', (g) => g.alnum(60)),
   token('grafana-token', 'glsa_', (g) => `${g.alnum(32)}_${g.hex(8)}`),
   token('age-secret-key', 'AGE-SECRET-KEY-1', (g) => g.bech32(58)),
+  token('azure-entra-client-secret', '', (g) => `${g.alnum(3)}${g.digits(1)}Q~${g.dashed(34)}`),
+  token('discord-bot-token', '', (g) => {
+    const id = Buffer.from(`1${g.digits(18)}`)
+      .toString('base64')
+      .replace(/=+$/, '')
+    return `${id}.${g.dashed(6)}.${g.dashed(38)}`
+  }),
+  token('mapbox-secret-token', 'sk.eyJ', (g) => `${g.dashed(60)}.${g.dashed(22)}`),
+  token('planetscale-token', 'pscale_tkn_', (g) => g.dashed(43)),
+  token('flyio-token', 'fo1_', (g) => g.dashed(43)),
+  token('typeform-token', 'tfp_', (g) => g.dashed(59)),
+  token('dynatrace-token', 'dt0c01.', (g) => `${g.upperDigits(24)}.${g.upperDigits(64)}`),
+  token('airtable-token', 'pat', (g) => `${g.alnum(14)}.${g.hex(64)}`),
+  token('sourcegraph-token', 'sgp_', (g) => `${g.hex(16)}_${g.hex(40)}`),
+  token('netlify-token', 'nfp_', (g) => g.alnum(36)),
+  token('render-key', 'rnd_', (g) => g.alnum(32)),
+  token('resend-key', 're_', (g) => `${g.alnum(8)}_${g.alnum(24)}`),
+  token('brevo-key', 'xkeysib-', (g) => `${g.hex(64)}-${g.alnum(16)}`),
+  token('langfuse-key', 'sk-lf-', (g) => `${g.hex(8)}-${g.hex(4)}-${g.hex(4)}-${g.hex(4)}-${g.hex(12)}`),
+  token('elevenlabs-key', 'sk_', (g) => g.hex(48)),
+  token('dropbox-token', 'sl.', (g) => g.dashed(140)),
+  token('shippo-token', 'shippo_live_', (g) => g.hex(40)),
+  token('easypost-key', 'EZAK', (g) => g.alnum(54)),
   (g) => {
     const secret = `eyJ${g.dashed(36)}.eyJ${g.dashed(60)}.${g.dashed(43)}`
     return { id: 'jwt', secret, text: secret, prefix: 3 }

@@ -9,7 +9,16 @@ import { type Gen, generator } from './secret-corpus.js'
  * literal sits in the repository, and every run sees the same values.
  */
 
-export type FormClass = 'escaped' | 'encoded' | 'named' | 'boundary' | 'placeholder-neighbour'
+export type FormClass =
+  | 'escaped'
+  | 'encoded'
+  | 'named'
+  | 'boundary'
+  | 'placeholder-neighbour'
+  | 'member-name'
+  | 'wrapped'
+  | 'markup'
+  | 'compatibility'
 
 export interface Secret {
   value: string
@@ -633,6 +642,266 @@ const FORMS: [string, FormClass, Build][] = [
     (g) => {
       const password = plain(g, 20)
       return { value: `password=${password}-sample`, secrets: [{ value: password, prefix: 0 }], encoded: [] }
+    },
+  ],
+  // A shaped token, or an environment secret, used as a member's name.
+  [
+    'github-token-as-member-name',
+    'member-name',
+    (g) => {
+      const token = `ghp_${g.alnum(36)}`
+      return {
+        value: { tokens: { [token]: { scopes: ['repo', 'read:org'], note: 'ci' } } },
+        secrets: [{ value: token, prefix: 4 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'openai-key-as-member-name-in-json-text',
+    'member-name',
+    (g) => {
+      const key = `sk-proj-${g.dashed(74)}T3BlbkFJ${g.dashed(74)}`
+      return {
+        value: JSON.stringify({ usage: { [key]: { requests: 12 } } }),
+        secrets: [{ value: key, prefix: 8 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'slack-token-as-nested-member-name',
+    'member-name',
+    (g) => {
+      const token = `xoxb-${g.digits(12)}-${g.digits(13)}-${g.alnum(24)}`
+      return {
+        value: { workspaces: [{ name: 'acme', bots: { [token]: true } }] },
+        secrets: [{ value: token, prefix: 5 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'env-value-as-member-name',
+    'member-name',
+    (g) => {
+      const value = `${g.alnum(14)}-${g.alnum(14)}`
+      return {
+        value: { sessions: { [value]: { user: 'ada' } } },
+        secrets: [{ value, prefix: 0 }],
+        encoded: [],
+        env: { SESSION_SECRET: value },
+      }
+    },
+  ],
+  // Tokens wrapped at a column, as PEM bodies, mail and some CLIs wrap them.
+  ...(
+    [
+      ['openai-key-wrapped-at-64', 64, '', (g: Gen) => `sk-proj-${g.dashed(74)}T3BlbkFJ${g.dashed(74)}`, 8],
+      ['jwt-wrapped-at-76', 76, '', (g: Gen) => `eyJ${g.dashed(36)}.eyJ${g.dashed(90)}.${g.dashed(43)}`, 3],
+      [
+        'anthropic-key-wrapped-after-name',
+        76,
+        'ANTHROPIC_API_KEY=',
+        (g: Gen) => `sk-ant-api03-${g.alnum(20)}${g.dashed(73)}AA`,
+        13,
+      ],
+      [
+        'github-fine-grained-wrapped-crlf',
+        64,
+        'token: ',
+        (g: Gen) => `github_pat_${g.alnum(22)}_${g.alnum(59)}`,
+        11,
+      ],
+      ['aws-session-token-wrapped', 76, 'aws_session_token = ', (g: Gen) => g.base64(356), 0],
+      ['atlassian-token-wrapped-indented', 64, '  ', (g: Gen) => `ATATT3${g.dashed(180)}`, 6],
+    ] as const
+  ).map(([id, width, lead, make, prefix]): [string, FormClass, Build] => [
+    id,
+    'wrapped',
+    (g) => {
+      const secret = make(g)
+      const text = `${lead}${secret}`
+      const lines: string[] = []
+      for (let at = 0; at < text.length; at += width) lines.push(text.slice(at, at + width))
+      const indent = lead.trim() === '' ? lead : ''
+      const eol = id.endsWith('crlf') ? '\r\n' : '\n'
+      const body = lines.map((line, i) => (i === 0 ? line : `${indent}${line}`)).join(eol)
+      return {
+        value: `Here is the credential:${eol}${body}${eol}Keep it safe.`,
+        secrets: [{ value: secret, prefix }],
+        encoded: [],
+      }
+    },
+  ]),
+  // Markup and tables: elements, attributes and columns named for a credential, and entities.
+  [
+    'maven-settings-password',
+    'markup',
+    (g) => {
+      const password = plain(g, 20)
+      return {
+        value: `<settings>\n  <servers>\n    <server>\n      <id>releases</id>\n      <username>deploy</username>\n      <password>${password}</password>\n    </server>\n  </servers>\n</settings>`,
+        secrets: [{ value: password, prefix: 0 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'dotnet-appsettings-add-key',
+    'markup',
+    (g) => {
+      const value = plain(g, 32)
+      return {
+        value: `<configuration><appSettings><add key="Environment" value="prod"/><add key="ApiKey" value="${value}"/></appSettings></configuration>`,
+        secrets: [{ value, prefix: 0 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'xml-element-cdata-client-secret',
+    'markup',
+    (g) => {
+      const value = plain(g, 30)
+      return {
+        value: `<oauth><clientId>web</clientId><ns1:ClientSecret><![CDATA[${value}]]></ns1:ClientSecret></oauth>`,
+        secrets: [{ value, prefix: 0 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'java-properties-xml-entry',
+    'markup',
+    (g) => {
+      const value = plain(g, 22)
+      return {
+        value: `<properties><entry key="db.user">app</entry><entry key="db.password">${value}</entry></properties>`,
+        secrets: [{ value, prefix: 0 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'html-entities-json-in-attribute',
+    'markup',
+    (g) => {
+      const value = plain(g, 28)
+      return {
+        value: `<div id="app" data-config="{&quot;region&quot;:&quot;eu&quot;,&quot;api_key&quot;:&quot;${value}&quot;}"></div>`,
+        secrets: [{ value, prefix: 0 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'html-numeric-entities-in-key',
+    'markup',
+    (g) => {
+      const key = `sk_live_${g.alnum(40)}`
+      const spelled = key.replace(/_/g, '&#95;')
+      return {
+        value: `<code>${spelled}</code>`,
+        secrets: [{ value: key, prefix: 8 }],
+        encoded: [spelled],
+      }
+    },
+  ],
+  [
+    'html-hex-entities-quoted-json',
+    'markup',
+    (g) => {
+      const value = plain(g, 26)
+      return {
+        value: `<script type="application/json" data-x="{&#x22;client_secret&#x22;:&#x22;${value}&#x22;}"></script>`,
+        secrets: [{ value, prefix: 0 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'csv-credential-column',
+    'markup',
+    (g) => {
+      const a = plain(g, 24)
+      const b = plain(g, 24)
+      return {
+        value: `name,email,api_key,plan\nada,ada@example.com,${a},pro\ngrace,grace@example.com,"${b}",free\n`,
+        secrets: [
+          { value: a, prefix: 0 },
+          { value: b, prefix: 0 },
+        ],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'tsv-password-column',
+    'markup',
+    (g) => {
+      const password = plain(g, 18)
+      return {
+        value: `Export follows:\nhost\tuser\tpassword\ndb1.internal\tapp\t${password}\n`,
+        secrets: [{ value: password, prefix: 0 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'markdown-table-token-column',
+    'markup',
+    (g) => {
+      const token = g.alnum(40)
+      return {
+        value: `| service | access_token |\n| --- | --- |\n| billing | ${token} |\n`,
+        secrets: [{ value: token, prefix: 0 }],
+        encoded: [],
+      }
+    },
+  ],
+  // Characters that read as a key once a program folds them (NFKC), or that hide inside one.
+  [
+    'full-width-openai-key',
+    'compatibility',
+    (g) => {
+      const key = `sk-proj-${g.dashed(74)}T3BlbkFJ${g.alnum(40)}`
+      const wide = [...key]
+        .map((c) => (c >= '!' && c <= '~' ? String.fromCharCode(c.charCodeAt(0) + 0xfee0) : c))
+        .join('')
+      return { value: `key: ${wide}`, secrets: [{ value: key, prefix: 8 }], encoded: [wide] }
+    },
+  ],
+  [
+    'full-width-github-prefix',
+    'compatibility',
+    (g) => {
+      const body = g.alnum(36)
+      return {
+        value: `\uff47\uff48\uff50\uff3f${body}`,
+        secrets: [{ value: `ghp_${body}`, prefix: 4 }],
+        encoded: [],
+      }
+    },
+  ],
+  [
+    'zero-width-space-in-stripe-key',
+    'compatibility',
+    (g) => {
+      const key = `sk_live_${g.alnum(40)}`
+      const hidden = `${key.slice(0, 8)}\u200b${key.slice(8, 24)}\u200b${key.slice(24)}`
+      return { value: `Use ${hidden} for billing.`, secrets: [{ value: key, prefix: 8 }], encoded: [] }
+    },
+  ],
+  [
+    'mathematical-letters-anthropic-prefix',
+    'compatibility',
+    (g) => {
+      const key = `sk-ant-api03-${g.alnum(20)}${g.dashed(73)}AA`
+      const bold = (c: string) =>
+        c >= 'a' && c <= 'z' ? String.fromCodePoint(0x1d41a + c.charCodeAt(0) - 97) : c
+      const shown = `${[...'sk'].map(bold).join('')}${key.slice(2)}`
+      return { value: shown, secrets: [{ value: key, prefix: 13 }], encoded: [] }
     },
   ],
 ]

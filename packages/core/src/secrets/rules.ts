@@ -48,6 +48,19 @@ function isNamedCredential(name: string, value: string, where: 'setting' | 'cook
   if (where === 'cookie') strength ??= 'weak'
   return strength !== undefined && isCredentialValue(strength, value)
 }
+/**
+ * The name a markup value goes by: the element's own (its local part, `ns:Password` is
+ * `Password`) when it names a credential, else its `key`, `name`, `id` or `type` attribute.
+ */
+function markupName(match: string, element: boolean): string {
+  if (element) {
+    const tag = /^<([\w.:-]+)/.exec(match)?.[1] ?? ''
+    const local = tag.slice(tag.lastIndexOf(':') + 1)
+    if (credentialName(local) !== undefined) return local
+  }
+  const open = match.slice(0, match.indexOf('>') === -1 ? match.length : match.indexOf('>'))
+  return /\s(?:key|name|id|type)[ \t]*=[ \t]*["']([^"'<>]{1,80})["']/i.exec(open)?.[1] ?? ''
+}
 const random = (min: number) => (s: string) => !isPlaceholder(s) && looksRandom(s, min)
 
 /** `user:password` once decoded, as in an HTTP Basic credential. */
@@ -322,6 +335,87 @@ export const SECRET_RULES: readonly SecretRule[] = [
     label: 'a Grafana token',
     pattern: /(?:glc_[A-Za-z0-9+/=]{32,}|glsa_[A-Za-z0-9]{32}_[0-9a-fA-F]{8})/g,
   },
+  // Shapes found by few scanners: each has its issuer's documented prefix or structure.
+  {
+    id: 'azure-entra-secret',
+    hint: 'Q~',
+    label: 'an Azure Entra ID client secret',
+    // Three characters, a digit, `Q~`, then 31 to 34 more (a Microsoft identity platform secret).
+    pattern: /[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9~.-])/g,
+    accept: random(6),
+  },
+  {
+    id: 'discord-bot-token',
+    hint: /[MNO][A-Za-z0-9_-]{23,27}\./,
+    label: 'a Discord bot token',
+    // The base64 of the bot's numeric id, a dot, a timestamp, a dot, an HMAC.
+    pattern: /[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9-])/g,
+    accept: (secret) =>
+      /^\d{17,20}$/.test(Buffer.from(secret.slice(0, secret.indexOf('.')), 'base64').toString('latin1')),
+  },
+  {
+    id: 'mapbox-secret-token',
+    label: 'a Mapbox secret token',
+    pattern: /sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}/g,
+  },
+  {
+    id: 'planetscale-token',
+    label: 'a PlanetScale token or password',
+    pattern: /pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32,64}/g,
+  },
+  {
+    id: 'flyio-token',
+    label: 'a Fly.io token',
+    pattern: /(?:fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/=_-]{100,})/g,
+  },
+  { id: 'typeform-token', label: 'a Typeform token', pattern: /tfp_[A-Za-z0-9_.=-]{59,}/g },
+  { id: 'dynatrace-token', label: 'a Dynatrace token', pattern: /dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}/g },
+  {
+    id: 'airtable-token',
+    label: 'an Airtable personal access token',
+    pattern: /pat[A-Za-z0-9]{14}\.[0-9a-f]{64}/g,
+  },
+  { id: 'sourcegraph-token', label: 'a Sourcegraph token', pattern: /sgp_(?:[0-9a-f]{16}_)?[0-9a-f]{40}/g },
+  {
+    id: 'netlify-token',
+    label: 'a Netlify token',
+    pattern: /nf[pc]_[A-Za-z0-9]{36,40}/g,
+    accept: random(16),
+  },
+  {
+    id: 'render-key',
+    label: 'a Render API key',
+    pattern: /rnd_[A-Za-z0-9]{32}/g,
+    accept: random(16),
+  },
+  {
+    id: 'resend-key',
+    label: 'a Resend API key',
+    pattern: /(?<![A-Za-z0-9])re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}(?![A-Za-z0-9])/g,
+    accept: random(16),
+  },
+  {
+    id: 'brevo-key',
+    label: 'a Brevo (Sendinblue) API key',
+    pattern: /xkeysib-[0-9a-f]{64}-[A-Za-z0-9]{16}/g,
+  },
+  {
+    id: 'langfuse-key',
+    label: 'a Langfuse secret key',
+    pattern: /sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g,
+  },
+  {
+    id: 'elevenlabs-key',
+    label: 'an ElevenLabs API key',
+    pattern: /(?<![A-Za-z0-9])sk_[0-9a-f]{48}(?![A-Za-z0-9])/g,
+  },
+  {
+    id: 'dropbox-token',
+    label: 'a Dropbox access token',
+    pattern: /(?<![A-Za-z0-9])sl\.(?:u\.)?[A-Za-z0-9_-]{130,}/g,
+  },
+  { id: 'shippo-token', label: 'a Shippo API token', pattern: /shippo_live_[0-9a-f]{40}/g },
+  { id: 'easypost-key', label: 'an EasyPost API key', pattern: /EZ[AT]K[0-9a-zA-Z]{54}/g },
   // Generic shapes
   {
     id: 'jwt',
@@ -367,6 +461,28 @@ export const SECRET_RULES: readonly SecretRule[] = [
       /(?<![A-Za-z0-9_.-]|[A-Za-z0-9]:)((?:--?)?[A-Za-z0-9_.-]{0,40}?(?:pass|secret|key|token|auth|sess|cookie|cred|jwt|pwd|sid)[A-Za-z0-9_.-]{0,40})["']?[ \t]{0,3}[:=][ \t]{0,3}["']?((?:[^\s"'`,;&<>{}()[\]\\]|\\u[0-9a-fA-F]{4}|\\\/){6,})/gi,
     group: 2,
     accept: (value, match) => isNamedCredential(NAME_BEFORE_VALUE.exec(match)?.[1] ?? '', value, 'setting'),
+  },
+  // Markup: an element or an attribute pair named for a credential (`<password>…</password>`,
+  // a Maven settings.xml; `<add key="ApiKey" value="…"/>`, a .NET config; `<entry key="db.password">`).
+  {
+    id: 'markup-element',
+    byName: true,
+    hint: CREDENTIAL_WORD,
+    label: 'a credential in a markup element named for one',
+    pattern:
+      /<([A-Za-z_][\w.:-]{0,60})((?:\s[^<>]*)?)>[ \t\r\n]*(?:<!\[CDATA\[)?([^<>\s]{6,4096}?)(?:\]\]>)?[ \t\r\n]*<\/\1[ \t]*>/g,
+    group: 3,
+    accept: (value, match) => isNamedCredential(markupName(match, true), value, 'setting'),
+  },
+  {
+    id: 'markup-attribute',
+    byName: true,
+    hint: CREDENTIAL_WORD,
+    label: 'a credential in a markup attribute pair named for one',
+    pattern:
+      /<[A-Za-z_][\w.:-]*(?=[^<>]*?\s(?:key|name|id|type)[ \t]*=[ \t]*["'][^"'<>]{1,80}["'])[^<>]*?\svalue[ \t]*=[ \t]*(["'])([^"'<>]{6,4096})\1[^<>]*>?/gi,
+    group: 2,
+    accept: (value, match) => isNamedCredential(markupName(match, false), value, 'setting'),
   },
   {
     id: 'netrc-password',

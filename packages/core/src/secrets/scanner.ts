@@ -6,7 +6,9 @@ import { credentialName, isCredentialValue, isJwkPrivateMember } from './names.j
 import { isPlaceholder, looksRandom, withoutPlaceholderTail } from './placeholders.js'
 import { reassembledTexts, redactStreams, STREAM_KEYS } from './reassemble.js'
 import { SECRET_RULES, type SecretRule } from './rules.js'
+import { credentialCells } from './tables.js'
 import { rewritesWhole, type View, viewsOf } from './views.js'
+import { unwrapped } from './wrapped.js'
 
 export type SecretAllowList = readonly (string | RegExp)[]
 
@@ -90,6 +92,37 @@ export class SecretScanner {
     const plain = reading === 'names' ? undefined : this.plain[reading]
     if (plain?.has(text) || this.clean[reading].has(text)) return []
     const found: SecretMatch[] = []
+    this.matchRules(text, reading, found)
+    if (reading !== 'names') this.matchEnv(text, found)
+    // A token wrapped at a column is one secret across its lines: its spans cover them all.
+    const joined = unwrapped(text)
+    if (joined) {
+      const more: SecretMatch[] = []
+      this.matchRules(joined.text, reading, more)
+      if (reading !== 'names') this.matchEnv(joined.text, more)
+      for (const m of more)
+        if (joined.joins(m.start, m.end))
+          found.push({ ...m, start: joined.original(m.start), end: joined.original(m.end - 1) + 1 })
+    }
+    if (reading !== 'shapes' && this.byName) {
+      for (const cell of credentialCells(text)) {
+        if (this.isAllowed(text.slice(cell.start, cell.end))) continue
+        found.push({
+          rule: NAMED_CREDENTIAL,
+          label: `a credential (its column is named ${JSON.stringify(cell.column)})`,
+          start: cell.start,
+          end: cell.end,
+        })
+      }
+    }
+    if (found.length === 0) {
+      plain?.add(text)
+      return found
+    }
+    return withoutOverlaps(found)
+  }
+
+  private matchRules(text: string, reading: Reading, found: SecretMatch[]): void {
     for (const rule of SECRET_RULES) {
       if ((reading === 'shapes' || !this.byName) && rule.byName) continue
       if (reading === 'names' && !rule.byName) continue
@@ -99,12 +132,6 @@ export class SecretScanner {
         if (match) found.push(match)
       }
     }
-    if (reading !== 'names') this.matchEnv(text, found)
-    if (found.length === 0) {
-      plain?.add(text)
-      return found
-    }
-    return withoutOverlaps(found)
   }
 
   private matchEnv(text: string, found: SecretMatch[]): void {
@@ -283,14 +310,23 @@ export class SecretScanner {
       }
       if (typeof node === 'object' && node !== null) {
         const record = node as Record<string, unknown>
+        const keys = Object.keys(record)
         let copy: Record<string, unknown> | undefined
-        for (const key of Object.keys(record)) {
+        // A member's name is read as its value is (`{"tokens": {"ghp_…": {…}}}`).
+        let names: string[] | undefined
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i]!
+          const name = this.redactTextAt(key, depth, within)
+          if (name !== key) {
+            names ??= keys.slice()
+            names[i] = name
+          }
           const next = visit(record[key], key, record, readingOf(key, record[key], within))
           if (next === record[key]) continue
           copy ??= { ...record }
           copy[key] = next
         }
-        return copy ?? node
+        return names ? renamed(copy ?? record, keys, names) : (copy ?? node)
       }
       return node
     }
@@ -400,7 +436,10 @@ export class SecretScanner {
       } else if (typeof node === 'object' && node !== null) {
         const record = node as Record<string, unknown>
         for (const key of Object.keys(record)) {
-          steps.push(key)
+          // A member's name is read as its value is; a path never spells a secret name out.
+          const before = out.length
+          this.textFindings(key, () => `${at()} (the name of a member)`, depth, out, within)
+          steps.push(out.length > before ? this.redactTextAt(key, depth, within) : key)
           visit(record[key], key, record, readingOf(key, record[key], within))
           steps.pop()
         }
@@ -437,6 +476,27 @@ function isSecretMatch(rule: SecretRule, secret: string, match: string): boolean
 /** How a member's strings are read: a stream's events for shapes only (see {@link Reading}). */
 function readingOf(key: string, value: unknown, within: Reading): Reading {
   return within === 'all' && STREAM_KEYS.has(key) && Array.isArray(value) ? 'shapes' : within
+}
+
+/** `record` with each of its `keys` renamed to the name at the same index, in the same order. */
+function renamed(
+  record: Record<string, unknown>,
+  keys: readonly string[],
+  names: readonly string[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  keys.forEach((key, i) => {
+    let name = names[i]!
+    // Two names redacted alike stay two members.
+    for (let n = 2; Object.hasOwn(out, name); n++) name = `${names[i]} (${n})`
+    Object.defineProperty(out, name, {
+      value: record[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  })
+  return out
 }
 
 function hasHint(text: string, hint: string | RegExp): boolean {

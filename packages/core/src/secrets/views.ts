@@ -13,6 +13,8 @@ export type View =
 
 type ViewText =
   | 'JSON-unescaped'
+  | 'HTML-unescaped'
+  | 'normalized (NFKC)'
   | 'embedded base64, decoded'
   | 'URL-decoded'
   | 'base64-decoded'
@@ -25,10 +27,16 @@ type ViewText =
  * percent-encoding are only spelling, so the redacted decoded text reads the same to a person.
  */
 export function rewritesWhole(view: View, length: number): view is View & { text: string } {
-  return (
-    view.start === 0 && view.end === length && (view.how === 'JSON-unescaped' || view.how === 'URL-decoded')
-  )
+  return view.start === 0 && view.end === length && SPELLINGS.has(view.how)
 }
+
+/** Views that only spell the same text another way. */
+const SPELLINGS: ReadonlySet<View['how']> = new Set([
+  'JSON-unescaped',
+  'URL-decoded',
+  'HTML-unescaped',
+  'normalized (NFKC)',
+])
 
 /** Views are not taken of texts larger than this, nor of what a blob decodes to beyond it. */
 const MAX_VIEW = 16 * 1024 * 1024
@@ -54,6 +62,10 @@ export function viewsOf(text: string): View[] {
   }
   if (text.includes('\\') && JSON_ESCAPE.test(text))
     views.push({ how: 'JSON-unescaped', text: unescapeJson(text), ...whole })
+  if (text.includes('&') && HTML_ENTITY.test(text))
+    views.push({ how: 'HTML-unescaped', text: unescapeHtml(text), ...whole })
+  const normalized = compatibilityFolded(text)
+  if (normalized !== undefined) views.push({ how: 'normalized (NFKC)', text: normalized, ...whole })
   const decoded = percentDecoded(text)
   if (decoded !== undefined) views.push({ how: 'URL-decoded', text: decoded, ...whole })
   const blob = decodeBlob(text)
@@ -203,4 +215,87 @@ function percentDecoded(text: string): string | undefined {
       String.fromCharCode(Number.parseInt(hex, 16)),
     )
   }
+}
+
+const HTML_ENTITY = /&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/
+/** The named entities that spell the characters of keys, JSON and markup. */
+const NAMED_ENTITIES: Record<string, string> = {
+  quot: '"',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  apos: "'",
+  nbsp: ' ',
+  lowbar: '_',
+  UnderBar: '_',
+  hyphen: '-',
+  dash: '-',
+  minus: '-',
+  period: '.',
+  colon: ':',
+  semi: ';',
+  comma: ',',
+  sol: '/',
+  bsol: '\\',
+  equals: '=',
+  plus: '+',
+  num: '#',
+  dollar: '$',
+  percnt: '%',
+  excl: '!',
+  quest: '?',
+  commat: '@',
+  ast: '*',
+  lpar: '(',
+  rpar: ')',
+  lsqb: '[',
+  rsqb: ']',
+  lcub: '{',
+  rcub: '}',
+  lbrace: '{',
+  rbrace: '}',
+  verbar: '|',
+  grave: '`',
+  tilde: '~',
+  Hat: '^',
+  newline: '\n',
+  Tab: '\t',
+}
+
+/** The text with its HTML character references (`&quot;`, `&#34;`, `&#x22;`) decoded. */
+function unescapeHtml(text: string): string {
+  return text.replace(
+    /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));/g,
+    (all, dec, hex, name) => {
+      if (name !== undefined) return NAMED_ENTITIES[name] ?? all
+      const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex, 16)
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all
+    },
+  )
+}
+
+/**
+ * Characters that are not written the way they read: invisible ones inside a word (zero-width
+ * spaces and joiners, a soft hyphen, a byte-order mark), and compatibility forms that NFKC folds
+ * back (full-width `ｓｋ－ｐｒｏｊ－`, mathematical letters).
+ */
+const INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/g
+const COMPATIBILITY =
+  /[\u00a0-\u00bf\u02b0-\u02ff\u1d00-\u1dbf\u2000-\u218f\u2460-\u24ff\u3000-\u303f\uff00-\uffef]|[\ud835][\udc00-\udfff]/
+
+/** The text as NFKC folds it, invisible characters removed, or `undefined` when that changes nothing. */
+function compatibilityFolded(text: string): string | undefined {
+  let hasAny = false
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) >= 0xa0) {
+      hasAny = true
+      break
+    }
+  }
+  if (!hasAny) return undefined
+  const invisible = INVISIBLE.test(text)
+  INVISIBLE.lastIndex = 0
+  if (!invisible && !COMPATIBILITY.test(text)) return undefined
+  const folded = (invisible ? text.replace(INVISIBLE, '') : text).normalize('NFKC')
+  return folded === text ? undefined : folded
 }
