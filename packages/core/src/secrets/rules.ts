@@ -341,7 +341,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     hint: 'Q~',
     label: 'an Azure Entra ID client secret',
     // Three characters, a digit, `Q~`, then 31 to 34 more (a Microsoft identity platform secret).
-    pattern: /[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9~.-])/g,
+    pattern: /[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9~-])/g,
     accept: random(6),
   },
   {
