@@ -458,6 +458,131 @@ export const ORDINARY_TEXTS: readonly OrdinaryText[] = [
     'postgres://user:password@localhost:5432/db and redis://:password@localhost:6379',
   ),
   t('docs', 'sample-dsn', 'DATABASE_URL=postgres://app:<password>@db.internal:5432/app'),
+  // Member names that are ids, hashes, paths and URLs, not keys.
+  t('payload', 'members-named-by-sha', {
+    commits: {
+      '3f2a9c1d8b4e0d7a6c5b4a39281706f5e4d3c2b1': { author: 'ada' },
+      '9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b': { author: 'grace' },
+    },
+  }),
+  t('payload', 'members-named-by-uuid', {
+    sessions: { '3b241101-e2bb-4255-8caf-4136c566a962': { user: 'ada', expires_in: 3600 } },
+  }),
+  t('payload', 'members-named-by-path', {
+    'src/auth/token.ts': { lines: 120 },
+    'src/auth/password-reset.ts': { lines: 88 },
+  }),
+  t('payload', 'members-named-by-url', {
+    'https://api.example.com/v1/tokens?page_token=abc': { status: 200 },
+  }),
+  t('payload', 'members-named-by-header', {
+    headers: { 'x-api-key': 'redacted-by-proxy', 'x-ratelimit-remaining-tokens': '39000' },
+  }),
+  t('payload', 'members-named-by-model', { 'gpt-4o-mini-2024-07-18': { tokens: 1200 } }),
+  t('payload', 'members-named-by-token-text', { logprobs: { ' Hello': -0.01, ' world': -0.3 } }),
+  // Long lines and blocks that wrap at a column, none a secret.
+  t(
+    'docs',
+    'pem-certificate',
+    `-----BEGIN CERTIFICATE-----\n${'MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\nRTESMBAGA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0MSIwIAYD\nVQQDExlCYWx0aW1vcmUgQ3liZXJUcnVzdCBSb290MB4XDTAwMDUxMjE4NDYwMFoX\n'}-----END CERTIFICATE-----`,
+  ),
+  t(
+    'docs',
+    'pem-public-key-wrapped',
+    '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo\n4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u\n-----END PUBLIC KEY-----',
+  ),
+  t(
+    'log',
+    'mime-image-wrapped-76',
+    `Content-Type: image/png\nContent-Transfer-Encoding: base64\n\n${Buffer.from(
+      Array.from({ length: 171 }, (_, i) => (i * 37 + 11) % 256),
+    )
+      .toString('base64')
+      .replace(/(.{76})/g, '$1\n')}`,
+  ),
+  t(
+    'docs',
+    'prose-wrapped-at-72',
+    'The integration uses short-lived credentials issued per request by the\nauthentication-service-gateway, so nothing long-lived is kept in the\nconfiguration-management-repository or in the deployment-pipeline-settings.',
+  ),
+  t(
+    'log',
+    'long-path-lines',
+    '/home/runner/work/acme/acme/node_modules/.pnpm/some-package-with-a-long-name@1.2.3\n/home/runner/work/acme/acme/node_modules/.pnpm/another-long-package-name@4.5.6',
+  ),
+  t(
+    'log',
+    'wrapped-sha-list',
+    'sha256:3b241101e2bb42558caf4136c566a9623b241101e2bb42558caf4136c566a962\nsha256:9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9b8a7c6d5e4f3a2b1c0d9e8f',
+  ),
+  // Markup and tables that name credentials without holding one.
+  t(
+    'code',
+    'maven-settings-env-reference',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Maven's own property syntax
+    '<server>\n  <id>releases</id>\n  <username>${env.MAVEN_USER}</username>\n  <password>${env.MAVEN_PASSWORD}</password>\n</server>',
+  ),
+  t(
+    'code',
+    'dotnet-settings-names',
+    '<appSettings>\n  <add key="ApiKeyHeader" value="x-api-key" />\n  <add key="TokenLifetime" value="3600" />\n  <add key="PasswordMinLength" value="12" />\n</appSettings>',
+  ),
+  t(
+    'code',
+    'html-password-input',
+    '<input type="password" name="password" autocomplete="current-password" />',
+  ),
+  t(
+    'code',
+    'xml-token-type',
+    '<tokenType>Bearer</tokenType><expiresIn>3600</expiresIn><scope>openid</scope>',
+  ),
+  t(
+    'code',
+    'html-entities-prose',
+    '<p>Use &quot;Sign in&quot; &amp; then &lt;Settings&gt; &#8594; API keys &mdash; never share them.</p>',
+  ),
+  t(
+    'code',
+    'html-escaped-json-config',
+    '<div data-config="{&quot;theme&quot;:&quot;dark&quot;,&quot;token_ttl&quot;:3600,&quot;api_key_header&quot;:&quot;x-api-key&quot;}"></div>',
+  ),
+  t(
+    'payload',
+    'csv-usage-export',
+    'date,model,prompt_tokens,completion_tokens,total_tokens\n2026-12-01,gpt-4o-mini,1200,340,1540\n2026-12-02,gpt-4o,980,120,1100\n',
+  ),
+  t(
+    'payload',
+    'csv-key-column-ids',
+    'key,summary,status\nPROJ-412,Rotate credentials,Done\nPROJ-413,Add login page,In progress\n',
+  ),
+  t(
+    'payload',
+    'csv-password-policy',
+    'policy,password_min_length,password_max_age_days\ndefault,12,90\nadmins,16,30\n',
+  ),
+  t(
+    'docs',
+    'markdown-options-table',
+    '| option | type | description |\n| --- | --- | --- |\n| apiKey | string | Your API key, read from OPENAI_API_KEY |\n| token | string | An access token, if you use one |\n',
+  ),
+  t(
+    'docs',
+    'markdown-secret-names-table',
+    '| name | secret_name | rotation |\n|---|---|---|\n| db | prod/db/password | 30d |\n| stripe | prod/stripe/key | 90d |\n',
+  ),
+  t(
+    'payload',
+    'tsv-token-usage',
+    'model\ttokens\tcost\ngpt-4o-mini\t1540\t0.0012\nclaude-sonnet-4-5\t2300\t0.0210\n',
+  ),
+  // Compatibility characters in ordinary text.
+  t('docs', 'full-width-cjk', 'ＡＰＩキーは設定画面で発行します（ｓｋ－で始まります）。'),
+  t('docs', 'emoji-zwj', 'Team: 👩‍💻 👨‍👩‍👧 — ship it 🚀'),
+  t('docs', 'ligatures-and-superscripts', 'The ﬁrst ﬂow uses x² + y² and 10 ㎞ at 25 ℃.'),
+  t('docs', 'soft-hyphens', 'authen\u00adtication and authori\u00adzation tokens expire hourly.'),
+  t('docs', 'math-letters', 'Let 𝐱 be the input and 𝐲 the output of the model.'),
   // An environment full of limits: its values are everywhere in ordinary text.
   t('env', 'december-recording', 'Recorded on 2026-12-01 at 12:12, 12 steps.', EVERYDAY_ENV),
   t(
