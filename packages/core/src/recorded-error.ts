@@ -1,9 +1,13 @@
 import type { DecisionRecord, RecordedError } from './cassette-format.js'
+import { fromJsonData } from './json-walk.js'
 
-/** The recorded outcome of a decision: its output, or its error thrown again. */
+/**
+ * The recorded outcome of a decision: its output as the value it was recorded from (bytes as a
+ * Buffer, a typed array, …), or its error thrown again.
+ */
 export function replayOutcome(record: DecisionRecord): unknown {
   if (record.err) throw toReplayedError(record.err)
-  return record.out
+  return fromJsonData(record.out)
 }
 
 /** An error with the recorded name and message (and code), as the tool threw it while recording. */
