@@ -44,6 +44,8 @@ type Reading = 'all' | 'shapes' | 'names'
 const WORD_MATCH_BELOW = 12
 /** How many encodings deep a secret is looked for (base64 of a JSON text with an escaped key: 3). */
 const MAX_DEPTH = 4
+/** No rule or environment value matches fewer characters: shorter member names are not read. */
+const SHORTEST_SECRET = 8
 /** The rule a credential known by its name is reported under. */
 export const NAMED_CREDENTIAL = 'credential-name'
 
@@ -316,7 +318,7 @@ export class SecretScanner {
         let names: string[] | undefined
         for (let i = 0; i < keys.length; i++) {
           const key = keys[i]!
-          const name = this.redactTextAt(key, depth, within)
+          const name = key.length < SHORTEST_SECRET ? key : this.redactTextAt(key, depth, within)
           if (name !== key) {
             names ??= keys.slice()
             names[i] = name
@@ -438,7 +440,8 @@ export class SecretScanner {
         for (const key of Object.keys(record)) {
           // A member's name is read as its value is; a path never spells a secret name out.
           const before = out.length
-          this.textFindings(key, () => `${at()} (the name of a member)`, depth, out, within)
+          if (key.length >= SHORTEST_SECRET)
+            this.textFindings(key, () => `${at()} (the name of a member)`, depth, out, within)
           steps.push(out.length > before ? this.redactTextAt(key, depth, within) : key)
           visit(record[key], key, record, readingOf(key, record[key], within))
           steps.pop()

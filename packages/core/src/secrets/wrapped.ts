@@ -13,32 +13,56 @@ export interface Unwrapped {
 }
 
 /**
- * The characters of a token: base64, base64url, and the dots, tildes and dashes of keys. A
- * wrapped line never ends in `=` (base64 pads its last line only), and `name=value` is a setting.
+ * Whether a character is one of a token's: base64, base64url, and the dots, tildes and dashes of
+ * keys. A wrapped line never ends in `=` (base64 pads its last line only), and `name=value` is a
+ * setting, so `=` counts only at the start of a continuation line.
  */
-const TOKEN = 'A-Za-z0-9+/_.~-'
-/**
- * A line break inside a token: at least 16 token characters before it, another right after it
- * (past an indentation, as a YAML block or a folded header indents).
- */
-const BREAK = new RegExp(`(?<=[${TOKEN}]{16})\\r?\\n[ \\t]*(?=[=${TOKEN}])`, 'g')
+function isToken(c: number): boolean {
+  return (
+    (c >= 48 && c <= 57) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 97 && c <= 122) ||
+    c === 43 || // +
+    c === 47 || // /
+    c === 95 || // _
+    c === 46 || // .
+    c === 126 || // ~
+    c === 45 // -
+  )
+}
+/** A line break inside a token has at least this many token characters before it. */
+const MIN_RUN = 16
 /** A wrapped line is long: a column of 40 or more (64 for PEM, 76 for MIME, 72 or 80 for some CLIs). */
 const MIN_WIDTH = 40
 
-/** `text` with its token-wrapping line breaks removed, or `undefined` when it has none. */
+/**
+ * `text` with its token-wrapping line breaks removed, or `undefined` when it has none. A break
+ * wraps a token when the line before it is at least {@link MIN_WIDTH} long and ends in a run of
+ * {@link MIN_RUN} token characters, and the next line goes on with one (past an indentation, as a
+ * YAML block or a folded header indents).
+ */
 export function unwrapped(text: string): Unwrapped | undefined {
-  if (text.length < MIN_WIDTH || !text.includes('\n')) return undefined
+  if (text.length < MIN_WIDTH) return undefined
+  let nl = text.indexOf('\n')
+  if (nl === -1) return undefined
   /** Where each removed break was, in the unwrapped text, and how many characters it had. */
   const breaks: { at: number; length: number }[] = []
   let out = ''
   let from = 0
-  for (const m of text.matchAll(BREAK)) {
-    const lineStart = text.lastIndexOf('\n', m.index - 1) + 1
-    const width = m.index - lineStart
-    if (width < MIN_WIDTH) continue
-    out += text.slice(from, m.index)
-    breaks.push({ at: out.length, length: m[0].length })
-    from = m.index + m[0].length
+  let lineStart = 0
+  for (; nl !== -1; lineStart = nl + 1, nl = text.indexOf('\n', nl + 1)) {
+    const end = text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl
+    if (end - lineStart < MIN_WIDTH) continue
+    let run = 0
+    while (run < MIN_RUN && isToken(text.charCodeAt(end - 1 - run))) run++
+    if (run < MIN_RUN) continue
+    let next = nl + 1
+    while (text.charCodeAt(next) === 32 || text.charCodeAt(next) === 9) next++
+    const c = text.charCodeAt(next)
+    if (!(isToken(c) || c === 61)) continue
+    out += text.slice(from, end)
+    breaks.push({ at: out.length, length: next - end })
+    from = next
   }
   if (breaks.length === 0) return undefined
   out += text.slice(from)
