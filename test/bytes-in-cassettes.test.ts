@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isReplayMiss, openTape, parseCassette } from '@agent-tape/core'
+import { computeKey } from '@agent-tape/core/internal'
 import { createFileStore } from '@agent-tape/core/node'
 import { afterAll, expect, it } from 'vitest'
 
@@ -117,4 +118,39 @@ it('finds no drift in live-tools when the tool reads the same bytes again', asyn
   expect(Buffer.isBuffer(replayed)).toBe(true)
   const state = await live.finish()
   expect(state.status, JSON.stringify(state.drifted)).toBe('clean')
+})
+
+it('misses bytes in an input recorded before they were encoded, and says why', async () => {
+  const bytes = Buffer.from('GIF89a, a small image')
+  const input = { name: 'upload', args: { body: bytes.toJSON() } }
+  const old = [
+    { agentTape: 2, keyScheme: 1, test: 'old', recordedAt: '2026-01-01T00:00:00.000Z' },
+    {
+      seq: 1,
+      key: computeKey('tool', input, { step: 0 }),
+      kind: 'tool',
+      step: 0,
+      ms: 1,
+      in: input,
+      out: 'uploaded',
+    },
+    {
+      seq: 2,
+      key: computeKey('tool', { name: 'download', args: {} }, { step: 0 }),
+      kind: 'tool',
+      step: 0,
+      ms: 1,
+      in: { name: 'download', args: {} },
+      out: bytes.toJSON(),
+    },
+  ]
+  writeFileSync(join(dir, 'old.jsonl'), `${old.map((line) => JSON.stringify(line)).join('\n')}\n`)
+  const replay = await open('old', 'replay')
+  const miss = await replay.tool('upload', { body: bytes }, () => 'live').catch((e) => e)
+  expect(isReplayMiss(miss)).toBe(true)
+  expect((miss as Error).message).toContain(
+    'Hint: the recorded input holds bytes as a list of numbers ({"type":"Buffer","data":[…]}), as agent-tape wrote them before it stored bytes as base64',
+  )
+  // An output recorded that way replays as it always did: the Buffer's JSON, not a Buffer.
+  expect(await replay.tool('download', {}, () => Buffer.alloc(0))).toEqual(bytes.toJSON())
 })

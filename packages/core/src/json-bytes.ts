@@ -122,3 +122,22 @@ export function escapeKey(key: string): string {
 export function unescapeKey(key: string): string {
   return key !== BYTES_MEMBER && isBytesKey(key) ? key.slice(1) : key
 }
+
+/**
+ * Whether a recorded input holds bytes the way agent-tape wrote them before it encoded them (a
+ * Buffer's own JSON, `{"type":"Buffer","data":[71,73,…]}`) and a new one holds encoded bytes:
+ * the two cannot key alike. Read only to explain a miss.
+ */
+export function bytesChangedForm(recorded: unknown, input: unknown): boolean {
+  return (
+    holds(input, (record) => typeof record.$bytes === 'string') &&
+    holds(recorded, (record) => record.type === 'Buffer' && Array.isArray(record.data))
+  )
+}
+
+function holds(value: unknown, test: (record: Record<string, unknown>) => boolean, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null || depth > 64) return false
+  if (Array.isArray(value)) return value.some((item) => holds(item, test, depth + 1))
+  const record = value as Record<string, unknown>
+  return test(record) || Object.values(record).some((item) => holds(item, test, depth + 1))
+}

@@ -5,6 +5,7 @@ import { createHeader } from './cassette-line.js'
 import { decisionLabel, describePosition } from './describe-decision.js'
 import { createDivergence, explainMiss, ReplayMiss } from './divergence.js'
 import { compareHarness } from './harness.js'
+import { bytesChangedForm } from './json-bytes.js'
 import { LIVE_KINDS } from './live-tools.js'
 import { replayOutcome } from './recorded-error.js'
 import { ReplayIndex } from './replay-index.js'
@@ -165,6 +166,8 @@ export class ReplayPart extends TapePart {
     )
     if (moved) {
       details.hint = `this very request was recorded at ${describePosition(moved.step, moved.lane)}, not ${describePosition(position.step, position.lane)}: concurrent branches took their step numbers in another order than while recording. ${USE_LANES}`
+    } else if (nearest && bytesChangedForm(nearest.in, input)) {
+      details.hint = `the recorded input holds bytes as a list of numbers ({"type":"Buffer","data":[…]}), as agent-tape wrote them before it stored bytes as base64 ({"$bytes":"…"}), and bytes are keyed in the new form: re-record this test once.`
     } else if (nearest && kind === 'llm' && this.cassette.header.overlapped === true) {
       details.hint = `model requests overlapped while this cassette was recorded, so the nearest recorded request (#${nearest.seq}) may belong to another concurrent branch. ${USE_LANES}`
     }
