@@ -226,10 +226,10 @@ it('keeps credentials on the command line out of the cassette', async () => {
       'agent.mjs',
       '--task',
       TASK,
-      '--api-key=REDACTED',
+      '--api-key=[REDACTED:$AGENT_TAPE_ARG_4]',
       '--token',
-      'REDACTED',
-      'https://user:REDACTED@example.org/x?api_key=REDACTED',
+      '[REDACTED:$AGENT_TAPE_ARG_6]',
+      'https://user:[REDACTED:$AGENT_TAPE_ARG_7]',
     ],
   })
 })

@@ -44,8 +44,14 @@ export type RecordingSource = CommandSource | CaptureSource
 /** A run recorded by `agent-tape record -- <command>`. */
 export interface CommandSource {
   kind: 'command'
-  /** The command and its arguments, with secrets in them redacted. */
+  /**
+   * The command and its arguments, each secret in them replaced by a placeholder
+   * `[REDACTED:$NAME]` that a replay fills from the environment variable `NAME` (an older
+   * agent-tape wrote a plain `REDACTED`, which a replay refuses).
+   */
   argv: string[]
+  /** The placeholders in `argv`, one entry each (absent when it holds none, and in older cassettes). */
+  placeholders?: CommandPlaceholder[]
   /** The working directory, relative to the project root (`.` for the root itself). */
   cwd: string
   /** The command's exit code (`null` when a signal ended it). */
@@ -57,6 +63,19 @@ export interface CommandSource {
    * a replay must class the same requests as model requests to find their decisions.
    */
   modelEndpoints?: string[]
+}
+
+/**
+ * A secret kept out of a recorded command line: argument `arg` holds `[REDACTED:$<env>]` where the
+ * secret was, and a replay runs the command with the value of the variable `env` there.
+ */
+export interface CommandPlaceholder {
+  /** The argument's index in `argv`, counting from 0 (the program). */
+  arg: number
+  /** The environment variable a replay reads the value from (`DB_PASSWORD`, `AGENT_TAPE_ARG_4`). */
+  env: string
+  /** The option the value belongs to (`--password`, `-p`, `-u`), when it is an option's. */
+  option?: string
 }
 
 /** One agent run captured in a long-running process by the capture library. */

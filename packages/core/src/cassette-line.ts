@@ -226,7 +226,7 @@ function checkSource(source: unknown): string | undefined {
     if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string'))
       return bad('of a command has no "argv" list of strings')
     if (typeof cwd !== 'string') return bad('of a command has no "cwd"')
-    return undefined
+    return checkPlaceholders((source as Partial<CommandSource>).placeholders, argv, bad)
   }
   if (kind === 'capture') {
     const { name, runId } = source as Partial<CaptureSource>
@@ -247,6 +247,31 @@ function checkSource(source: unknown): string | undefined {
     return undefined
   }
   return bad(`has kind ${JSON.stringify(kind)}, not "command" or "capture"`)
+}
+
+/**
+ * A command's placeholders, when it lists them: each names an argument of `argv` that holds
+ * `[REDACTED:$<env>]`, so that a replay fills what the recording says it kept out.
+ */
+function checkPlaceholders(
+  placeholders: unknown,
+  argv: readonly string[],
+  bad: (why: string) => string,
+): string | undefined {
+  if (placeholders === undefined) return undefined
+  if (!Array.isArray(placeholders)) return bad('of a command has "placeholders" that is not a list')
+  for (const [i, p] of placeholders.entries()) {
+    const entry = `of a command has a placeholder (#${i})`
+    if (!isRecord(p) || typeof p.env !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(p.env))
+      return bad(`${entry} without an "env" variable name`)
+    if (p.option !== undefined && typeof p.option !== 'string')
+      return bad(`${entry} whose "option" is no string`)
+    if (typeof p.arg !== 'number' || !Number.isInteger(p.arg) || p.arg < 0 || p.arg >= argv.length)
+      return bad(`${entry} whose "arg" is not the index of an argument`)
+    if (!argv[p.arg]!.includes(`[REDACTED:$${p.env}]`))
+      return bad(`${entry} for argument ${p.arg}, which does not hold [REDACTED:$${p.env}]`)
+  }
+  return undefined
 }
 
 /** Numeric timing fields of recorded outputs: a stream event's `t`, a response's `headersAt`. */

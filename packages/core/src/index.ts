@@ -6,6 +6,7 @@ export type {
   CaptureSource,
   Cassette,
   CassetteHeader,
+  CommandPlaceholder,
   CommandSource,
   DecisionRecord,
   RecordedError,

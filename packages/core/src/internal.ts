@@ -59,6 +59,8 @@ export {
   SecretScanner,
   secretEnvValues,
 } from './secrets/index.js'
+export type { NameStrength } from './secrets/names.js'
+export { credentialName, isCredentialValue } from './secrets/names.js'
 export type { DecisionLabeler } from './tape-context.js'
 export {
   activeTapeCount,

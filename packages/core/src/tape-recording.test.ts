@@ -214,7 +214,13 @@ describe('the recording part', () => {
       input: { ticket: 'INV-7' },
       outcome: { ok: false, reason: 'the user reported a wrong refund' },
     })
-    const command = { kind: 'command' as const, argv: ['node', 'agent.js'], cwd: '.', exitCode: 1 }
+    const command = {
+      kind: 'command' as const,
+      argv: ['node', 'agent.js', '--password', '[REDACTED:$AGENT_TAPE_ARG_3]'],
+      cwd: '.',
+      exitCode: 1,
+      placeholders: [{ arg: 3, env: 'AGENT_TAPE_ARG_3', option: '--password' }],
+    }
     const fixed = new RecordingPart(undefined, contextFor(store, { source: command }))
     await fixed.finish()
     expect(parseCassette(store.files[PATH]!, PATH).header.source).toEqual(command)
@@ -227,6 +233,22 @@ describe('the recording part', () => {
       [{ kind: 'command', argv: 'node a.js', cwd: '.' }, 'of a command has no "argv" list of strings'],
       [{ kind: 'capture', name: 'x' }, 'of a captured run has no "name" or "runId"'],
       ['node', 'is not an object'],
+      [
+        { kind: 'command', argv: ['mysql', '-p'], cwd: '.', placeholders: [{ arg: 1, env: 'PW' }] },
+        'of a command has a placeholder (#0) for argument 1, which does not hold [REDACTED:$PW]',
+      ],
+      [
+        { kind: 'command', argv: ['mysql'], cwd: '.', placeholders: [{ arg: 1, env: 'PW' }] },
+        'of a command has a placeholder (#0) whose "arg" is not the index of an argument',
+      ],
+      [
+        { kind: 'command', argv: ['a'], cwd: '.', placeholders: [{ arg: 0, env: 'not a name' }] },
+        'of a command has a placeholder (#0) without an "env" variable name',
+      ],
+      [
+        { kind: 'command', argv: ['a'], cwd: '.', placeholders: 'PW' },
+        'of a command has "placeholders" that is not a list',
+      ],
     ] as const) {
       expect(() => parseCassette(`${JSON.stringify({ ...header, source })}\n`, PATH)).toThrow(
         `[agent-tape] Cannot load cassette ${PATH} (line 1): the header's "source" ${why}.`,

@@ -126,7 +126,8 @@ export const promoteCommand: Command = {
     const allow = (Array.isArray(values['allow-secret']) ? values['allow-secret'] : []).filter(
       (v): v is string => typeof v === 'string',
     )
-    const secrets = findCassetteSecrets(cassette, new SecretScanner(secretEnvValues(io.env), allow))
+    const scanner = new SecretScanner(secretEnvValues(io.env), allow)
+    const secrets = findCassetteSecrets(cassette, scanner)
     if (secrets.length > 0) {
       const at = (f: (typeof secrets)[number]) =>
         f.where === 'the header' ? `the header's ${f.path.replace(/^header\./, '')}` : `${f.where} ${f.path}`
@@ -137,6 +138,19 @@ export const promoteCommand: Command = {
           why: `${at(secrets[0]!)} holds ${secrets[0]!.label} (${secrets[0]!.preview}), and a promoted cassette is committed with the test`,
           fix: 'Capture the run again with the secret kept out or redacted (redactors), or, if the value is not a secret, pass it with --allow-secret. Nothing was written',
           details: lines,
+        })}\n`,
+      )
+      return 1
+    }
+    // The test is committed too, and printed when its file exists: the whole of it is scanned, as
+    // the cassette was (a command line keeps its placeholders; a name or a path could hold a key).
+    const inTest = scanner.findInJson(renderTestFile(test), 'the test')
+    if (inTest.length > 0) {
+      io.stderr(
+        `${formatMessage({
+          what: `Refusing to promote ${displayPath(file, io.cwd)}`,
+          why: `the test it would write to ${testPath} holds ${inTest[0]!.label} (${inTest[0]!.preview}), and a test is committed`,
+          fix: 'Keep the secret out of --name, --test and the recorded command (record it again), or, if the value is not a secret, pass it with --allow-secret. Nothing was written',
         })}\n`,
       )
       return 1

@@ -1,5 +1,6 @@
 import type { CaptureSource, CassetteHeader, CommandSource, RecordingSource } from '@agent-tape/core/internal'
 import { usageError } from '../args.js'
+import { piecesOf } from '../recorded-command/argument-placeholders.js'
 
 export type PromoteRunner = 'vitest' | 'jest'
 
@@ -71,6 +72,7 @@ function commandTest(source: CommandSource, { name, header, runner, cassette }: 
   const exit = source.signal !== undefined ? null : (source.exitCode ?? 0)
   const block = [
     `// Recorded command: ${oneLine(source.argv.join(' '))} (in ${oneLine(source.cwd)}), recorded ${header.recordedAt}.`,
+    ...placeholderNote(source.argv),
     source.signal !== undefined
       ? `// It was ended by ${source.signal}; the test asserts it replays cleanly.`
       : `// It exited with code ${exit}; once the failure is fixed, re-record it and assert the code it should exit with.`,
@@ -82,6 +84,17 @@ function commandTest(source: CommandSource, { name, header, runner, cassette }: 
     '}, 120_000)',
   ]
   return { imports, block }
+}
+
+/** The variables a command's replay fills its placeholders from: the test needs them set. */
+function placeholderNote(argv: readonly string[]): string[] {
+  const names = [
+    ...new Set(argv.flatMap((arg) => piecesOf(arg).flatMap((p) => ('variable' in p ? [p.variable] : [])))),
+  ]
+  if (names.length === 0) return []
+  return [
+    `// Its credentials are placeholders, filled from ${names.map((n) => `$${n}`).join(', ')}: set ${names.length === 1 ? 'it' : 'them'} where the test runs.`,
+  ]
 }
 
 function captureTest(

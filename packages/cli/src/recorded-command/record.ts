@@ -24,7 +24,8 @@ import { createGitHarness, writeFileAtomic } from '@agent-tape/core/node'
 import { mergeRecordings, type ProcessReport } from '@agent-tape/http/process'
 import { binCommand, CLI_BIN, quoteShell, toPosix } from '@agent-tape/runner-kit'
 import { displayPath } from '../cassette-files.js'
-import { displayCommand, redactArgv } from './command-line.js'
+import { describePlaceholders, variablesToSet } from './argument-placeholders.js'
+import { type ArgumentPlaceholder, displayCommand, redactArgv, rerunnableCommand } from './command-line.js'
 import { assertEndpoints, type CommandRunOptions, shellStatus } from './options.js'
 import { projectRootOf } from './project-root.js'
 import { describeWatched, startRequestWatch } from './request-watch.js'
@@ -103,7 +104,7 @@ export async function recordCommand(
     allowSecrets,
     rerecordCommand: binCommand(
       CLI_BIN,
-      `record --force ${quoteShell(shown)} -- ${displayCommand(line.argv)}`,
+      `record --force ${quoteShell(shown)} -- ${rerunnableCommand(line.argv)}`,
       exec,
     ),
   })
@@ -138,6 +139,9 @@ export async function recordCommand(
       exitCode: end.exitCode,
       ...(end.signal ? { signal: end.signal } : {}),
       ...(modelEndpoints.length > 0 ? { modelEndpoints: modelEndpoints.map((e) => redactUrl(e)) } : {}),
+      ...(line.placeholders.length > 0
+        ? { placeholders: line.placeholders.map(({ what: _what, ...placeholder }) => placeholder) }
+        : {}),
     }
     const lines: string[] = []
     const status = shellStatus(end.exitCode, end.signal)
@@ -152,7 +156,7 @@ export async function recordCommand(
       report: [why, ...lines].join('\n'),
       status: status === 0 ? 1 : status,
     })
-    addNotes(lines, results.reports, results.unreported, line.redacted)
+    addNotes(lines, results.reports, results.unreported, line.placeholders)
     if (watch.seen.length > 0) {
       lines.push(
         `Not recorded: a process agent-tape does not reach (a program that is not Node, or a Node process started without NODE_OPTIONS) sent requests through the proxy variables: ${describeWatched(watch.seen).join(', ')}. Their answers are not in the cassette, and a replay refuses them.`,
@@ -190,7 +194,7 @@ export async function recordCommand(
         (r) =>
           `  ${laneLabel(r.lane)}  ${r.script || 'node'}  ${plural(results.recordings.get(r.path)!.decisions.length, 'decision')}`,
       ),
-      `Replay it with: ${binCommand(CLI_BIN, `replay ${quoteShell(shown)}`, exec)}`,
+      `Replay it with: ${variablesToSet(line.placeholders.map((p) => p.env))}${binCommand(CLI_BIN, `replay ${quoteShell(shown)}`, exec)}`,
     ]
     return {
       exitCode: end.exitCode,
@@ -293,11 +297,13 @@ function addNotes(
   lines: string[],
   reports: readonly ProcessReport[],
   unreported: readonly string[],
-  redacted: readonly number[],
+  placeholders: readonly ArgumentPlaceholder[],
 ): void {
-  if (redacted.length > 0) {
+  if (placeholders.length > 0) {
+    const one = placeholders.length === 1
     lines.push(
-      `Note: ${redacted.length === 1 ? 'argument' : 'arguments'} ${redacted.join(', ')} of the command (counting from 0, the program) held what looks like a credential, kept redacted in the cassette: a replay runs the command with REDACTED there (give the command after -- to replay it with other arguments).`,
+      `Note: the command line held ${one ? 'a credential' : 'credentials'}, kept out of the cassette as ${one ? 'a placeholder' : 'placeholders'} [REDACTED:$NAME] (arguments counted from 0, the program); a replay runs the command with each filled from the variable NAME, and refuses to run while one is unset:`,
+      ...describePlaceholders(placeholders),
     )
   }
   const warnings = new Set(reports.flatMap((r) => r.warnings ?? []))

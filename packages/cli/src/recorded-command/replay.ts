@@ -27,7 +27,8 @@ import {
   toPosix,
 } from '@agent-tape/runner-kit'
 import { displayPath } from '../cassette-files.js'
-import { displayCommand } from './command-line.js'
+import { fillPlaceholders } from './argument-placeholders.js'
+import { displayCommand, rerunnableCommand } from './command-line.js'
 import { assertEndpoints, type CommandRunOptions, shellStatus } from './options.js'
 import { projectRootOf } from './project-root.js'
 import { withoutMode } from './record.js'
@@ -92,14 +93,22 @@ export async function replayCommand(
   const shown = displayPath(file, cwd)
   const cassette = await loadForReplay(file, shown)
   const source = cassette.header.source?.kind === 'command' ? cassette.header.source : undefined
-  const argv = options.argv?.length ? [...options.argv] : source?.argv
-  if (!argv) {
+  const recorded = options.argv?.length ? [...options.argv] : source?.argv
+  if (!recorded) {
     throw new AgentTapeError('ERR_TAPE_USAGE', {
       what: `Cannot replay ${shown} without a command`,
       why: 'it was not recorded by agent-tape record (its header names no command)',
       fix: `Name the command to run after --: agent-tape replay ${quoteShell(shown)} -- node dist/agent.js`,
     })
   }
+  // The recorded line's placeholders are filled, or the replay refuses, before anything runs.
+  const argv =
+    options.argv?.length || !source
+      ? recorded
+      : fillPlaceholders(source.argv, source.placeholders ?? [], baseEnv, {
+          shown,
+          replay: binCommand(CLI_BIN, `replay ${quoteShell(shown)}`, exec),
+        })
   const root = await projectRootOf(cwd)
   const runCwd = options.argv?.length || !source ? cwd : resolve(root, source.cwd)
   if (!isFolder(runCwd)) {
@@ -121,9 +130,10 @@ export async function replayCommand(
     cassettePath: shown,
     runPath: displayPath(resolve(root, runPath), cwd),
   })
+  // Written from the recorded line, never the filled one: it is printed, and holds no secret.
   const rerecordCommand = binCommand(
     CLI_BIN,
-    `record --force ${quoteShell(shown)} -- ${displayCommand(argv)}`,
+    `record --force ${quoteShell(shown)} -- ${options.argv?.length ? displayCommand(recorded) : rerunnableCommand(recorded)}`,
     exec,
   )
   const allowSecrets = [...(options.allowSecrets ?? [])]
