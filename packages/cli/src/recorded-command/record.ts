@@ -59,12 +59,12 @@ export interface RecordCommandResult {
 
 /**
  * Runs `argv` with the boundary in each of its Node processes and writes what they recorded to
- * one cassette: each process in its own lane, the command line (secrets redacted), its folder
- * relative to the project root, the harness and the exit code in the header. Written at once
- * through a temporary file, and only with at least one decision; a command ended by a signal
- * keeps the decisions that had completed. Usage problems (an existing cassette without
- * `force`, a missing folder, recording in CI, a command that cannot start) throw before the
- * command runs.
+ * one cassette: each process in its own lane, the command line (each secret in it a placeholder
+ * that a replay fills from the environment, see `command-line.ts`), its folder relative to the
+ * project root, the harness and the exit code in the header. Written at once through a temporary
+ * file, and only with at least one decision; a command ended by a signal keeps the decisions
+ * that had completed. Usage problems (an existing cassette without `force`, a missing folder,
+ * recording in CI, a command that cannot start) throw before the command runs.
  *
  * @example
  * const { exitCode, written } = await recordCommand('runs/issue-412.jsonl', ['node', 'dist/agent.js', '--task', task])

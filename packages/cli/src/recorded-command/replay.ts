@@ -43,7 +43,10 @@ import { spawnCommand } from './spawn-command.js'
 export const DIVERGED_STATUS = 3
 
 export interface ReplayCommandOptions extends CommandRunOptions {
-  /** The command to run instead of the recorded one (required for a cassette not recorded from a command). */
+  /**
+   * The command to run instead of the recorded one (required for a cassette not recorded from a
+   * command). Run as given: it has no placeholders to fill.
+   */
   argv?: readonly string[]
   /** `replay` (default) answers every decision from the cassette; `live-tools` runs MCP tool calls for real and compares them. */
   mode?: 'replay' | 'live-tools'
@@ -74,7 +77,8 @@ export interface ReplayCommandResult {
 /**
  * Runs a recorded command again (or `options.argv`) with every Node process it starts replaying
  * its decisions from the cassette: no network, no API key (unset provider key variables get a
- * placeholder). Resolves with the command's exit code and whether the run replayed cleanly; a
+ * placeholder). The recorded command line runs with the arguments it was recorded with: each
+ * placeholder `[REDACTED:$NAME]` filled from `env.NAME`, and nothing run while one is unset. Resolves with the command's exit code and whether the run replayed cleanly; a
  * replay that diverged keeps its run for `agent-tape view --run`, as a test's does. Throws an
  * `AgentTapeError` when the cassette cannot be read or the command cannot start.
  *
