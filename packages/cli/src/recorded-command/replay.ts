@@ -78,9 +78,11 @@ export interface ReplayCommandResult {
  * Runs a recorded command again (or `options.argv`) with every Node process it starts replaying
  * its decisions from the cassette: no network, no API key (unset provider key variables get a
  * placeholder). The recorded command line runs with the arguments it was recorded with: each
- * placeholder `[REDACTED:$NAME]` filled from `env.NAME`, and nothing run while one is unset. Resolves with the command's exit code and whether the run replayed cleanly; a
- * replay that diverged keeps its run for `agent-tape view --run`, as a test's does. Throws an
- * `AgentTapeError` when the cassette cannot be read or the command cannot start.
+ * placeholder `[REDACTED:$NAME]` filled from `env.NAME`, and nothing run while one is unset.
+ * Resolves with the command's exit code and whether the run replayed cleanly; a replay that
+ * diverged keeps its run for `agent-tape view --run`, as a test's does. Throws an
+ * `AgentTapeError` when the cassette cannot be read, a placeholder's variable is unset, or the
+ * command cannot start.
  *
  * @example
  * const { clean, report } = await replayCommand('test/__cassettes__/cli/issue-412.jsonl')
