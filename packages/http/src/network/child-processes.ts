@@ -2,6 +2,7 @@ import childProcess from 'node:child_process'
 import { basename } from 'node:path'
 import { AgentTapeError, maskForPrinting, type Tape } from '@agent-tape/core/runtime'
 import { callerPackage, captureStack } from './client-path.js'
+import { type NodePatch, patchState } from './node-patch.js'
 import { type NetworkOwner, networkOwner } from './owner.js'
 
 /** What a tape does with the child processes its test starts: start and name them (default), or refuse them. */
@@ -49,14 +50,9 @@ interface SpawnOptions {
 
 const SYNC = ['spawnSync', 'execSync', 'execFileSync'] as const
 
-const KEY = Symbol.for('agent-tape.child-processes')
-const holder = globalThis as {
-  [KEY]?: {
-    restore: () => void
-    configs: Set<ChildProcessConfig>
-    preparers: Set<ChildPreparer>
-    started: WeakMap<Tape, string[]>
-  }
+interface ChildState {
+  preparers: Set<ChildPreparer>
+  started: WeakMap<Tape, string[]>
 }
 
 /**
@@ -67,19 +63,15 @@ const holder = globalThis as {
  * is refused instead, with an error thrown where it was started, and the tape fails. agent-tape
  * cannot see what a child process sends, so this names or refuses the path; it does not tape it.
  */
-export function installChildProcessHook(config: ChildProcessConfig): () => void {
-  let installed = holder[KEY]
-  if (!installed) {
-    const state = {
-      configs: new Set<ChildProcessConfig>(),
-      preparers: new Set<ChildPreparer>(),
-      started: new WeakMap<Tape, string[]>(),
-      restore: () => {},
-    }
+export const childProcessHook: NodePatch<ChildProcessConfig, ChildState> = {
+  name: 'child-processes',
+  apply(configs) {
+    const state: ChildState = { preparers: new Set(), started: new WeakMap() }
     const proto = childProcess.ChildProcess.prototype as unknown as { spawn: Spawn }
     const spawn = proto.spawn
     proto.spawn = function guardedSpawn(this: childProcess.ChildProcess, options: SpawnOptions) {
-      if (options && typeof options.file === 'string') onStart(asyncStart(options), state, guardedSpawn)
+      if (options && typeof options.file === 'string')
+        onStart(asyncStart(options), configs, state, guardedSpawn)
       return spawn.call(this, options)
     }
     const module = childProcess as unknown as Record<string, (...args: unknown[]) => unknown>
@@ -87,28 +79,20 @@ export function installChildProcessHook(config: ChildProcessConfig): () => void 
     for (const [name, original] of originals) {
       const guarded = function guardedSync(this: unknown, ...args: unknown[]) {
         const start = syncStart(name, args)
-        if (start) onStart(start, state, guarded)
+        if (start) onStart(start, configs, state, guarded)
         return original.apply(this, args)
       }
       Object.defineProperty(guarded, 'name', { value: original.name })
       module[name] = guarded
     }
-    state.restore = () => {
-      if (proto.spawn !== spawn) proto.spawn = spawn
-      for (const [name, original] of originals) module[name] = original
+    return {
+      state,
+      restore: () => {
+        if (proto.spawn !== spawn) proto.spawn = spawn
+        for (const [name, original] of originals) module[name] = original
+      },
     }
-    installed = state
-    holder[KEY] = installed
-  }
-  const state = installed
-  state.configs.add(config)
-  return () => {
-    state.configs.delete(config)
-    if (state.configs.size === 0 && holder[KEY] === state) {
-      state.restore()
-      delete holder[KEY]
-    }
-  }
+  },
 }
 
 /**
@@ -116,7 +100,7 @@ export function installChildProcessHook(config: ChildProcessConfig): () => void 
  * refused. Returns its removal.
  */
 export function addChildPreparer(preparer: ChildPreparer): () => void {
-  const state = holder[KEY]
+  const state = patchState(childProcessHook)
   if (!state) return () => {}
   state.preparers.add(preparer)
   return () => state.preparers.delete(preparer)
@@ -124,18 +108,23 @@ export function addChildPreparer(preparer: ChildPreparer): () => void {
 
 /** The child processes a tape's test started while it recorded or replayed, as commands, in order. */
 export function childProcessesOf(tape: Tape): readonly string[] {
-  return holder[KEY]?.started.get(tape) ?? []
+  return patchState(childProcessHook)?.started.get(tape) ?? []
 }
 
-function onStart(start: ChildStart, state: NonNullable<(typeof holder)[typeof KEY]>, below: Fn): void {
-  if (state.configs.size === 0) return
+function onStart(
+  start: ChildStart,
+  configs: ReadonlySet<ChildProcessConfig>,
+  state: ChildState,
+  below: Fn,
+): void {
+  if (configs.size === 0) return
   const owner = networkOwner()
   const tape = owner?.tape
   if (!owner || !tape) return
   const named = state.started.get(tape) ?? []
   state.started.set(tape, named)
   const command = maskForPrinting(shorten(start.command))
-  const refuse = [...state.configs].some((c) => c.childProcesses === 'refuse')
+  const refuse = [...configs].some((c) => c.childProcesses === 'refuse')
   if (refuse) {
     named.push(`${command} (refused)`)
     const error = refusal(command, owner, callerPackage(captureStack(below)))

@@ -5,6 +5,7 @@ import { isLoopbackHost } from '../endpoints.js'
 import { type HostPattern, matchesHostName } from './allow-hosts.js'
 import { callerPackage, captureStack } from './client-path.js'
 import { isLookupForAllowedConnection } from './lookup-pass.js'
+import type { NodePatch } from './node-patch.js'
 import { type NetworkOwner, networkOwner } from './owner.js'
 
 export interface DnsGuardConfig {
@@ -21,11 +22,6 @@ interface Query {
 }
 
 type Fn = (this: unknown, ...args: unknown[]) => unknown
-
-const KEY = Symbol.for('agent-tape.dns-guard')
-const holder = globalThis as {
-  [KEY]?: { restore: (() => void)[]; configs: Set<DnsGuardConfig> }
-}
 
 /** Every function that asks a resolver: `lookup` (getaddrinfo), `lookupService`, `resolve*`, `reverse`. */
 function asksResolver(name: string, value: unknown): boolean {
@@ -68,10 +64,9 @@ function queries(): Query[] {
  * copies of the `Resolver`'s, so both are wrapped (a call through both is judged once: the outer
  * refuses it, or both let it pass). Outside tapes it costs a lookup in the tape context per call.
  */
-export function installDnsGuard(config: DnsGuardConfig): () => void {
-  let installed = holder[KEY]
-  if (!installed) {
-    const configs = new Set<DnsGuardConfig>()
+export const dnsGuard: NodePatch<DnsGuardConfig> = {
+  name: 'dns-guard',
+  apply(configs) {
     const restore: (() => void)[] = []
     const wrapAll = (targets: Query[]) => {
       for (const query of targets) {
@@ -103,18 +98,13 @@ export function installDnsGuard(config: DnsGuardConfig): () => void {
         if (record.setServers === rewrap) record.setServers = setServers
       })
     }
-    installed = { restore, configs }
-    holder[KEY] = installed
-  }
-  const state = installed
-  state.configs.add(config)
-  return () => {
-    state.configs.delete(config)
-    if (state.configs.size === 0 && holder[KEY] === state) {
-      for (const undo of state.restore) undo()
-      delete holder[KEY]
+    return {
+      state: undefined,
+      restore: () => {
+        for (const undo of restore) undo()
+      },
     }
-  }
+  },
 }
 
 const GUARD = Symbol('agent-tape.dns-guarded')

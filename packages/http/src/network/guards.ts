@@ -1,11 +1,11 @@
-import { syncBuiltinESMExports } from 'node:module'
 import type { EndpointPattern } from '../endpoints.js'
 import type { HostPattern } from './allow-hosts.js'
-import { type ChildProcessPolicy, installChildProcessHook } from './child-processes.js'
-import { installDnsGuard } from './dns-guard.js'
-import { installSocketGuard } from './socket-guard.js'
-import { installUdpGuard } from './udp-guard.js'
-import { installWorkerGuard } from './worker-guard.js'
+import { type ChildProcessPolicy, childProcessHook } from './child-processes.js'
+import { dnsGuard } from './dns-guard.js'
+import { installPatch, installPatches, type NodePatch } from './node-patch.js'
+import { socketGuard } from './socket-guard.js'
+import { udpGuard } from './udp-guard.js'
+import { workerGuard } from './worker-guard.js'
 
 export interface NetworkGuardConfig {
   modelEndpoints: readonly EndpointPattern[]
@@ -23,17 +23,14 @@ export interface NetworkGuardConfig {
  * per process and reads the configs of every installation; returns the removal of this one.
  */
 export function installNetworkGuards(config: NetworkGuardConfig): () => void {
-  const removals = [
-    installSocketGuard(config),
-    installDnsGuard(config),
-    installUdpGuard(config),
-    installWorkerGuard(config),
-    installChildProcessHook(config),
-  ]
-  // `import { lookup } from 'node:dns'` reads a snapshot of the module's exports.
-  syncBuiltinESMExports()
-  return () => {
-    for (const remove of removals) remove()
-    syncBuiltinESMExports()
-  }
+  return installPatches(NETWORK_PATCHES.map((patch) => () => installPatch(patch, config)))
 }
+
+/** The patches of Node that keep a replay off the network, each installed once per process. */
+const NETWORK_PATCHES: readonly NodePatch<NetworkGuardConfig, unknown>[] = [
+  socketGuard,
+  dnsGuard,
+  udpGuard,
+  workerGuard,
+  childProcessHook as NodePatch<NetworkGuardConfig, unknown>,
+]

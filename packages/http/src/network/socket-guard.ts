@@ -4,6 +4,7 @@ import { type EndpointPattern, isLoopbackHost, matchesEndpointHost } from '../en
 import { type HostPattern, matchesHost } from './allow-hosts.js'
 import { captureStack, describeClient } from './client-path.js'
 import { lookingUpFor } from './lookup-pass.js'
+import type { NodePatch } from './node-patch.js'
 import { type NetworkOwner, networkOwner } from './owner.js'
 
 export interface SocketGuardConfig {
@@ -22,14 +23,12 @@ interface Target {
 
 type Connect = (this: net.Socket, ...args: unknown[]) => net.Socket
 
-const KEY = Symbol.for('agent-tape.socket-guard')
 // msw 3's socket layer, as built (`lib/node/net-*.js`) and as Jest prints it through its source
 // maps (`src/interceptors/net/*.ts`).
 const MSW_SOCKET_LAYER =
   /[\\/]@mswjs[\\/]interceptors[\\/](?:lib[\\/]node[\\/]net-|src[\\/]interceptors[\\/]net[\\/])/
 // The frames of msw 3's socket layer that open a real connection: a request passed through.
 const MSW_REAL_CONNECTION = /[ .](?:passthrough|createRealSocket|#createDirectConnection) \(/
-const holder = globalThis as { [KEY]?: { original: Connect; configs: Set<SocketGuardConfig> } }
 // `describeClient`'s name for node:http2, which the boundary answers: its refusal says why not this time.
 const HTTP2_CLIENT = 'node:http2'
 
@@ -42,19 +41,16 @@ const HTTP2_CLIENT = 'node:http2'
  * a model endpoint) or to a host in `allowHosts`. Outside tapes, and in `live` mode, it lets
  * everything through.
  */
-export function installSocketGuard(config: SocketGuardConfig): () => void {
-  let installed = holder[KEY]
-  if (!installed) {
+export const socketGuard: NodePatch<SocketGuardConfig> = {
+  name: 'socket-guard',
+  apply(configs) {
     const original = net.Socket.prototype.connect as unknown as Connect
-    const configs = new Set<SocketGuardConfig>()
-    installed = { original, configs }
-    const state = installed
-    net.Socket.prototype.connect = function guardedConnect(this: net.Socket, ...args: unknown[]) {
+    const guarded = function guardedConnect(this: net.Socket, ...args: unknown[]) {
       const target = targetOf(args)
-      const refusal = judge(target, state.configs)
-      if (refusal === undefined) return state.original.apply(this, args)
+      const refusal = judge(target, configs)
+      if (refusal === undefined) return original.apply(this, args)
       // Let through while a tape runs: the DNS guard passes the lookup `connect` makes for it.
-      if (refusal === ALLOWED) return lookingUpFor(target.host, () => state.original.apply(this, args))
+      if (refusal === ALLOWED) return lookingUpFor(target.host, () => original.apply(this, args))
       // Until it fails the socket reads as connecting, so that no client (http2) takes it for open.
       const socket = this as net.Socket & { connecting: boolean }
       socket.connecting = true
@@ -62,17 +58,14 @@ export function installSocketGuard(config: SocketGuardConfig): () => void {
       process.nextTick(() => socket.destroy(refusal))
       return socket
     } as typeof net.Socket.prototype.connect
-    holder[KEY] = installed
-  }
-  const state = installed
-  state.configs.add(config)
-  return () => {
-    state.configs.delete(config)
-    if (state.configs.size === 0 && holder[KEY] === state) {
-      net.Socket.prototype.connect = state.original as unknown as typeof net.Socket.prototype.connect
-      delete holder[KEY]
+    net.Socket.prototype.connect = guarded
+    return {
+      state: undefined,
+      restore: () => {
+        net.Socket.prototype.connect = original as unknown as typeof net.Socket.prototype.connect
+      },
     }
-  }
+  },
 }
 
 function targetOf(args: unknown[]): Target {

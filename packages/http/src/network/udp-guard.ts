@@ -3,6 +3,7 @@ import { AgentTapeError, redactUrl } from '@agent-tape/core/runtime'
 import { isLoopbackHost } from '../endpoints.js'
 import { type HostPattern, matchesHost } from './allow-hosts.js'
 import { callerPackage, captureStack } from './client-path.js'
+import type { NodePatch } from './node-patch.js'
 import { type NetworkOwner, networkOwner } from './owner.js'
 
 export interface UdpGuardConfig {
@@ -11,11 +12,6 @@ export interface UdpGuardConfig {
 
 type Method = (this: dgram.Socket, ...args: unknown[]) => unknown
 
-const KEY = Symbol.for('agent-tape.udp-guard')
-const holder = globalThis as {
-  [KEY]?: { send: Method; connect: Method; configs: Set<UdpGuardConfig> }
-}
-
 /**
  * Refuses UDP datagrams while a tape records or replays, as the socket guard refuses TCP
  * connections: `socket.send` to an address, and `socket.connect` (after which `send` names no
@@ -23,39 +19,33 @@ const holder = globalThis as {
  * `send` or `connect` fails its callback, or the socket's `error` event, on the next tick, as a
  * failed lookup of the address would.
  */
-export function installUdpGuard(config: UdpGuardConfig): () => void {
-  let installed = holder[KEY]
-  if (!installed) {
+export const udpGuard: NodePatch<UdpGuardConfig> = {
+  name: 'udp-guard',
+  apply(configs) {
     const proto = dgram.Socket.prototype as unknown as Record<'send' | 'connect', Method>
-    const state = { send: proto.send, connect: proto.connect, configs: new Set<UdpGuardConfig>() }
+    const { send, connect } = proto
     proto.send = function guardedSend(this: dgram.Socket, ...args: unknown[]) {
-      const refusal = judge(sendTarget(args), 'socket.send', state.configs, guardedSend)
-      if (!refusal) return state.send.apply(this, args)
+      const refusal = judge(sendTarget(args), 'socket.send', configs, guardedSend)
+      if (!refusal) return send.apply(this, args)
       fail(this, args, refusal)
       return undefined
     }
     proto.connect = function guardedConnect(this: dgram.Socket, ...args: unknown[]) {
       const port = typeof args[0] === 'number' ? args[0] : Number(args[0])
       const address = typeof args[1] === 'string' ? args[1] : undefined
-      const refusal = judge({ port, address }, 'socket.connect', state.configs, guardedConnect)
-      if (!refusal) return state.connect.apply(this, args)
+      const refusal = judge({ port, address }, 'socket.connect', configs, guardedConnect)
+      if (!refusal) return connect.apply(this, args)
       fail(this, args, refusal)
       return undefined
     }
-    installed = state
-    holder[KEY] = installed
-  }
-  const state = installed
-  state.configs.add(config)
-  return () => {
-    state.configs.delete(config)
-    if (state.configs.size === 0 && holder[KEY] === state) {
-      const proto = dgram.Socket.prototype as unknown as Record<'send' | 'connect', Method>
-      proto.send = state.send
-      proto.connect = state.connect
-      delete holder[KEY]
+    return {
+      state: undefined,
+      restore: () => {
+        proto.send = send
+        proto.connect = connect
+      },
     }
-  }
+  },
 }
 
 interface UdpTarget {

@@ -4,6 +4,7 @@ import { AgentTapeError, onTapeFinish, type Tape } from '@agent-tape/core/runtim
 import type { EndpointPattern } from '../endpoints.js'
 import { packageFolder } from '../package-folder.js'
 import type { HostPattern } from './allow-hosts.js'
+import type { NodePatch } from './node-patch.js'
 import { networkOwner } from './owner.js'
 import {
   createWorkerReport,
@@ -19,11 +20,6 @@ export interface WorkerGuardConfig {
 
 type WorkerClass = typeof workerThreads.Worker
 
-const KEY = Symbol.for('agent-tape.worker-guard')
-const holder = globalThis as {
-  [KEY]?: { original: WorkerClass; configs: Set<WorkerGuardConfig>; stop: () => void }
-}
-
 /** The reports of the workers each tape started, read as the tape finishes. */
 const started = new WeakMap<Tape, Int32Array[]>()
 
@@ -37,12 +33,11 @@ const started = new WeakMap<Tape, Int32Array[]>()
  * nothing else about it changes, so workers that use no network (a logger's transport, a
  * tokenizer) run as before. Workers started outside tapes are left alone.
  */
-export function installWorkerGuard(config: WorkerGuardConfig): () => void {
-  let installed = holder[KEY]
-  if (!installed) {
+export const workerGuard: NodePatch<WorkerGuardConfig> = {
+  name: 'worker-guard',
+  apply(configs) {
     const original = workerThreads.Worker
-    const configs = new Set<WorkerGuardConfig>()
-    const GuardedWorker = class Worker extends original {
+    workerThreads.Worker = class Worker extends original {
       constructor(filename: string | URL, options: WorkerOptions = {}) {
         const guard = guardFor(configs)
         if (!guard) {
@@ -64,7 +59,6 @@ export function installWorkerGuard(config: WorkerGuardConfig): () => void {
         started.set(guard.tape, reports)
       }
     } as WorkerClass
-    workerThreads.Worker = GuardedWorker
     const stop = onTapeFinish((tape) => {
       for (const report of started.get(tape) ?? []) {
         const refused = readWorkerReport(report)
@@ -72,19 +66,14 @@ export function installWorkerGuard(config: WorkerGuardConfig): () => void {
       }
       started.delete(tape)
     })
-    installed = { original, configs, stop }
-    holder[KEY] = installed
-  }
-  const state = installed
-  state.configs.add(config)
-  return () => {
-    state.configs.delete(config)
-    if (state.configs.size === 0 && holder[KEY] === state) {
-      workerThreads.Worker = state.original
-      state.stop()
-      delete holder[KEY]
+    return {
+      state: undefined,
+      restore: () => {
+        workerThreads.Worker = original
+        stop()
+      },
     }
-  }
+  },
 }
 
 /** What a worker started now gets, when a tape records or replays in this context. */

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs'
-import { syncBuiltinESMExports } from 'node:module'
 import { relative } from 'node:path'
 import workerThreads, { isMainThread, type Worker } from 'node:worker_threads'
 import {
@@ -10,6 +9,7 @@ import {
   type Tape,
 } from '@agent-tape/core/internal'
 import { installHttpBoundary } from '../install.js'
+import { installPatch, installPatches, type NodePatch } from '../network/node-patch.js'
 import { boundaryVariables } from './child-env.js'
 import { ProcessPlace } from './process-place.js'
 import { writeProcessReport } from './process-report.js'
@@ -22,7 +22,7 @@ import {
   sessionFiles,
   WATCH_PROXY_ENV,
 } from './session.js'
-import { hookChildProcesses } from './spawn-hook.js'
+import { childVariablesHook } from './spawn-hook.js'
 
 /** A Node process that the spawn hooks did not place (started in a way they do not see). */
 const UNPLACED: ProcessSlot = { path: 'unplaced', lane: 'unplaced' }
@@ -63,11 +63,15 @@ export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env)
     ...(config.viewCommand ? { viewCommand: config.viewCommand } : {}),
   })
   setProcessTape(tape)
-  warnOfWorkers(tape)
-  hookChildProcesses((read) => ({
-    ...boundaryVariables(dir, place.nextChild(), read('NODE_OPTIONS')),
-    ...watched,
-  }))
+  // For the life of the process: its report is written as it exits.
+  installPatches([
+    () => installPatch(workerNotice, tape),
+    () =>
+      installPatch(childVariablesHook, (read) => ({
+        ...boundaryVariables(dir, place.nextChild(), read('NODE_OPTIONS')),
+        ...watched,
+      })),
+  ])
   reportOnExit(tape, place, dir, config, env)
 }
 
@@ -76,24 +80,33 @@ export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env)
  * worker sends is neither recorded nor replayed. Said in the report, not refused: most workers
  * (a logger's transport, a bundler) send nothing.
  */
-function warnOfWorkers(tape: Tape): void {
-  const module = workerThreads as { Worker: typeof Worker }
-  const Original = module.Worker
-  module.Worker = class extends Original {
-    constructor(...args: ConstructorParameters<typeof Worker>) {
-      super(...args)
-      const script =
-        typeof args[0] === 'string' ? args[0] : args[0] instanceof URL ? args[0].href : 'a script'
-      tape.warn(
-        formatMessage({
-          what: `A worker thread (${args[1]?.eval ? 'code given as a string' : script}) was started by ${process.argv[1] ? relative(process.cwd(), process.argv[1]) : 'a Node process'}`,
-          why: "agent-tape reaches each Node process's main thread, not its worker threads: a request a worker sends is neither recorded nor replayed",
-          fix: "Make the worker's model and HTTP requests from the main thread, or run the worker as a child process",
-        }),
-      )
+const workerNotice: NodePatch<Tape> = {
+  name: 'worker-notice',
+  apply(tapes) {
+    const module = workerThreads as { Worker: typeof Worker }
+    const Original = module.Worker
+    module.Worker = class extends Original {
+      constructor(...args: ConstructorParameters<typeof Worker>) {
+        super(...args)
+        const script =
+          typeof args[0] === 'string' ? args[0] : args[0] instanceof URL ? args[0].href : 'a script'
+        for (const tape of tapes)
+          tape.warn(
+            formatMessage({
+              what: `A worker thread (${args[1]?.eval ? 'code given as a string' : script}) was started by ${process.argv[1] ? relative(process.cwd(), process.argv[1]) : 'a Node process'}`,
+              why: "agent-tape reaches each Node process's main thread, not its worker threads: a request a worker sends is neither recorded nor replayed",
+              fix: "Make the worker's model and HTTP requests from the main thread, or run the worker as a child process",
+            }),
+          )
+      }
     }
-  }
-  syncBuiltinESMExports()
+    return {
+      state: undefined,
+      restore: () => {
+        module.Worker = Original
+      },
+    }
+  },
 }
 
 /**

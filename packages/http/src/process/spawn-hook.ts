@@ -1,5 +1,5 @@
 import childProcess, { ChildProcess } from 'node:child_process'
-import { syncBuiltinESMExports } from 'node:module'
+import type { NodePatch } from '../network/node-patch.js'
 
 /**
  * The variables a child needs to get the boundary, computed for each child as it starts from
@@ -10,42 +10,53 @@ export type ChildVariables = (read: (name: string) => string | undefined) => Rec
 type Env = Record<string, string | undefined>
 
 /**
- * Gives every child process this process starts the variables `variables()` returns, whatever
- * environment the code passes (`env: { PATH }` included): all the asynchronous functions of
- * `node:child_process` start through `ChildProcess#spawn`, and the three synchronous ones are
- * wrapped one by one. `variables` is called once per child, in the order the code starts them.
- * Returns a function that removes the hook.
+ * Gives every child process this process starts the variables its {@link ChildVariables} return,
+ * whatever environment the code passes (`env: { PATH }` included): all the asynchronous functions
+ * of `node:child_process` start through `ChildProcess#spawn`, and the three synchronous ones are
+ * wrapped one by one. The variables are computed once per child, in the order the code starts
+ * them (by the latest installation, the process boundary's: there is one per process).
  */
-export function hookChildProcesses(variables: ChildVariables): () => void {
-  const prototype = ChildProcess.prototype as unknown as { spawn(options: { envPairs?: string[] }): unknown }
-  const spawn = prototype.spawn
-  prototype.spawn = function (this: unknown, options) {
-    if (options && Array.isArray(options.envPairs)) {
-      const pairs = options.envPairs
-      const read = (name: string) => {
-        const pair = pairs.findLast((p) => p.startsWith(`${name}=`))
-        return pair === undefined ? undefined : pair.slice(name.length + 1)
-      }
-      options.envPairs = withPairs(pairs, variables(read))
+export const childVariablesHook: NodePatch<ChildVariables> = {
+  name: 'child-variables',
+  apply(configs) {
+    const variables: ChildVariables = (read) => {
+      let last: ChildVariables | undefined
+      for (const config of configs) last = config
+      return last ? last(read) : {}
     }
-    return spawn.call(this, options)
-  }
-  const module = childProcess as unknown as Record<string, (...args: unknown[]) => unknown>
-  const originals = {
-    spawnSync: module.spawnSync!,
-    execSync: module.execSync!,
-    execFileSync: module.execFileSync!,
-  }
-  // Where the options object stands: after the optional argument list, or second.
-  module.spawnSync = wrapSync(originals.spawnSync, true, variables)
-  module.execFileSync = wrapSync(originals.execFileSync, true, variables)
-  module.execSync = wrapSync(originals.execSync, false, variables)
-  syncBuiltinESMExports()
-  return () => {
-    prototype.spawn = spawn
-    Object.assign(module, originals)
-    syncBuiltinESMExports()
-  }
+    const prototype = ChildProcess.prototype as unknown as {
+      spawn(options: { envPairs?: string[] }): unknown
+    }
+    const spawn = prototype.spawn
+    prototype.spawn = function (this: unknown, options) {
+      if (options && Array.isArray(options.envPairs)) {
+        const pairs = options.envPairs
+        const read = (name: string) => {
+          const pair = pairs.findLast((p) => p.startsWith(`${name}=`))
+          return pair === undefined ? undefined : pair.slice(name.length + 1)
+        }
+        options.envPairs = withPairs(pairs, variables(read))
+      }
+      return spawn.call(this, options)
+    }
+    const module = childProcess as unknown as Record<string, (...args: unknown[]) => unknown>
+    const originals = {
+      spawnSync: module.spawnSync!,
+      execSync: module.execSync!,
+      execFileSync: module.execFileSync!,
+    }
+    // Where the options object stands: after the optional argument list, or second.
+    module.spawnSync = wrapSync(originals.spawnSync, true, variables)
+    module.execFileSync = wrapSync(originals.execFileSync, true, variables)
+    module.execSync = wrapSync(originals.execSync, false, variables)
+    return {
+      state: undefined,
+      restore: () => {
+        prototype.spawn = spawn
+        Object.assign(module, originals)
+      },
+    }
+  },
 }
 
 function wrapSync(
