@@ -214,6 +214,27 @@ it('refuses to replay, before running anything, while a placeholder variable is 
   expect(provider.connections).toBe(connections)
 })
 
+it('fills a provider key the command line held with the placeholder key a replay gives, so that no key is needed', async () => {
+  const key = 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6lMn9o'
+  const recorded = await cli(
+    ['record', 'runs/key.jsonl', '--', 'node', 'argv-agent.mjs', '--api-key', key],
+    dir,
+    agentEnv(provider, { OPENAI_API_KEY: key }),
+  )
+  expect(recorded.code, recorded.stderr).toBe(0)
+  expect(argsRun()).toEqual(['--api-key', key])
+  expect(readCassette(join(dir, 'runs/key.jsonl')).header.source).toMatchObject({
+    argv: ['node', 'argv-agent.mjs', '--api-key', '[REDACTED:$OPENAI_API_KEY]'],
+    placeholders: [{ arg: 3, env: 'OPENAI_API_KEY', option: '--api-key' }],
+  })
+  const replayed = await cli(['replay', 'runs/key.jsonl'], dir, replayEnv())
+  expect(replayed.stderr).toContain('Replayed runs/key.jsonl cleanly')
+  const args = argsRun()
+  expect(args).toHaveLength(2)
+  expect(args![1]).not.toBe(key)
+  expect(args![1]).not.toContain('REDACTED')
+})
+
 it('refuses to replay a cassette an older version recorded with REDACTED in its command line', async () => {
   const file = join(dir, 'runs/ids.jsonl')
   const [header, ...rest] = readFileSync(file, 'utf8').split('\n')

@@ -107,11 +107,15 @@ export async function replayCommand(
       fix: `Name the command to run after --: agent-tape replay ${quoteShell(shown)} -- node dist/agent.js`,
     })
   }
+  // No key is needed to replay: SDK clients that insist on one get a placeholder, and so does a
+  // provider key the command line held (`--api-key "$OPENAI_API_KEY"`, kept as its placeholder).
+  const env = withoutMode(baseEnv)
+  provideReplayKeys(env)
   // The recorded line's placeholders are filled, or the replay refuses, before anything runs.
   const argv =
     options.argv?.length || !source
       ? recorded
-      : fillPlaceholders(source.argv, source.placeholders ?? [], baseEnv, {
+      : fillPlaceholders(source.argv, source.placeholders ?? [], env, {
           shown,
           replay: binCommand(CLI_BIN, `replay ${quoteShell(shown)}`, exec),
         })
@@ -127,9 +131,6 @@ export async function replayCommand(
   const modelEndpoints = modelEndpointsFrom(options.modelEndpoints ?? [], baseEnv, source?.modelEndpoints)
   assertEndpoints(modelEndpoints, 'agent-tape replay')
   const mode = options.mode ?? 'replay'
-  // No key is needed to replay: SDK clients that insist on one get a placeholder.
-  const env = withoutMode(baseEnv)
-  provideReplayKeys(env)
   const runPath = runPathFor(root, toPosix(displayPath(file, root)), baseEnv)
   const viewCommand = buildViewCommand({
     exec,
