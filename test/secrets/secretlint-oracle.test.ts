@@ -48,7 +48,6 @@ async function flagged(text: string): Promise<string[]> {
     options: { config: { rules: rules.map((rule) => ({ id: rule.meta.id, rule })) } },
   })
   return result.messages
-    .filter((m) => m.type !== 'info')
     .map((m) => text.slice(m.range[0], m.range[1]))
     .filter((s) => s.length >= 8)
 }
