@@ -10,26 +10,26 @@ import { useCodecLabels } from '@agent-tape/http/internal'
 import { quoteShell } from '@agent-tape/runner-kit'
 import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'
-import { diffCommand } from './commands/diff.js'
-import { migrateCommand } from './commands/migrate.js'
-import { promoteCommand } from './commands/promote.js'
-import { pruneCommand } from './commands/prune.js'
-import { recordCliCommand } from './commands/record.js'
-import { replayCliCommand } from './commands/replay.js'
-import { showCommand } from './commands/show.js'
-import { verifyCommand } from './commands/verify.js'
-import { viewCommand } from './commands/view.js'
+import { diffCli } from './commands/diff.js'
+import { migrateCli } from './commands/migrate.js'
+import { promoteCli } from './commands/promote.js'
+import { pruneCli } from './commands/prune.js'
+import { recordCli } from './commands/record.js'
+import { replayCli } from './commands/replay.js'
+import { showCli } from './commands/show.js'
+import { verifyCli } from './commands/verify.js'
+import { viewCli } from './commands/view.js'
 
 export const COMMANDS: readonly Command[] = [
-  recordCliCommand,
-  replayCliCommand,
-  showCommand,
-  diffCommand,
-  viewCommand,
-  verifyCommand,
-  pruneCommand,
-  migrateCommand,
-  promoteCommand,
+  recordCli,
+  replayCli,
+  showCli,
+  diffCli,
+  viewCli,
+  verifyCli,
+  pruneCli,
+  migrateCli,
+  promoteCli,
 ]
 
 /** Exit codes: 0 success, 1 a finding (problems, differences), 2 a usage error or an unreadable input. */

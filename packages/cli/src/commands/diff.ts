@@ -5,7 +5,7 @@ import type { Command } from '../command.js'
 import { renderDiff } from '../diff/render-diff.js'
 import { fitToWidth } from '../output/fit.js'
 
-export const diffCommand: Command = {
+export const diffCli: Command = {
   spec: {
     name: 'diff',
     args: '<a> <b>',

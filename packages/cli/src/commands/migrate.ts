@@ -5,7 +5,7 @@ import type { Command } from '../command.js'
 import { type Migration, migrateFile } from '../migrate/migrate-file.js'
 import { fitToWidth } from '../output/fit.js'
 
-export const migrateCommand: Command = {
+export const migrateCli: Command = {
   spec: {
     name: 'migrate',
     args: '[paths…]',

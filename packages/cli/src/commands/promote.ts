@@ -27,7 +27,7 @@ const COMMAND = 'agent-tape promote'
 /** Kinds whose decisions always carry an answer once the run has it (a request's response). */
 const ANSWERED_KINDS = new Set(['llm', 'http', 'mcp'])
 
-export const promoteCommand: Command = {
+export const promoteCli: Command = {
   spec: {
     name: 'promote',
     args: '<captured-cassette>',

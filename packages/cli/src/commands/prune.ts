@@ -5,7 +5,7 @@ import { displayPath } from '../cassette-files.js'
 import type { Command } from '../command.js'
 import { findObsoleteFolders } from '../prune/find-obsolete.js'
 
-export const pruneCommand: Command = {
+export const pruneCli: Command = {
   spec: {
     name: 'prune',
     args: '[paths…]',

@@ -5,7 +5,7 @@ import { recordCommand } from '../recorded-command/record.js'
 import { MODEL_ENDPOINTS_ENV } from '../recorded-command/session.js'
 import { startOrExit, strings } from './option-values.js'
 
-export const recordCommandSpec: Command['spec'] = {
+export const recordCliSpec: Command['spec'] = {
   name: 'record',
   args: '<cassette> -- <command> [args…]',
   summary:
@@ -56,8 +56,8 @@ export const recordCommandSpec: Command['spec'] = {
   ],
 }
 
-export const recordCliCommand: Command = {
-  spec: recordCommandSpec,
+export const recordCli: Command = {
+  spec: recordCliSpec,
   async run({ values, positionals, command }, io) {
     if (!command?.length) {
       throw usageError(

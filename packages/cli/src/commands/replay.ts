@@ -5,7 +5,7 @@ import { replayCommand } from '../recorded-command/replay.js'
 import { MODEL_ENDPOINTS_ENV } from '../recorded-command/session.js'
 import { startOrExit, strings } from './option-values.js'
 
-export const replayCliCommand: Command = {
+export const replayCli: Command = {
   spec: {
     name: 'replay',
     args: '<cassette> [-- <command> [args…]]',

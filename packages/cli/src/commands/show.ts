@@ -6,7 +6,7 @@ import type { CliIo, Command } from '../command.js'
 import { fitToWidth } from '../output/fit.js'
 import { renderDecision, renderTimeline } from '../show/render-timeline.js'
 
-export const showCommand: Command = {
+export const showCli: Command = {
   spec: {
     name: 'show',
     args: '<cassette>',

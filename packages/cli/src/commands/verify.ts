@@ -10,7 +10,7 @@ import { createIgnore } from '../verify/ignore.js'
 import { readVerifyConfig } from '../verify/project-config.js'
 import { projectRootOf } from '../verify/project-root.js'
 
-export const verifyCommand: Command = {
+export const verifyCli: Command = {
   spec: {
     name: 'verify',
     args: '[paths…]',

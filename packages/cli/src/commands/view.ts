@@ -9,7 +9,7 @@ import type { Command } from '../command.js'
 import { openWithPlatform } from '../view/open-file.js'
 import { defaultViewPath } from '../view/view-path.js'
 
-export const viewCommand: Command = {
+export const viewCli: Command = {
   spec: {
     name: 'view',
     args: '<cassette> [<after>]',
