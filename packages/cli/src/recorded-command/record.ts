@@ -13,10 +13,10 @@ import {
 import { binCommand, CLI_BIN, quoteShell } from '@agent-tape/runner-kit'
 import { displayPath } from '../cassette-files.js'
 import { redactArgv, rerunnableCommand } from './command-line.js'
-import { runCommand } from './command-run.js'
+import { type CommandRunPlan, runCommand } from './command-run.js'
 import { assertEndpoints, type CommandRunOptions } from './options.js'
 import { projectRootOf } from './project-root.js'
-import { plural, type RecordCommandResult, recordVerdict } from './record-verdict.js'
+import { plural, type RecordCommandResult, type RecordPlan, recordVerdict } from './record-verdict.js'
 
 export type { RecordCommandResult } from './record-verdict.js'
 
@@ -50,6 +50,20 @@ export async function recordCommand(
   argv: readonly string[],
   options: RecordCommandOptions = {},
 ): Promise<RecordCommandResult> {
+  const plan = await planRecord(cassettePath, argv, options)
+  return recordVerdict(await runCommand(plan.run), plan.verdict)
+}
+
+/**
+ * What a recording runs and writes: the cassette's path (refused before anything runs when it
+ * cannot or must not be written, or when recording is not allowed here), the endpoints, and the
+ * command line as the cassette keeps it, each credential a placeholder.
+ */
+async function planRecord(
+  cassettePath: string,
+  argv: readonly string[],
+  options: RecordCommandOptions,
+): Promise<{ run: CommandRunPlan; verdict: RecordPlan }> {
   const cwd = options.cwd ?? process.cwd()
   const env = options.env ?? process.env
   const exec = options.exec ?? 'npx'
@@ -64,7 +78,7 @@ export async function recordCommand(
   const root = await projectRootOf(cwd)
   const line = redactArgv(argv, env, allowSecrets)
   const id = basename(file).replace(/\.jsonl$/, '')
-  const run = await runCommand({
+  const run: CommandRunPlan = {
     mode: 'record',
     id,
     shown,
@@ -87,20 +101,23 @@ export async function recordCommand(
       allowSecrets,
     },
     envKeys: options.envKeys,
-  })
-  return recordVerdict(run, {
-    file,
-    shown,
-    id,
-    line,
-    cwd,
-    root,
-    env,
-    exec,
-    modelEndpoints,
-    allowSecrets,
-    harness: options.harness ?? [],
-  })
+  }
+  return {
+    run,
+    verdict: {
+      file,
+      shown,
+      id,
+      line,
+      cwd,
+      root,
+      env,
+      exec,
+      modelEndpoints,
+      allowSecrets,
+      harness: options.harness ?? [],
+    },
+  }
 }
 
 /** Refuses a record with no command to run. */
