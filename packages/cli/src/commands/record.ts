@@ -1,9 +1,8 @@
-import { detectExec } from '@agent-tape/runner-kit'
 import { ALLOW_SECRET_OPTION, HELP_OPTION, usageError } from '../args.js'
 import type { Command } from '../command.js'
 import { recordCommand } from '../recorded-command/record.js'
 import { MODEL_ENDPOINTS_ENV } from '../recorded-command/session.js'
-import { startOrExit, strings } from './option-values.js'
+import { commandRunOptions, reportCommandRun, strings } from './option-values.js'
 
 export const recordCliSpec: Command['spec'] = {
   name: 'record',
@@ -66,24 +65,14 @@ export const recordCli: Command = {
         'Name it after --: agent-tape record runs/issue-412.jsonl -- node dist/agent.js',
       )
     }
-    const result = await startOrExit(io, () =>
+    return reportCommandRun(io, () =>
       recordCommand(positionals[0]!, command, {
-        cwd: io.cwd,
-        env: io.env,
+        ...commandRunOptions(values, io),
         force: values.force === true,
-        modelEndpoints: strings(values['model-endpoint']),
         envKeys: strings(values.env),
         harness: strings(values.harness),
-        allowHosts: strings(values['allow-host']),
-        allowSecrets: strings(values['allow-secret']),
         allowCi: values['allow-ci'] === true,
-        stdio: io.commandStdio ?? 'inherit',
-        ...(io.commandOutput ? { onOutput: io.commandOutput } : {}),
-        exec: detectExec(io.env.npm_config_user_agent),
       }),
     )
-    if (typeof result === 'number') return result
-    io.stderr(`${result.report}\n`)
-    return result.status
   },
 }

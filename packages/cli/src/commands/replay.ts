@@ -1,9 +1,8 @@
-import { detectExec } from '@agent-tape/runner-kit'
 import { ALLOW_SECRET_OPTION, HELP_OPTION, usageError } from '../args.js'
 import type { Command } from '../command.js'
 import { replayCommand } from '../recorded-command/replay.js'
 import { MODEL_ENDPOINTS_ENV } from '../recorded-command/session.js'
-import { startOrExit, strings } from './option-values.js'
+import { commandRunOptions, reportCommandRun } from './option-values.js'
 
 export const replayCli: Command = {
   spec: {
@@ -57,22 +56,12 @@ export const replayCli: Command = {
         'Name the command after --, or leave -- out to run the recorded one',
       )
     }
-    const result = await startOrExit(io, () =>
+    return reportCommandRun(io, () =>
       replayCommand(positionals[0]!, {
+        ...commandRunOptions(values, io),
         ...(command ? { argv: command } : {}),
-        cwd: io.cwd,
-        env: io.env,
         mode,
-        modelEndpoints: strings(values['model-endpoint']),
-        allowHosts: strings(values['allow-host']),
-        allowSecrets: strings(values['allow-secret']),
-        stdio: io.commandStdio ?? 'inherit',
-        ...(io.commandOutput ? { onOutput: io.commandOutput } : {}),
-        exec: detectExec(io.env.npm_config_user_agent),
       }),
     )
-    if (typeof result === 'number') return result
-    io.stderr(`${result.report}\n`)
-    return result.status
   },
 }
