@@ -147,3 +147,15 @@ describe('fromJsonData', () => {
     expect((fromJsonData(out) as Buffer).toString()).toBe(TEXT)
   })
 })
+
+describe('toJsonData of bytes with a toJSON of their own', () => {
+  it('calls it, as JSON.stringify does, at the top and inside', () => {
+    class Tagged extends Uint8Array {
+      toJSON() {
+        return 'tagged'
+      }
+    }
+    expect(toJsonData(new Tagged(4))).toBe('tagged')
+    expect(toJsonData({ a: new Tagged(4) })).toEqual({ a: 'tagged' })
+  })
+})

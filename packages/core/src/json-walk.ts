@@ -1,13 +1,5 @@
-import {
-  BYTES_MEMBER,
-  BYTES_MEMBER_TEXT,
-  decodeBytes,
-  type EncodedBytes,
-  encodeBytes,
-  escapeKey,
-  isBytesKey,
-  unescapeKey,
-} from './json-bytes.js'
+import { BYTES_MEMBER, decodeBytes, isBytesKey, unescapeKey } from './json-bytes.js'
+import { encodedJsonCopy } from './json-encode.js'
 import { joinPath } from './json-path.js'
 
 /**
@@ -52,7 +44,8 @@ export function mapStrings(value: unknown, fn: (text: string, path: string) => s
  */
 export function toJsonData(value: unknown): unknown {
   if (value === undefined) return undefined
-  return isJsonData(value) ? JSON.parse(JSON.stringify(value)) : encodedCopy(value)
+  const copy = plainCopy(value)
+  return copy === NOT_PLAIN ? encodedJsonCopy(value) : copy
 }
 
 /**
@@ -62,7 +55,7 @@ export function toJsonData(value: unknown): unknown {
  * keyed, it saves a serialize-and-parse round trip over the whole body.
  */
 export function asJsonData(value: unknown): unknown {
-  return isJsonData(value) ? value : encodedCopy(value)
+  return isJsonData(value) ? value : encodedJsonCopy(value)
 }
 
 /**
@@ -104,52 +97,65 @@ export function fromJsonData(value: unknown): unknown {
   return Object.fromEntries(Object.entries(copy ?? record).map(([key, item]) => [unescapeKey(key), item]))
 }
 
+const NOT_PLAIN = Symbol('not plain JSON data')
+
 /**
- * The JSON copy of a value that is not plain JSON data. The replacer sees each value after its
- * `toJSON` (a Buffer's is `{type, data: [numbers]}`), and the original in its holder. Member
- * names like the marker are rare, so they are escaped in a second pass, only when the text holds
- * more of them than bytes were encoded.
+ * A copy of plain JSON data, as `JSON.parse(JSON.stringify(value))` would make it, or
+ * {@link NOT_PLAIN} at the first value that is not (a Date, a Buffer, a class instance, a
+ * member named like the bytes marker). Strings are shared, not serialized and parsed again: an
+ * agent's history copies in a fraction of the time. A structure too deep for it (or a cycle)
+ * is left to `JSON.stringify`, which says which.
  */
-function encodedCopy(value: unknown): unknown {
-  let encoded = 0
-  const text = JSON.stringify(value, function (this: Record<string, unknown>, key, item) {
-    const bytes = bytesOf(this, key, item)
-    if (bytes === undefined) return item
-    encoded++
-    return bytes
-  })
-  if (text === undefined) return undefined
-  if (encoded === 0 ? !text.includes(BYTES_MEMBER_TEXT) : occurrences(text, BYTES_MEMBER_TEXT) <= encoded)
-    return JSON.parse(text)
-  const escaped = JSON.stringify(value, function (this: Record<string, unknown>, key, item) {
-    return bytesOf(this, key, item) ?? withEscapedKeys(item)
-  })
-  return JSON.parse(escaped!)
-}
-
-/** The encoding of a value the replacer is given, when it holds bytes. */
-function bytesOf(holder: Record<string, unknown>, key: string, item: unknown): EncodedBytes | undefined {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined
-  // A Buffer's `toJSON` ran before the replacer: the holder has the Buffer itself.
-  if ((item as { type?: unknown }).type === 'Buffer') {
-    const original = holder[key]
-    return typeof original === 'object' && original !== null ? encodeBytes(original) : undefined
+function plainCopy(value: unknown): unknown {
+  try {
+    return copyPlain(value)
+  } catch {
+    return NOT_PLAIN
   }
-  return encodeBytes(item)
 }
 
-function withEscapedKeys(item: unknown): unknown {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) return item
-  const keys = Object.keys(item)
-  if (!keys.some(isBytesKey)) return item
-  const record = item as Record<string, unknown>
-  return Object.fromEntries(keys.map((key) => [escapeKey(key), record[key]]))
-}
-
-function occurrences(text: string, part: string): number {
-  let count = 0
-  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + part.length)) count++
-  return count
+function copyPlain(value: unknown): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0) ? value : NOT_PLAIN
+    case 'object': {
+      if (value === null) return null
+      const proto = Object.getPrototypeOf(value)
+      if (Array.isArray(value)) {
+        if (proto !== Array.prototype) return NOT_PLAIN
+        const copy = new Array(value.length)
+        for (let i = 0; i < value.length; i++) {
+          const item = copyPlain(value[i])
+          if (item === NOT_PLAIN) return NOT_PLAIN
+          copy[i] = item
+        }
+        return copy
+      }
+      if (proto !== Object.prototype && proto !== null) return NOT_PLAIN
+      const record = value as Record<string, unknown>
+      const copy: Record<string, unknown> = {}
+      for (const key of Object.keys(record)) {
+        if (isBytesKey(key)) return NOT_PLAIN
+        const item = copyPlain(record[key])
+        if (item === NOT_PLAIN) return NOT_PLAIN
+        // A `__proto__` member is data, as JSON.parse makes it, not the copy's prototype.
+        if (key === '__proto__')
+          Object.defineProperty(copy, key, {
+            value: item,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          })
+        else copy[key] = item
+      }
+      return copy
+    }
+    default:
+      return NOT_PLAIN
+  }
 }
 
 function isJsonData(value: unknown): boolean {
