@@ -159,3 +159,35 @@ describe('toJsonData of bytes with a toJSON of their own', () => {
     expect(toJsonData({ a: new Tagged(4) })).toEqual({ a: 'tagged' })
   })
 })
+
+describe('toJsonData of plain data', () => {
+  it('makes the copy JSON.parse(JSON.stringify(value)) makes, sharing nothing with the value', () => {
+    const values: unknown[] = [
+      { a: [1, 'two', { three: null }], b: true, c: 1.5e-7, d: 'ü\ud800' },
+      JSON.parse('{"__proto__":{"polluted":true},"2":"x","1":"y"}'),
+      Object.assign(Object.create(null), { bare: 1 }),
+      [[], {}, ''],
+      { zero: -0, nan: Number.NaN, holes: new Array(2).fill(1, 1) },
+    ]
+    for (const value of values) {
+      const copy = toJsonData(value) as Record<string, unknown>
+      expect(copy).toStrictEqual(JSON.parse(JSON.stringify(value)))
+      expect(JSON.stringify(copy)).toBe(JSON.stringify(value))
+    }
+    const polluted = toJsonData(values[1]) as Record<string, unknown>
+    expect(Object.getPrototypeOf(polluted)).toBe(Object.prototype)
+    expect(Object.hasOwn(polluted, '__proto__')).toBe(true)
+    const source = { list: [{ n: 1 }] }
+    const copy = toJsonData(source) as typeof source
+    source.list[0]!.n = 2
+    source.list.push({ n: 3 })
+    expect(copy).toEqual({ list: [{ n: 1 }] })
+  })
+
+  it('says what JSON.stringify says of a cycle', () => {
+    const cycle: Record<string, unknown> = { a: 1 }
+    cycle.self = cycle
+    expect(() => toJsonData(cycle)).toThrow(/circular/)
+    expect(() => toJsonData({ big: 1n })).toThrow(TypeError)
+  })
+})
