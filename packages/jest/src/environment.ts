@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { CI_FROM_ENV, isTruthyEnv, resolveMode, setModeFromFlag } from '@agent-tape/core/runtime'
+import { CI_FROM_ENV, isTruthyEnv, setModeFromFlag } from '@agent-tape/core/runtime'
 import { provideReplayKeys } from '@agent-tape/http'
-import { detectExec, placeholderKeysFor, reportConfigOf, toPosix, UPDATE_FLAG } from '@agent-tape/runner-kit'
+import {
+  detectExec,
+  placeholderKeysFor,
+  reportConfigOf,
+  runModeOf,
+  toPosix,
+  UPDATE_FLAG,
+} from '@agent-tape/runner-kit'
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
 import type { Circus } from '@jest/types'
 import { TestEnvironment } from 'jest-environment-node'
@@ -33,11 +40,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
     if (globalConfig.ci && !isTruthyEnv(process.env.CI)) env[CI_FROM_ENV] = "Jest's --ci"
     if (updateRequested(globalConfig)) setModeFromFlag(env, 'update', UPDATE_FLAG)
     // Refuses `update` in CI here, once per file, before any test runs.
-    const { mode } = resolveMode({
-      mode: tapeConfig.mode,
-      env,
-      allowRecordingInCI: tapeConfig.allowRecordingInCI,
-    })
+    const mode = runModeOf(tapeConfig, env)
     // A tape that replays needs no API key: SDK clients built at import time get placeholders, and
     // a tape of the run that has to record without its key is told which one.
     const keys = placeholderKeysFor(mode)

@@ -17,12 +17,16 @@ import type { AggregatedResult } from '@jest/test-result'
 import type { Config } from '@jest/types'
 import { FAIL_ON_OBSOLETE_ENV, type FileReport, PRUNE_ENV, REPORT_DIR_ENV } from './bridge.js'
 
-export interface TapeSummaryOptions {
+/** The Jest reporter's options. */
+export interface JestReporterOptions {
   /** Delete obsolete cassettes instead of only listing them (also `-- --prune-cassettes`). */
   prune?: boolean
   /** Fail the run when it finds obsolete cassettes (also `failOnObsolete`, `--fail-on-obsolete`). */
   failOnObsolete?: boolean
 }
+
+/** @deprecated The former name of {@link JestReporterOptions}. */
+export type TapeSummaryOptions = JestReporterOptions
 
 /**
  * Prints what every tape of the run did (replayed, recorded, missed, unused decisions), the
@@ -42,7 +46,7 @@ export default class TapeSummaryReporter {
   /** The run's failure when it found obsolete cassettes under `failOnObsolete`, for Jest to fail it with. */
   private failure: Error | undefined
 
-  constructor(globalConfig: Config.GlobalConfig, options: TapeSummaryOptions = {}) {
+  constructor(globalConfig: Config.GlobalConfig, options: JestReporterOptions = {}) {
     this.updatesSnapshots = globalConfig.updateSnapshot === 'all'
     const patterns = (globalConfig.testPathPatterns as { patterns?: unknown } | undefined)?.patterns
     this.prune =

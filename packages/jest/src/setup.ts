@@ -3,8 +3,7 @@
 // be installed first. It imports the light entries of the packages only: what a tape needs beyond
 // the interception loads with the first tape (run-tape-test.ts).
 import { setRunMode } from '@agent-tape/core/context'
-import { prepareBoundary, useMswInterception } from '@agent-tape/http/install'
-import { loadTapeMatchersWithFirstTape, toHttpOptions } from '@agent-tape/runner-kit/setup'
+import { installRunnerBoundary, loadTapeMatchersWithFirstTape } from '@agent-tape/runner-kit/setup'
 import { BRIDGE_KEY, type TapeBridge } from './bridge.js'
 import { runtimeErrors } from './load-lazily.js'
 import { tapeMatchers } from './matchers.js'
@@ -27,10 +26,7 @@ if (!bridge) {
 // What the boundaries do outside every tape (a client connected in beforeAll) follows the mode of
 // the file's tapes, which the environment resolved (it refuses a mode that does not resolve).
 setRunMode(bridge.runMode)
-const http = toHttpOptions(bridge.config)
-// With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
-const dispose =
-  bridge.config.interception === 'msw' ? useMswInterception(http) : prepareBoundary(http).dispose
+const dispose = installRunnerBoundary(bridge.config)
 // Jest loads a new sandbox per test file but shares Node's `http` module within a worker:
 // remove the interception with the file, so the next file installs a fresh one.
 sandbox.afterAll(() => dispose())

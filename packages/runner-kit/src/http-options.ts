@@ -1,4 +1,5 @@
 import type { ReplayTiming } from '@agent-tape/http'
+import { prepareBoundary, useMswInterception } from '@agent-tape/http/install'
 import type { TapeConfig } from './option-table.js'
 import { type Pattern, toPattern } from './patterns.js'
 
@@ -20,4 +21,14 @@ export function toHttpOptions(config: HttpConfig): {
     // A config resolved by an older runner has none: the default.
     childProcesses: config.childProcesses ?? 'allow',
   }
+}
+
+/**
+ * Puts the HTTP boundary a config asks for in place, before a test file loads: agent-tape's own
+ * interception, or (with `interception: 'msw'`) the team's MSW server, with `tapeHandlers()` in
+ * it, intercepting. Returns its removal.
+ */
+export function installRunnerBoundary(config: HttpConfig & Pick<TapeConfig, 'interception'>): () => void {
+  const http = toHttpOptions(config)
+  return config.interception === 'msw' ? useMswInterception(http) : prepareBoundary(http).dispose
 }

@@ -5,7 +5,6 @@ import {
   type Normalizer,
   openTape,
   type Redactor,
-  resolveMode,
   type Tape,
   type TapeMode,
   tapeInternals,
@@ -21,6 +20,7 @@ import { chooseCassette } from './legacy-cassette.js'
 import type { TapeConfig } from './option-table.js'
 import { toPattern, toRegExp } from './patterns.js'
 import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
+import { runModeOf } from './run-mode.js'
 import { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
 import type { TapeRuntimeOptions } from './runtime-options.js'
 import { withoutFrames } from './tape-failure.js'
@@ -232,7 +232,7 @@ function harnessOf(input: TestTapeInput): HarnessProvider {
 /** The mode a tape that could not open is listed under: the one it would have run in. */
 function openFailureMode(config: TestTapeConfig, env = process.env): TapeMode {
   try {
-    return resolveMode({ mode: config.mode, env, allowRecordingInCI: config.allowRecordingInCI }).mode
+    return runModeOf(config, env)
   } catch {
     return 'replay'
   }

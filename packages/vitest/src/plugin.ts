@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url'
-import { resolveMode, setModeFromFlag } from '@agent-tape/core/internal'
+import { setModeFromFlag } from '@agent-tape/core/internal'
 import {
   detectExec,
   replayKeyPlanFor,
   reportConfigOf,
   resolveTapeConfig,
+  runModeOf,
   UPDATE_FLAG,
 } from '@agent-tape/runner-kit'
 import type { Plugin } from 'vitest/config'
@@ -33,11 +34,7 @@ export function agentTape(options: AgentTapeOptions = {}): Plugin {
       if (process.argv.includes(UPDATE_FLAG)) setModeFromFlag(process.env, 'update', UPDATE_FLAG)
       // Fails the run once, here, when CI asks to record (rather than in every test); the workers
       // inherit this process's environment, so what it resolves is theirs too.
-      const { mode } = resolveMode({
-        mode: config.mode,
-        env: process.env,
-        allowRecordingInCI: config.allowRecordingInCI,
-      })
+      const mode = runModeOf(config, process.env)
       const provided: ProvidedTapeConfig = {
         ...config,
         root: project.config.root,

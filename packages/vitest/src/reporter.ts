@@ -18,10 +18,13 @@ import './meta.js'
  * The reporter's options: the run summary's slice of the plugin's options (`ReportConfig`; the
  * plugin passes its own, untouched), and `prune`.
  */
-export interface TapeSummaryOptions extends Partial<ReportConfig> {
+export interface VitestReporterOptions extends Partial<ReportConfig> {
   /** Delete obsolete cassettes instead of only listing them (also `-- --prune-cassettes`). */
   prune?: boolean
 }
+
+/** @deprecated The former name of {@link VitestReporterOptions}. */
+export type TapeSummaryOptions = VitestReporterOptions
 
 /**
  * Prints what every tape of the run did (replayed, recorded, missed, unused decisions), the
@@ -30,9 +33,9 @@ export interface TapeSummaryOptions extends Partial<ReportConfig> {
  */
 export class TapeSummaryReporter implements Reporter {
   private vitest: Vitest | undefined
-  private readonly options: TapeSummaryOptions
+  private readonly options: VitestReporterOptions
 
-  constructor(options: TapeSummaryOptions = {}) {
+  constructor(options: VitestReporterOptions = {}) {
     this.options = options
   }
 

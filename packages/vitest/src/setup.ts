@@ -4,17 +4,14 @@
 // setup-modules.test.ts names them): what serves a tape loads with the first tape, and what the
 // plugin could work out once (the run's mode, its placeholder keys) it did, in the main process.
 import { runWithTape, setRunMode, type Tape } from '@agent-tape/core/context'
-import { applyReplayKeys, prepareBoundary, useMswInterception } from '@agent-tape/http/install'
-import { loadTapeMatchersWithFirstTape, toHttpOptions } from '@agent-tape/runner-kit/setup'
+import { applyReplayKeys } from '@agent-tape/http/install'
+import { installRunnerBoundary, loadTapeMatchersWithFirstTape } from '@agent-tape/runner-kit/setup'
 import { aroundEach, expect, inject } from 'vitest'
 import { tapeMatchers } from './matchers.js'
 
 const config = inject('agentTape')
 if (config) {
-  const http = toHttpOptions(config)
-  // With `interception: 'msw'`, the team's MSW server intercepts, with tapeHandlers() in it.
-  if (config.interception === 'msw') useMswInterception(http)
-  else prepareBoundary(http)
+  installRunnerBoundary(config)
   // What the boundaries do outside every tape (a client connected in beforeAll) follows the mode
   // of the run's tapes.
   setRunMode(config.runMode)

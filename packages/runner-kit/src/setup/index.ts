@@ -4,7 +4,7 @@
 // small modules; defining and running tapes is `@agent-tape/runner-kit/tape`, the rest of the kit
 // (config, reports) the main entry. Same no-semver promise as the main entry.
 export type { HttpConfig } from '../http-options.js'
-export { toHttpOptions } from '../http-options.js'
+export { installRunnerBoundary, toHttpOptions } from '../http-options.js'
 export { loadTapeMatchersWithFirstTape, TAPE_MATCHERS } from '../matcher-link.js'
 export type { Pattern } from '../patterns.js'
 export type { RuntimeOptionsSlot, TapeRuntimeOptions } from '../runtime-options.js'
