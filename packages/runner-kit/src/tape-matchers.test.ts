@@ -78,3 +78,25 @@ it('rejects anything but a tape, naming the matcher', () => {
     new TypeError('toReplayCleanly() expects the tape of the test (the `tape` of it.tape), got undefined'),
   )
 })
+
+it('refuses a limit that is not a number of 0 or more, and a tape it cannot measure, with its own errors', async () => {
+  const tape = await replaying(await recordedStore())
+  const usage = (run: () => unknown) => {
+    try {
+      run()
+    } catch (error) {
+      return { code: (error as { code?: string }).code, message: (error as Error).message }
+    }
+    throw new Error('expected the matcher to throw')
+  }
+  const steps = usage(() => TAPE_MATCHERS.toHaveTakenAtMostSteps(false, tape, -1))
+  expect(steps.code).toBe('ERR_TAPE_USAGE')
+  expect(steps.message).toBe(
+    '[agent-tape] Invalid steps for toHaveTakenAtMostSteps(): it expects a number of 0 or more, got -1. Pass a limit such as toHaveTakenAtMostSteps(10).',
+  )
+  const input = usage(() => TAPE_MATCHERS.toHaveUsedAtMostTokens(false, tape, { input: 'many' }))
+  expect(input.message).toContain('Pass a limit such as toHaveUsedAtMostTokens({ input: 20000 })')
+  const cost = usage(() => TAPE_MATCHERS.toHaveCostAtMost(false, tape, 0.5))
+  expect(cost.code).toBe('ERR_TAPE_USAGE')
+  expect(cost.message).toContain('cannot measure tape "a.test.ts > refund"')
+})

@@ -125,9 +125,11 @@ function budgetMatcher(
 ): TapeMatcherResult {
   const measure = runMeasureOf(tape)
   if (!measure) {
-    throw new TypeError(
-      `${matcher}() measures the tape of a test opened by it.tape, and this tape was opened another way (openTape): use toHaveDecisions() and the tape's state instead`,
-    )
+    throw new AgentTapeError('ERR_TAPE_USAGE', {
+      what: `${matcher}() cannot measure tape "${tape.id}"`,
+      why: 'it measures the tape of a test opened by it.tape, and this tape was opened another way (openTape)',
+      fix: "Use toHaveDecisions() and the tape's state instead",
+    })
   }
   const run = measure.usage()
   const breaches = checkBudget(budget, run, measure.price)
@@ -181,9 +183,11 @@ function describeBudget(budget: TapeBudget): string {
 
 function assertLimit(matcher: string, name: string, value: unknown): void {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return
-  throw new TypeError(
-    `${matcher}() expects ${name} to be a number of 0 or more${name === 'tokens' ? ', or { input, output }' : ''}, got ${JSON.stringify(value) ?? String(value)}`,
-  )
+  throw new AgentTapeError('ERR_TAPE_USAGE', {
+    what: `Invalid ${name} for ${matcher}()`,
+    why: `it expects a number of 0 or more${name === 'tokens' ? ', or { input, output }' : ''}, got ${JSON.stringify(value) ?? String(value)}`,
+    fix: `Pass a limit such as ${matcher}(${name === 'tokens' ? '20000' : name.startsWith('tokens.') ? `{ ${name.slice(7)}: 20000 }` : name === 'usd' ? '0.5' : '10'})`,
+  })
 }
 
 /** The matchers' signatures on `expect(tape)`, for a runner's `Matchers` interface. */

@@ -20,7 +20,7 @@ import { detectRunner, resolveEntry } from '../promote/entry.js'
 import { findRunByTrace } from '../promote/find-by-trace.js'
 import { type PromoteRunner, promotedTest, renderTestFile } from '../promote/test-code.js'
 import { readTapeNames } from '../prune/tape-names.js'
-import { projectRootOf } from '../verify/project-root.js'
+import { packageRootOf } from '../verify/package-root.js'
 
 const COMMAND = 'agent-tape promote'
 
@@ -100,7 +100,7 @@ export const promoteCli: Command = {
     }
 
     const testFile = resolve(io.cwd, testOption)
-    const root = projectRootOf(testFile, io.cwd)
+    const root = packageRootOf(testFile, io.cwd)
     const testPath = toPosix(relative(root, testFile))
     if (testPath.startsWith('..'))
       throw usageError(COMMAND, `--test ${testOption} is outside its project ${root}`)

@@ -7,8 +7,8 @@ import type { Command } from '../command.js'
 import { fitToWidth } from '../output/fit.js'
 import { type CassetteCheck, type CheckContext, checkCassette } from '../verify/check-cassette.js'
 import { createIgnore } from '../verify/ignore.js'
+import { packageRootOf } from '../verify/package-root.js'
 import { readVerifyConfig } from '../verify/project-config.js'
-import { projectRootOf } from '../verify/project-root.js'
 
 export const verifyCli: Command = {
   spec: {
@@ -69,7 +69,7 @@ export const verifyCli: Command = {
         : undefined
     const harnesses = new Map<string, HarnessProvider>()
     const harnessFor = (file: string) => {
-      const dir = root ?? projectRootOf(file, io.cwd)
+      const dir = root ?? packageRootOf(file, io.cwd)
       let provider = harnesses.get(dir)
       if (!provider) {
         // No reuse of a reading from before this run (the provider's cache is for a test run's

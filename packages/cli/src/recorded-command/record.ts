@@ -14,8 +14,8 @@ import { binCommand, CLI_BIN, quoteShell } from '@agent-tape/runner-kit'
 import { displayPath } from '../cassette-files.js'
 import { redactArgv, rerunnableCommand } from './command-line.js'
 import { type CommandRunPlan, runCommand } from './command-run.js'
+import { gitRootOf } from './git-root.js'
 import { assertEndpoints, type CommandRunOptions } from './options.js'
-import { projectRootOf } from './project-root.js'
 import { plural, type RecordCommandResult, type RecordPlan, recordVerdict } from './record-verdict.js'
 
 export type { RecordCommandResult } from './record-verdict.js'
@@ -75,7 +75,7 @@ async function planRecord(
   const modelEndpoints = modelEndpointsFrom(options.modelEndpoints ?? [], env)
   assertEndpoints(modelEndpoints, 'agent-tape record')
   const allowSecrets = [...(options.allowSecrets ?? [])]
-  const root = await projectRootOf(cwd)
+  const root = await gitRootOf(cwd)
   const line = redactArgv(argv, env, allowSecrets)
   const id = basename(file).replace(/\.jsonl$/, '')
   const run: CommandRunPlan = {

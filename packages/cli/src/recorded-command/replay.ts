@@ -18,8 +18,8 @@ export { DIVERGED_STATUS, type ReplayCommandResult } from './replay-verdict.js'
 import { fillPlaceholders } from './argument-placeholders.js'
 import { displayCommand, rerunnableCommand } from './command-line.js'
 import { type CommandRunPlan, runCommand } from './command-run.js'
+import { gitRootOf } from './git-root.js'
 import { assertEndpoints, type CommandRunOptions } from './options.js'
-import { projectRootOf } from './project-root.js'
 import { withoutMode } from './record.js'
 import { type ReplayCommandResult, type ReplayPlan, replayVerdict } from './replay-verdict.js'
 import { modelEndpointsFrom } from './session.js'
@@ -92,7 +92,7 @@ async function planReplay(
           shown,
           replay: binCommand(CLI_BIN, `replay ${quoteShell(shown)}`, exec),
         })
-  const root = await projectRootOf(cwd)
+  const root = await gitRootOf(cwd)
   const runCwd = options.argv?.length || !source ? cwd : resolve(root, source.cwd)
   if (!isFolder(runCwd)) {
     throw new AgentTapeError('ERR_TAPE_USAGE', {

@@ -8,7 +8,7 @@ const run = promisify(execFile)
  * outside one. A recorded command's working directory is kept relative to it, so that the
  * cassette replays from any clone.
  */
-export async function projectRootOf(cwd: string): Promise<string> {
+export async function gitRootOf(cwd: string): Promise<string> {
   try {
     const { stdout } = await run('git', ['rev-parse', '--show-toplevel'], { cwd })
     const root = stdout.trim()

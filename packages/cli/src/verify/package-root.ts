@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path'
  * test runner ran, and so the folder its harness paths are relative to. In a monorepo each
  * package's cassettes are judged against that package, wherever `verify` runs from.
  */
-export function projectRootOf(file: string, fallback: string): string {
+export function packageRootOf(file: string, fallback: string): string {
   for (let dir = dirname(file); ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return dir
     if (dirname(dir) === dir) return fallback
