@@ -9,7 +9,7 @@ import {
   renderReadmeBlock,
   writeBlock,
 } from '../support/gate-docs.js'
-import { ordinaryItems, secretItems } from '../support/gate-items.js'
+import { controlItem, ordinaryItems, secretItems } from '../support/gate-items.js'
 import { TAPE_SURFACES } from '../support/gate-places.js'
 import { PRINTER_SURFACES } from '../support/gate-printers.js'
 import { alone } from '../support/gate-tape.js'
@@ -20,15 +20,28 @@ import { byValue, type GateMeasure, measureGate } from '../support/secret-gate.j
 // captured run, a recorded command line) and every printer, each through the real writer or
 // printer. What it counts is what docs/secrets.md and the README publish.
 const UPDATE = process.env.UPDATE_SECRET_GATE === '1'
+const GROUPS = [
+  ...TAPE_SURFACES.map(alone),
+  ...CAPTURE_SURFACES.map(alone),
+  COMMAND_SURFACES,
+  PRINTER_SURFACES,
+]
 let measure: GateMeasure
 
 beforeAll(async () => {
-  measure = await measureGate(
-    [...TAPE_SURFACES.map(alone), ...CAPTURE_SURFACES.map(alone), COMMAND_SURFACES, PRINTER_SURFACES],
-    secretItems(),
-    ordinaryItems(),
-  )
+  measure = await measureGate(GROUPS, secretItems(), ordinaryItems())
 }, 600_000)
+
+it('carries the values into every place: one no scan can know is written or printed in each that shows values', async () => {
+  const control = await measureGate(GROUPS, [controlItem()], [])
+  const found = new Set([...control.written, ...control.printed].map((f) => f.surface))
+  // The summaries name tapes and views, verify names decisions: none shows a value.
+  expect(control.surfaces.map((s) => s.name).filter((name) => !found.has(name))).toEqual([
+    'the run summary',
+    'the GitHub step summary',
+    'agent-tape verify',
+  ])
+}, 120_000)
 
 it('puts at least 500 placements of secrets over at least 12 places, and at least 300 ordinary texts', () => {
   expect(measure.surfaces.length).toBeGreaterThanOrEqual(12)

@@ -1,5 +1,11 @@
 import { ORDINARY_TEXTS } from './ordinary-texts.js'
-import { LOOK_ALIKES, leakedFragments, SECRET_CORPUS, shownBeyondPreview } from './secret-corpus.js'
+import {
+  generator,
+  LOOK_ALIKES,
+  leakedFragments,
+  SECRET_CORPUS,
+  shownBeyondPreview,
+} from './secret-corpus.js'
 import { printedPieces, SECRET_FORMS, type SecretForm, writtenPieces } from './secret-forms.js'
 
 /**
@@ -71,6 +77,25 @@ export function secretItems(): GateItem[] {
     }),
   )
   return [...samples, ...forms]
+}
+
+/**
+ * A secret no scan can know (random letters and digits under no name, in prose): every place
+ * that carries values writes or prints it, which shows that each place does carry the values
+ * put in it.
+ */
+export function controlItem(): GateItem {
+  const secret = generator(77).alnum(20)
+  const sample = { id: 'control', secret, text: `the word is ${secret} today`, prefix: 0 }
+  return {
+    id: 'control',
+    kind: 'secret',
+    class: 'control',
+    form: { id: 'control', class: 'named', value: sample.text, secrets: [], encoded: [] },
+    env: {},
+    written: (text) => leakedFragments(text, sample),
+    printed: (text) => shownBeyondPreview(text, sample),
+  }
 }
 
 /** A coding agent's environment, as the look-alikes are recorded with (see tape-places.test.ts). */

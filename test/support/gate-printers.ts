@@ -31,11 +31,12 @@ function outcomesOf(items: readonly GateItem[], run: PrinterOutputs): Record<str
     const texts = keys.filter(printer.outputs).map((k) => run.printed[k]!)
     if (texts.length === 0) throw new Error(`no output of ${printer.name}: ${keys.join(', ')}`)
     const text = texts.join('\n')
+    const seen = texts.map(shown).join('\n')
+    const at = seen.indexOf('[REDACTED')
     out[printer.name] = items.map((item) => {
       const outcome: Outcome = { written: [], printed: item.printed(text) }
       if (item.kind === 'ordinary' && !JSON.stringify(item.form.value).includes('REDACTED')) {
-        const at = shown(text).indexOf('[REDACTED')
-        if (at >= 0) outcome.redacted = shown(text).slice(Math.max(0, at - 40), at + 40)
+        if (at >= 0) outcome.redacted = seen.slice(Math.max(0, at - 40), at + 40)
         if (printer.name === 'agent-tape verify' && run.verify !== 0) outcome.refused = text
       }
       return outcome

@@ -126,8 +126,11 @@ async function recordOnce(
 
 /** A written cassette: the pieces of the secret it holds, and where a marker stands in the value's decision. */
 function writtenOutcome(item: GateItem, text: string, seq: number): Outcome {
-  const outcome: Outcome = { written: item.written(text), printed: [] }
-  const decision = parseCassette(text, 'gate.jsonl').decisions.find((d) => d.seq === seq)
+  const decisions = parseCassette(text, 'gate.jsonl').decisions
+  // A streamed secret is in no one event: it is written if the events join back into it.
+  const joined = decisions.flatMap((d) => joinedStreams(d.out))
+  const outcome: Outcome = { written: [...new Set([text, ...joined].flatMap(item.written))], printed: [] }
+  const decision = decisions.find((d) => d.seq === seq)
   if (!decision) throw new Error(`${item.id}: no decision #${seq} in the cassette written`)
   const marked = markerIn(decision.in, 'in') ?? markerIn(decision.err ?? decision.out, 'out')
   if (marked && !JSON.stringify(item.form.value).includes('REDACTED')) outcome.redacted = marked
@@ -139,4 +142,36 @@ export function markerIn(value: unknown, where: string): string | undefined {
   const text = JSON.stringify(value) ?? ''
   const at = text.indexOf('[REDACTED')
   return at < 0 ? undefined : `${where}: …${text.slice(Math.max(0, at - 40), at + 40)}…`
+}
+
+/**
+ * The texts a reader gets from the streams in a value (`sse`, `ndjson`, `frames`): the strings of
+ * its events joined by where they stand in an event, positions in arrays aside, as a client
+ * joins a choice's deltas or a block's text.
+ */
+export function joinedStreams(value: unknown): string[] {
+  const texts: string[] = []
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(visit)
+    else if (typeof v === 'object' && v !== null)
+      for (const [key, child] of Object.entries(v)) {
+        if (['sse', 'ndjson', 'frames'].includes(key) && Array.isArray(child))
+          texts.push(...joinEvents(child))
+        else visit(child)
+      }
+  }
+  visit(value)
+  return texts
+}
+
+function joinEvents(events: unknown[]): string[] {
+  const byPath = new Map<string, string>()
+  const leaves = (v: unknown, path: string): void => {
+    if (typeof v === 'string') byPath.set(path, (byPath.get(path) ?? '') + v)
+    else if (Array.isArray(v)) for (const child of v) leaves(child, `${path}[]`)
+    else if (typeof v === 'object' && v !== null)
+      for (const [key, child] of Object.entries(v)) leaves(child, `${path}.${key}`)
+  }
+  for (const event of events) leaves(event, '')
+  return [...byPath.values()]
 }

@@ -78,6 +78,25 @@ export async function throughEveryPrinter(
       env: { ...env, AGENT_TAPE_CACHE_DIR: join(root, '.cache') },
       report: (entry) => entries.push(entry),
     })
+  /** The run summary, the GitHub step summary and the view pages of the tapes so far. */
+  const summarize = async (done: TapeSummaryEntry[], viewDir: string) => {
+    const stepSummary = join(root, 'step-summary.md')
+    writeFileSync(stepSummary, '')
+    await finishRun(
+      [{ root, config: { cassetteDir: '__cassettes__', viewDir }, entries: done, collected: [] }],
+      {
+        prune: false,
+        print: (text) => {
+          printed['run summary'] = [printed['run summary'], text].filter(Boolean).join('\n')
+        },
+        env: { ...env, GITHUB_STEP_SUMMARY: stepSummary },
+      },
+    )
+    printed['step summary'] = [printed['step summary'], readFileSync(stepSummary, 'utf8')]
+      .filter(Boolean)
+      .join('\n')
+    for (const page of pages(join(root, viewDir))) printed[`view page ${page}`] = readFileSync(page, 'utf8')
+  }
   const recording = await open('update')
   for (const [i] of values.entries()) {
     await recording.tape.tool('configure', { settings: STAND_IN, n: i }, () => 'ok')
@@ -98,6 +117,9 @@ export async function throughEveryPrinter(
   await replay.finish()
   const run = entries.at(-1)?.run
   if (run) written['run file'] = readFileSync(join(root, run), 'utf8')
+  // The run summary and its view pages now: the live-tools run of the same cassette below keeps
+  // its run in the same file, and its page would take the same path.
+  await summarize(entries.splice(0), 'views/missed')
 
   // A tool that returns the value live: the drift report.
   const live = await open('live-tools')
@@ -109,20 +131,7 @@ export async function throughEveryPrinter(
   const failure = await live.finish()
   const drifts = live.tape.state.divergences.map((d) => d.message)
   printed['drift report'] = [String(failure?.message), ...drifts].join('\n')
-
-  const stepSummary = join(root, 'step-summary.md')
-  await finishRun(
-    [{ root, config: { cassetteDir: '__cassettes__', viewDir: 'views' }, entries, collected: [] }],
-    {
-      prune: false,
-      print: (text) => {
-        printed['run summary'] = text
-      },
-      env: { ...env, GITHUB_STEP_SUMMARY: stepSummary },
-    },
-  )
-  printed['step summary'] = readFileSync(stepSummary, 'utf8')
-  for (const page of pages(join(root, 'views'))) printed[`view page ${page}`] = readFileSync(page, 'utf8')
+  await summarize(entries.splice(0), 'views/drifted')
 
   // A cassette written by hand (or by an older version) with the values in every kind of place.
   writeFileSync(join(root, 'a.jsonl'), serializeCassette(handWritten(values, 'first')))
