@@ -85,10 +85,11 @@ export function renderDocsBlock(m: GateMeasure): string {
   return [
     START,
     '',
-    `${n(m.secrets)} secrets and ${n(m.ordinary)} ordinary texts, each in the ${m.surfaces.length} places below, each`,
-    'through the real writer or printer',
-    '([`test/secrets/gate.test.ts`](../test/secrets/gate.test.ts), which checks these numbers and',
-    'rewrites them when run with `UPDATE_SECRET_GATE=1`):',
+    ...wrap(
+      `${n(m.secrets)} secrets and ${n(m.ordinary)} ordinary texts, each in the ${m.surfaces.length} places below, ` +
+        'each through the real writer or printer ([`test/secrets/gate.test.ts`](../test/secrets/gate.test.ts), ' +
+        'which checks these numbers and rewrites them when run with `UPDATE_SECRET_GATE=1`):',
+    ),
     '',
     ...table(
       ['', 'values', 'placements', 'written', 'printed', 'refused', 'redacted'],
@@ -106,16 +107,25 @@ export function renderDocsBlock(m: GateMeasure): string {
       ],
     ),
     '',
-    'A secret is _written_ when a 16-character piece of it (or of its encoding) is in a file agent-tape',
-    'wrote, and _printed_ when more than 4 characters of it show in what agent-tape printed. An',
-    'ordinary text is _refused_ when a write was refused for it, and _redacted_ when a marker stands',
-    `in it where it was written or shown; ${n(textsTouched(m))} of the ${n(m.ordinary)} were, in some place.`,
+    ...wrap(
+      'A secret is _written_ when a 16-character piece of it (or of its encoding) is in a file agent-tape ' +
+        'wrote (a stream counts as its events join), and _printed_ when more than 4 characters of it show in ' +
+        'what agent-tape printed. An ordinary text is _refused_ when a write was refused for it, and ' +
+        `_redacted_ when a marker stands in it where it was written or shown; ${n(textsTouched(m))} of the ` +
+        `${n(m.ordinary)} were, in some place. The columns count placements: one value in one place.`,
+    ),
     '',
     ...table(['secrets, by form', 'values', 'placements', 'written', 'printed'], secretRows),
     '',
     ...table(['ordinary texts', 'values', 'placements', 'refused', 'redacted'], ordinaryRows),
     '',
     ...wrap(`The places: ${m.surfaces.map((s) => s.name).join(', ')}.`),
+    '',
+    ...wrap(
+      'Each place carries the values put in it: a value no scan can know, put in every place the same way, ' +
+        'is found written or printed in each, but the run summary, the GitHub step summary and ' +
+        '`agent-tape verify`, which name tapes and decisions and show no value.',
+    ),
     '',
     END,
   ].join('\n')

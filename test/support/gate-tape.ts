@@ -44,8 +44,11 @@ export function alone(surface: Surface): SurfaceGroup {
   }
 }
 
-/** How many values share one cassette: a refusal names its first 10 findings, each value must be among them. */
-const BATCH = 6
+/**
+ * How many values share one cassette. A refusal names its first 10 findings, and each secret must
+ * be among them once; an ordinary text is refused by none, so many share one.
+ */
+const BATCH = { secret: 6, ordinary: 40 }
 
 const seqIn = (path: string) => Number(/^decision #(\d+) /.exec(path)?.[1] ?? Number.NaN)
 
@@ -67,7 +70,7 @@ export async function throughTape(
   const passed: GateItem[] = []
   while (pending.length > 0 || passed.length > 0) {
     const from = passed.length > 0 ? passed : pending
-    const batch = from.splice(0, BATCH)
+    const batch = from.splice(0, BATCH[from[0]!.kind])
     const run = await recordOnce(batch, env, place)
     if (run.text === undefined && !run.seqs.some((seq) => run.findings.some((f) => seqIn(f.path) === seq)))
       throw new Error(`a cassette was refused for none of its values: ${run.message}`)
