@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
+import { REPO_ROOT } from '../support/fixture-project.js'
 import { CAPTURE_SURFACES } from '../support/gate-capture.js'
 import { COMMAND_SURFACES } from '../support/gate-command.js'
 import {
@@ -13,6 +16,7 @@ import { controlItem, ordinaryItems, secretItems } from '../support/gate-items.j
 import { TAPE_SURFACES } from '../support/gate-places.js'
 import { PRINTER_SURFACES } from '../support/gate-printers.js'
 import { alone } from '../support/gate-tape.js'
+import { readReadmeSection } from '../support/readme-section.js'
 import { byValue, type GateMeasure, measureGate } from '../support/secret-gate.js'
 
 // The gate, measured: every secret of the corpus and every ordinary text, through every place a
@@ -74,4 +78,11 @@ it('publishes its numbers in docs/secrets.md and the README', () => {
   }
   expect(blockIn(DOCS), 'run the test with UPDATE_SECRET_GATE=1 to rewrite them').toBe(docs)
   expect(blockIn(README), 'run the test with UPDATE_SECRET_GATE=1 to rewrite them').toBe(readme)
+  // Where a reader looks: first thing in the secrets page, and next to the README's word on a refusal.
+  const section = readReadmeSection('What the gate catches, measured', DOCS).section
+  expect(section).toContain(docs)
+  expect(section).toContain('ROT13')
+  const page = readFileSync(join(REPO_ROOT, DOCS), 'utf8')
+  expect(page.indexOf(section)).toBeLessThan(page.indexOf('\n## What is written\n'))
+  expect(readReadmeSection('Troubleshooting').section).toContain(readme)
 })

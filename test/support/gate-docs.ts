@@ -59,6 +59,12 @@ function table(head: string[], rows: string[][]): string[] {
   return [line(head), rule, ...rows.map(line)]
 }
 
+const places = (m: GateMeasure, secret: GateMeasure['surfaces'][number]['secret']) =>
+  m.surfaces
+    .filter((s) => s.secret === secret)
+    .map((s) => s.name)
+    .join(', ')
+
 /** How many ordinary texts were refused or redacted in at least one place. */
 export function textsTouched(measure: GateMeasure): number {
   return new Set([...measure.refused, ...measure.redacted].map((f) => f.id)).size
@@ -119,7 +125,11 @@ export function renderDocsBlock(m: GateMeasure): string {
     '',
     ...table(['ordinary texts', 'values', 'placements', 'refused', 'redacted'], ordinaryRows),
     '',
-    ...wrap(`The places: ${m.surfaces.map((s) => s.name).join(', ')}.`),
+    ...wrap(`The places where a secret is written redacted: ${places(m, 'redacted')}.`),
+    '',
+    ...wrap(`Where its write is refused, nothing written: ${places(m, 'refused')}.`),
+    '',
+    ...wrap(`Where it is printed masked: ${places(m, 'masked')}.`),
     '',
     ...wrap(
       'Each place carries the values put in it: a value no scan can know, put in every place the same way, ' +
