@@ -60,7 +60,8 @@ export {
   secretEnvValues,
 } from './secrets/index.js'
 export type { NameStrength } from './secrets/names.js'
-export { credentialName, isCredentialValue } from './secrets/names.js'
+export { credentialName, isCredentialValue, isStandIn } from './secrets/names.js'
+export { isCodeReference, isPlaceholder } from './secrets/placeholders.js'
 export type { DecisionLabeler } from './tape-context.js'
 export {
   activeTapeCount,

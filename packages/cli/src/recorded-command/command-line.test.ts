@@ -36,6 +36,13 @@ describe('keeps as typed what holds no credential, whatever the option is named'
     [['node', 'agent.mjs', 'https://api.example.org/v1/charges?page=2&limit=10']],
     [['node', 'agent.mjs', '--model', 'gpt-4o-mini', '--region', 'us-east-1']],
     [['npx', 'tsx', 'src/agent.ts', '--', '--task', "it's refunded"]],
+    // URLs whose credentials are stand-ins, references, ids or public keys.
+    [['node', 'agent.mjs', 'postgres://user:password@localhost:5432/db']],
+    [['node', 'agent.mjs', 'https://user:token@github.com/acme/repo.git']],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a reference pip expands
+    [['pip', 'install', '--index-url', 'https://ci:${PIP_PASSWORD}@pypi.internal/simple', 'acme']],
+    [['node', 'agent.mjs', 'https://api.example.org/v1/invoices?key=INV-412']],
+    [['node', 'agent.mjs', '--dsn', 'https://3f2a9c1d8b4e0d7a6c5b4a39281706f5@o1.ingest.sentry.io/42']],
   ])('%j', (argv) => {
     expect(redactArgv(argv, ENV)).toEqual({ argv, placeholders: [] })
   })
@@ -166,12 +173,12 @@ describe('stores a credential as a placeholder named for the variable a replay f
       ['git', 'clone', 'https://[REDACTED:$AGENT_TAPE_ARG_2]@github.com/x/y'],
     ],
     [
-      ['node', 'a.mjs', 'https://api.example.org/v1?api_key=zzz&page=2'],
+      ['node', 'a.mjs', 'https://api.example.org/v1?api_key=Zx8Yw2Vq7Lm4&page=2'],
       ['node', 'a.mjs', 'https://api.example.org/v1?api_key=[REDACTED:$AGENT_TAPE_ARG_2]&page=2'],
     ],
     // Two secrets of one argument share its one variable: from the first to the last.
     [
-      ['x', 'https://u:pw@h/x?token=t&page=2'],
+      ['x', 'https://u:Pw7xK2mQ9z@h/x?token=Tq7Lm2Zx9Wv4Ks8Np3Rb&page=2'],
       ['x', 'https://u:[REDACTED:$AGENT_TAPE_ARG_1]&page=2'],
     ],
     // An environment secret's value is filled from its variable.

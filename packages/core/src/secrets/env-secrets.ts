@@ -110,13 +110,16 @@ function findEnvSecrets(names: readonly string[], values: readonly (string | und
 function isSecretEnvValue(value: string): boolean {
   if (value.length < MIN_LENGTH) return false
   if (FLAG_VALUE.test(value) || /^[\d.,:+-]+$/.test(value) || PATH_VALUE.test(value)) return false
-  if (isDummy(value) || isStandIn(value) || isPlainUrl(value)) return false
+  if (isDummy(value) || isStandIn(value) || isPlainUrl(value) || HOST_NAME.test(value)) return false
   // A plain word (`postgres`, `Redis`) or a name made of words and numbers (`gpt-4o-mini`,
   // `claude-3-5-sonnet-20241022`, `us-east-1`): what a setting names, not a secret.
   if (/^(?:[a-z]+|[A-Z][a-z]*|[A-Z]+)$/.test(value)) return false
   if (!/^[a-z][a-z0-9]*(?:[-.][a-z0-9]+)+$/.test(value) || !/\d/.test(value)) return true
   return value.split(/[-.]/).some(isMixed)
 }
+
+/** A host name (`sts.amazonaws.com`, `api.example.com`): where a setting points, not a secret. */
+const HOST_NAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}$/
 
 /** Letters and digits mixed in one part longer than a version tag (`4o`, `v2`, `o3`). */
 function isMixed(part: string): boolean {

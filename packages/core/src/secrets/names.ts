@@ -179,6 +179,12 @@ const QUALIFIER_WORDS = new Set([
   'tokens',
   'parallelism',
   'index',
+  'public',
+  'publishable',
+  'audience',
+  'issuer',
+  'scope',
+  'scopes',
 ])
 
 /** The lower-case words of a name: `X-Amz-Signature`, `clientSecret`, `DB_PASSWORD`. */
@@ -260,6 +266,7 @@ export function isCredentialValue(strength: NameStrength, raw: string): boolean 
   if (value.length < 6 || value.length > 4096) return false
   if (/\s/.test(value) || FLAG_VALUE.test(value) || /^[\d.,:+-]+$/.test(value)) return false
   if (STAND_IN.test(value) || isPlaceholder(value) || isCodeReference(value)) return false
+  if (TYPE_NAME.test(value) || PUBLIC_KEY.test(value)) return false
   if (SECRET_REFERENCE.test(value) || isPlainUrl(value) || DIGEST.test(value) || isFilePath(value))
     return false
   if (strength === 'strong') {
@@ -268,10 +275,38 @@ export function isCredentialValue(strength: NameStrength, raw: string): boolean 
     return !/^[a-z]+(?:[-_.][a-z]+)*$/.test(value)
   }
   if (value.length < 16) return false
-  // A digest (a cache key, a content hash) has the look of a key and is not one.
-  if (strength === 'weak' && /^(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value)) return false
+  // A resource's id (`SM5bfc0e18…`, a Twilio sid: its kind's letters and hex digits), whole or
+  // cut short by a printer, which masked it whole before it cut it.
+  if (strength === 'weak' && KIND_AND_HEX.test(value)) return false
+  // An identifier made of a digest or a UUID (a cache key, a content hash, an idempotency key, a
+  // Twilio `SM…` sid) has the look of a key and is not one: what is left without them is words.
+  if (strength === 'weak' && !looksRandom(value.replace(IDENTIFIER_PART, '-'), 12)) return false
   return looksRandom(value.replace(/%[0-9A-Fa-f]{2}/g, 'A'), 12)
 }
+
+/**
+ * The parts of a value that identify rather than grant: a UUID, a hex digest of 32 hex digits or
+ * more, with the short letters of a resource's kind before it (`SM`, `AC`, `sha256-`).
+ */
+const IDENTIFIER_PART =
+  /(?:\b[A-Za-z]{1,4}[_-]?)?(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32,})(?![0-9a-f])/gi
+
+/** An id of a kind: a few letters (`SM`, `AC`, `MG`), then only lower-case hex digits, perhaps cut (`…`). */
+const KIND_AND_HEX = /^[A-Za-z]{1,4}[_-]?[0-9a-f]{14,}…?$/
+
+/**
+ * A type where a value would be, in a declaration (`password: String`, `password :: Text`,
+ * `api_key: SecretStr`, `$password: String!`): the name's type, not its value.
+ */
+const TYPE_NAME =
+  /^(?:Secret)?(?:Str|String|Text|Bytes|ByteString|Buffer|Any|Object|Option|Optional|Maybe|Credentials?|Password|Token|Key|Uuid|UUID|Url|URL|Int|Integer|Long|Bool|Boolean|Char|Value|Field|Scalar)[!?]?$/
+
+/**
+ * Keys that are public by design, published in web pages and configs: Stripe's and Mapbox's
+ * publishable keys (`pk_live_…`, `pk.eyJ…`), Datadog's client tokens (`pub…`), an age public
+ * key (`age1…`), a Nostr public key (`npub1…`).
+ */
+const PUBLIC_KEY = /^(?:pk[._](?:live_|test_)?[A-Za-z0-9]|pub[0-9a-f]{32}$|age1[02-9ac-hj-np-z]{50,}$|npub1)/
 
 /** `views/test/run.html`, `~/.config/app`: a place, not a value (a base64 key has random runs). */
 function isFilePath(value: string): boolean {

@@ -27,7 +27,9 @@ export function isPlaceholder(value: string): boolean {
  * no separator (`AKIAIOSFODNN7EXAMPLE`) is part of the key's own characters: an example key.
  */
 const PLACEHOLDER_TAIL =
-  /(?:[-_.:](?:example|sample|placeholder|here|redacted|changeme|dummy|fake|your)(?:[-_]?key)?|x{4,}|X{4,}|\*{3,}|\.{3,}|…)+$/i
+  // A run of one mark is one step (the look-behind): split into several, a long run of `x` or `*`
+  // would be tried in exponentially many ways before a text that does not end in one fails.
+  /(?:[-_.:](?:example|sample|placeholder|here|redacted|changeme|dummy|fake|your)(?:[-_]?key)?|(?<!x)x{4,}|(?<!\*)\*{3,}|(?<!\.)\.{3,}|(?<!…)…+)+$/i
 
 /**
  * `value` without the placeholder words and marks at its end, or `undefined` when it has none:
@@ -41,7 +43,8 @@ export function withoutPlaceholderTail(value: string): string | undefined {
 /** `process.env.API_KEY`, `config.apiKey`, `os.environ[...]`, `$API_KEY`: a reference, not a value. */
 export function isCodeReference(value: string): boolean {
   if (/^\$|^(?:process\.env|import\.meta\.env|os\.environ|env)\b/.test(value)) return true
-  return /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value) && !/\d/.test(value)
+  // `config.apiKey`, `std::env::var` (Rust), `System.fetch_env!` (Elixir): a path in code.
+  return /^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)+[!?]?$/.test(value) && !/\d/.test(value)
 }
 
 /**

@@ -183,3 +183,28 @@ describe('member names', () => {
     expect(new SecretScanner().redactJson(value)).toBe(value)
   })
 })
+
+describe('texts a pattern could stall on', () => {
+  // A placeholder tail once split a run of marks every way it could: `sk-` and 50 `x` took 82 s.
+  it.each(['x', 'X', '*', '.', '…'])('reads a key masked with a long run of %s at once', (mark) => {
+    for (const n of [50, 400, 4000]) {
+      const text = `sk-${mark.repeat(n)}abcd`
+      expect(new SecretScanner().redactText(text)).toBe(text)
+    }
+  })
+})
+
+describe("agent-tape's own markers", () => {
+  it.each([
+    'https://[REDACTED:$AGENT_TAPE_ARG_4]@o1.ingest.example.io/42',
+    'postgres://app:[REDACTED:$DB_PASSWORD]@db.internal:5432/app',
+    '{"password":"[REDACTED:credential-name]","token":"[REDACTED:github-token]"}',
+  ])('are no secrets: %s', (text) => {
+    expect(new SecretScanner().matches(text)).toEqual([])
+  })
+
+  it('do not hide a secret beside them', () => {
+    const key = `ghp_${repeat('a1B2c3', 6)}`
+    expect(redact(`[REDACTED:openai-key] ${key}`)).toBe('[REDACTED:openai-key] [REDACTED:github-token]')
+  })
+})

@@ -40,6 +40,8 @@ const NAME_BEFORE_VALUE = /^((?:--?)?[A-Za-z_][A-Za-z0-9_.-]*)/
 function isNamedCredential(name: string, value: string, where: 'setting' | 'cookie' | 'url'): boolean {
   // `jwt.io: eyJ…` names a site, not a setting.
   if (where === 'setting' && HOST_NAME.test(name)) return false
+  // `Credentials = Credentials`, `token: token`: a name written twice, not a value.
+  if (value.toLowerCase() === name.replace(/^[-$]+/, '').toLowerCase()) return false
   let strength: NameStrength | undefined = credentialName(name)
   if (where === 'url') {
     if (!isSecretParamName(name)) return false

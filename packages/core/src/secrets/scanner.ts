@@ -93,7 +93,7 @@ export class SecretScanner {
   matches(text: string, reading: Reading = 'all'): SecretMatch[] {
     const plain = reading === 'names' ? undefined : this.plain[reading]
     if (plain?.has(text) || this.clean[reading].has(text)) return []
-    const found: SecretMatch[] = []
+    let found: SecretMatch[] = []
     this.matchRules(text, reading, found)
     if (reading !== 'names') this.matchEnv(text, found)
     // A token wrapped at a column is one secret across its lines: its spans cover them all.
@@ -117,6 +117,7 @@ export class SecretScanner {
         })
       }
     }
+    if (found.length > 0 && text.includes('[REDACTED:')) found = withoutMarkers(text, found)
     if (found.length === 0) {
       plain?.add(text)
       return found
@@ -504,6 +505,18 @@ function renamed(
 
 function hasHint(text: string, hint: string | RegExp): boolean {
   return typeof hint === 'string' ? text.includes(hint) : hint.test(text)
+}
+
+/** agent-tape's own markers (`[REDACTED:openai-key]`, a command line's `[REDACTED:$NAME]`). */
+const MARKER = /\[REDACTED:[^\]\s]{1,80}\]/g
+
+/**
+ * The matches that are not inside one of agent-tape's markers: a marker holds no secret, though
+ * `https://[REDACTED:$ARG_4]@host` reads like a user and a password.
+ */
+function withoutMarkers(text: string, found: SecretMatch[]): SecretMatch[] {
+  const markers = [...text.matchAll(MARKER)].map((m) => [m.index, m.index + m[0].length] as const)
+  return found.filter((f) => !markers.some(([start, end]) => f.start >= start && f.end <= end))
 }
 
 function withoutOverlaps(found: SecretMatch[]): SecretMatch[] {

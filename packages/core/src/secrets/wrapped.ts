@@ -30,8 +30,12 @@ function isToken(c: number): boolean {
     c === 45 // -
   )
 }
-/** A line break inside a token has at least this many token characters before it. */
-const MIN_RUN = 16
+/**
+ * A line break inside a token has at least this many token characters before it: most of a
+ * wrapped line is its token, where a line of prose or of settings ends in a word or a short value
+ * (`existingSecret: openai-credentials`, indented under a label, is no wrapped token).
+ */
+const MIN_RUN = 32
 /** A wrapped line is long: a column of 40 or more (64 for PEM, 76 for MIME, 72 or 80 for some CLIs). */
 const MIN_WIDTH = 40
 
