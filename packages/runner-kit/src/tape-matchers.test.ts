@@ -94,7 +94,7 @@ it('refuses a limit that is not a number of 0 or more, and a tape it cannot meas
   expect(steps.message).toBe(
     '[agent-tape] Invalid steps for toHaveTakenAtMostSteps(): it expects a number of 0 or more, got -1. Pass a limit such as toHaveTakenAtMostSteps(10).',
   )
-  const input = usage(() => TAPE_MATCHERS.toHaveUsedAtMostTokens(false, tape, { input: 'many' }))
+  const input = usage(() => TAPE_MATCHERS.toHaveUsedAtMostTokens(false, tape, { input: 'many' as never }))
   expect(input.message).toContain('Pass a limit such as toHaveUsedAtMostTokens({ input: 20000 })')
   const cost = usage(() => TAPE_MATCHERS.toHaveCostAtMost(false, tape, 0.5))
   expect(cost.code).toBe('ERR_TAPE_USAGE')
