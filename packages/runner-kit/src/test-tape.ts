@@ -5,8 +5,10 @@ import {
   type Normalizer,
   openTape,
   type Redactor,
+  type SecretAllowList,
   type Tape,
   type TapeMode,
+  type TapeState,
   tapeInternals,
 } from '@agent-tape/core/internal'
 import { createFileStore, createGitHarness } from '@agent-tape/core/node'
@@ -175,29 +177,16 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
     async finish() {
       phase = 'finishing'
       const state = await tape.finish()
-      const tokens =
-        state.action === 'replay'
-          ? replayedTokens(state, tapeInternals(tape).recordedDecisions(), reader)
-          : undefined
-      const entry = summarizeTape(state, id, tokens)
-      if (choice.movesTo) entry.movesTo = choice.movesTo
       const run = readRunUsage(tape, state, reader)
-      if (run.usage.length > 0) entry.usage = run.usage
-      if (run.recordedAt !== undefined && run.usage.length > 0) entry.recordedAt = run.recordedAt
-      const rerecorded = readRerecord(tape, state, reader)
-      if (rerecorded) entry.rerecorded = rerecorded
+      const entry = summaryEntryOf(tape, state, run, { id, reader, movesTo: choice.movesTo })
       // Checked recording as well as replaying: a re-record that blows the budget fails as it happens.
       const overBudget = config.budget ? budgetFailure(config.budget, tape, run, priceUsage) : undefined
-      // A replay that diverged keeps its run where the report's view command looks for it.
-      const diverged = tapeInternals(tape).divergedRun()
-      if (diverged) {
-        const kept = await keepDivergedRun(diverged, runPath, store, {
-          env: input.env ?? process.env,
-          allow: allowSecrets,
-        })
-        if (kept.kept) entry.run = runPath
-        else entry.warnings = [...(entry.warnings ?? []), kept.why]
-      }
+      await keepDivergedRunOf(tape, entry, {
+        runPath,
+        store,
+        env: input.env ?? process.env,
+        allow: allowSecrets,
+      })
       const children = childProcessesOf(tape)
       if (children.length > 0) entry.childProcesses = [...children]
       if (lateWhileFinishing.length > 0) entry.lateUses = lateWhileFinishing.map(describeLateUse)
@@ -208,6 +197,50 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       return failure ? withoutFrames(failure, input.site) : undefined
     },
   }
+}
+
+/** The summary entry of a finished tape: what it did, what it used, what it re-recorded. */
+function summaryEntryOf(
+  tape: Tape,
+  state: TapeState,
+  run: ReturnType<typeof readRunUsage>,
+  { id, reader, movesTo }: { id: string; reader: UsageReader; movesTo: string | undefined },
+): TapeSummaryEntry {
+  const tokens =
+    state.action === 'replay'
+      ? replayedTokens(state, tapeInternals(tape).recordedDecisions(), reader)
+      : undefined
+  const entry = summarizeTape(state, id, tokens)
+  if (movesTo) entry.movesTo = movesTo
+  if (run.usage.length > 0) entry.usage = run.usage
+  if (run.recordedAt !== undefined && run.usage.length > 0) entry.recordedAt = run.recordedAt
+  const rerecorded = readRerecord(tape, state, reader)
+  if (rerecorded) entry.rerecorded = rerecorded
+  return entry
+}
+
+/**
+ * Keeps the run of a replay that diverged where the report's view command looks for it, and says
+ * in the entry where it is (or why it could not be kept).
+ */
+async function keepDivergedRunOf(
+  tape: Tape,
+  entry: TapeSummaryEntry,
+  target: {
+    runPath: string
+    store: CassetteStore
+    env: Record<string, string | undefined>
+    allow: SecretAllowList
+  },
+): Promise<void> {
+  const diverged = tapeInternals(tape).divergedRun()
+  if (!diverged) return
+  const kept = await keepDivergedRun(diverged, target.runPath, target.store, {
+    env: target.env,
+    allow: target.allow,
+  })
+  if (kept.kept) entry.run = target.runPath
+  else entry.warnings = [...(entry.warnings ?? []), kept.why]
 }
 
 /** A late use as the summary names it: what its error says failed (`A decision of kind "llm" reached …`). */

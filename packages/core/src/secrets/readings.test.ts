@@ -208,3 +208,25 @@ describe("agent-tape's own markers", () => {
     expect(redact(`[REDACTED:openai-key] ${key}`)).toBe('[REDACTED:openai-key] [REDACTED:github-token]')
   })
 })
+
+describe('bytes and blobs of any size', () => {
+  it('reads bytes too short for the base64 view, as a cassette stores them', () => {
+    const scanner = new SecretScanner([{ name: 'MY_SERVICE_TOKEN', value: 'Qz8xW2vB7n' }])
+    const value = { out: { $bytes: Buffer.from('Qz8xW2vB7n').toString('base64'), type: 'Buffer' } }
+    expect(scanner.findInJson(value).map((f) => f.path)).toEqual(['out.$bytes (base64-decoded)'])
+    expect(JSON.stringify(scanner.redactJson(value))).not.toContain(value.out.$bytes)
+    // A member named so in data of its own is no marker: read as any string.
+    expect(scanner.findInJson({ $bytes: value.out.$bytes })).toEqual([])
+  })
+
+  it('reads a blob of megabytes without running out of stack, and finds a key inside it', () => {
+    const filler = Buffer.alloc(4 * 1024 * 1024, 7)
+    const clean = filler.toString('base64')
+    expect(new SecretScanner().hasSecret(clean)).toBe(false)
+    const key = `ghp_${repeat('a1B2c3', 6)}`
+    const holding = Buffer.concat([filler, Buffer.from(`\n${key}\n`), filler]).toString('base64')
+    expect(new SecretScanner().hasSecret(holding)).toBe(true)
+    const prose = `log: ${'x'.repeat(3 * 1024 * 1024)} token ${key} end`
+    expect(new SecretScanner().redactText(prose)).not.toContain(key.slice(4))
+  })
+})

@@ -44,6 +44,9 @@ type Reading = 'all' | 'shapes' | 'names'
 const WORD_MATCH_BELOW = 12
 /** How many encodings deep a secret is looked for (base64 of a JSON text with an escaped key: 3). */
 const MAX_DEPTH = 4
+/** Texts longer than this are read by the rules in windows that overlap by {@link RULE_OVERLAP}. */
+const RULE_WINDOW = 1024 * 1024
+const RULE_OVERLAP = 64 * 1024
 /** No rule or environment value matches fewer characters: shorter member names are not read. */
 const SHORTEST_SECRET = 8
 /** The rule a credential known by its name is reported under. */
@@ -126,6 +129,16 @@ export class SecretScanner {
   }
 
   private matchRules(text: string, reading: Reading, found: SecretMatch[]): void {
+    if (text.length > RULE_WINDOW) {
+      // A rule's repetition runs out of stack on a run of millions of characters (a blob of a
+      // few megabytes): read in windows that overlap by more than any secret is long.
+      for (let from = 0; ; from += RULE_WINDOW - RULE_OVERLAP) {
+        const part: SecretMatch[] = []
+        this.matchRules(text.slice(from, from + RULE_WINDOW), reading, part)
+        for (const m of part) found.push({ ...m, start: m.start + from, end: m.end + from })
+        if (from + RULE_WINDOW >= text.length) return
+      }
+    }
     for (const rule of SECRET_RULES) {
       if ((reading === 'shapes' || !this.byName) && rule.byName) continue
       if (reading === 'names' && !rule.byName) continue
@@ -299,6 +312,9 @@ export class SecretScanner {
         // A shape names what the secret is; a name only says that it is one.
         const redacted = this.redactTextAt(node, depth, within)
         if (redacted !== node || member === undefined) return redacted
+        const bytes = shortBytesText(member, node, holder)
+        if (bytes !== undefined && this.matches(bytes, within).length > 0)
+          return `[REDACTED:${this.matches(bytes, within)[0]!.rule}]`
         return this.isNamedCredential(member, node, holder) ? `[REDACTED:${NAMED_CREDENTIAL}]` : node
       }
       if (Array.isArray(node)) {
@@ -422,6 +438,9 @@ export class SecretScanner {
       if (typeof node === 'string') {
         const before = out.length
         this.textFindings(node, at, depth, out, within)
+        const bytes = shortBytesText(member, node, holder)
+        if (bytes !== undefined)
+          this.textFindings(bytes, () => `${at()} (base64-decoded)`, depth + 1, out, within)
         if (out.length === before && member !== undefined && this.isNamedCredential(member, node, holder)) {
           out.push({
             path: at(),
@@ -480,6 +499,21 @@ function isSecretMatch(rule: SecretRule, secret: string, match: string): boolean
 /** How a member's strings are read: a stream's events for shapes only (see {@link Reading}). */
 function readingOf(key: string, value: unknown, within: Reading): Reading {
   return within === 'all' && STREAM_KEYS.has(key) && Array.isArray(value) ? 'shapes' : within
+}
+
+/**
+ * The text of bytes too short for the base64 view to read (fewer than 12, written in fewer than
+ * 16 characters), as a cassette stores them (`{"$bytes":"…","type":"Buffer"}`): a Buffer that
+ * holds a short environment secret alone is read as the string would be.
+ */
+function shortBytesText(
+  member: string | undefined,
+  value: string,
+  holder: Record<string, unknown> | undefined,
+): string | undefined {
+  if (member !== '$bytes' || value.replace(/=+$/, '').length >= 16 || typeof holder?.type !== 'string')
+    return undefined
+  return Buffer.from(value, 'base64').toString('latin1')
 }
 
 /** `record` with each of its `keys` renamed to the name at the same index, in the same order. */

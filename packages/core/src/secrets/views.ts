@@ -40,8 +40,6 @@ const SPELLINGS: ReadonlySet<View['how']> = new Set([
 
 /** Views are not taken of texts larger than this, nor of what a blob decodes to beyond it. */
 const MAX_VIEW = 16 * 1024 * 1024
-const BASE64 = /^[A-Za-z0-9+/]{16,}={0,2}$/
-const BASE64URL = /^[A-Za-z0-9_-]{16,}={0,2}$/
 const DATA_URL = /data:[\w.+-]+\/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,([A-Za-z0-9+/_-]{8,}={0,2})/g
 const JSON_ESCAPE = /\\(?:u[0-9a-fA-F]{4}|[/"\\bfnrt])/
 
@@ -93,7 +91,6 @@ export function viewsOf(text: string): View[] {
 
 /** How many embedded blobs or JSON texts of one string are read: enough for any real text. */
 const MAX_EMBEDDED = 32
-const EMBEDDED_BLOB = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])/g
 
 /**
  * Base64 blobs inside prose (`could not connect: H4sIAAAA…`), read when they decode to text or
@@ -101,17 +98,13 @@ const EMBEDDED_BLOB = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z
  */
 function embeddedBlobs(text: string): View[] {
   const views: View[] = []
-  for (const m of text.matchAll(EMBEDDED_BLOB)) {
+  for (const run of blobRuns(text, 24)) {
     if (views.length >= MAX_EMBEDDED) break
-    if (m[0].length === text.length || !/\d/.test(m[0]) || !/[A-Z]/.test(m[0])) continue
-    const decoded = decodeBlob(m[0])
+    const blob = text.slice(run.start, run.end)
+    if (blob.length === text.length || !/\d/.test(blob) || !/[A-Z]/.test(blob)) continue
+    const decoded = decodeBlob(blob)
     if (!decoded || (decoded.how !== 'gunzipped' && !isMostlyText(decoded.text))) continue
-    views.push({
-      how: 'embedded base64, decoded',
-      text: decoded.text,
-      start: m.index,
-      end: m.index + m[0].length,
-    })
+    views.push({ how: 'embedded base64, decoded', text: decoded.text, ...run })
   }
   return views
 }
@@ -166,8 +159,12 @@ function closingBrace(text: string, start: number): number {
 
 /** The text of a base64 or base64url blob (a gzip one gunzipped), or undefined when it is none. */
 function decodeBlob(text: string): { how: ViewText; text: string } | undefined {
-  const padded = text.length % 4 === 0 && BASE64.test(text)
-  const url = !padded && BASE64URL.test(text) && /[-_]|[^=]$/.test(text) && !/[+/]/.test(text)
+  const alphabet = blobAlphabet(text)
+  const padded = (alphabet === 'base64' || alphabet === 'either') && text.length % 4 === 0
+  const url =
+    !padded &&
+    (alphabet === 'base64url' || alphabet === 'either') &&
+    (/[-_]/.test(text) || !text.endsWith('='))
   if (!padded && !url) return undefined
   const bytes = Buffer.from(text, padded ? 'base64' : 'base64url')
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
@@ -298,4 +295,58 @@ function compatibilityFolded(text: string): string | undefined {
   if (!invisible && !COMPATIBILITY.test(text)) return undefined
   const folded = (invisible ? text.replace(INVISIBLE, '') : text).normalize('NFKC')
   return folded === text ? undefined : folded
+}
+
+/** A base64 character: `0` none, `1` both alphabets, `2` base64's own (`+/`), `3` base64url's (`-_`). */
+function blobChar(c: number): 0 | 1 | 2 | 3 {
+  if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) return 1
+  if (c === 43 || c === 47) return 2
+  if (c === 45 || c === 95) return 3
+  return 0
+}
+
+/**
+ * Which base64 alphabet the whole of `text` is written in (16 characters or more, then up to two
+ * `=`; `either` for letters and digits alone), or `undefined`. By a walk of its characters: a regular expression's repetition runs out
+ * of stack on a blob of a few megabytes (a file read as bytes, a binary body).
+ */
+function blobAlphabet(text: string): 'base64' | 'base64url' | 'either' | undefined {
+  let end = text.length
+  while (end > 0 && text.charCodeAt(end - 1) === 61 && text.length - end < 2) end--
+  if (end < 16) return undefined
+  let own: 2 | 3 | undefined
+  for (let i = 0; i < end; i++) {
+    const kind = blobChar(text.charCodeAt(i))
+    if (kind === 0) return undefined
+    if (kind === 1) continue
+    if (own !== undefined && own !== kind) return undefined
+    own = kind
+  }
+  return own === undefined ? 'either' : own === 3 ? 'base64url' : 'base64'
+}
+
+/**
+ * The runs of base64 or base64url characters in `text` of `min` characters or more, with their
+ * padding, that stand alone (no base64 character or `=` right before or after them).
+ */
+function blobRuns(text: string, min: number): { start: number; end: number }[] {
+  const runs: { start: number; end: number }[] = []
+  let i = 0
+  while (i < text.length) {
+    if (blobChar(text.charCodeAt(i)) === 0) {
+      i++
+      continue
+    }
+    const start = i
+    while (i < text.length && blobChar(text.charCodeAt(i)) !== 0) i++
+    let end = i
+    while (end < text.length && end - i < 2 && text.charCodeAt(end) === 61) end++
+    const alone =
+      (start === 0 || text.charCodeAt(start - 1) !== 61) &&
+      (end === text.length || (blobChar(text.charCodeAt(end)) === 0 && text.charCodeAt(end) !== 61))
+    if (i - start >= min && alone) runs.push({ start, end })
+    i = end
+    while (i < text.length && text.charCodeAt(i) === 61) i++
+  }
+  return runs
 }

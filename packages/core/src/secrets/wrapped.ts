@@ -40,6 +40,22 @@ const MIN_RUN = 32
 const MIN_WIDTH = 40
 
 /**
+ * The next line break from `from`: a newline (`\n`, `\r\n`), or one written as JSON writes it
+ * (`\\n`, `\\r\\n`: a wrapped key in a tool call's arguments, a JSON text inside a string).
+ */
+function nextBreak(text: string, from: number): { start: number; end: number } | undefined {
+  const real = text.indexOf('\n', from)
+  const escaped = text.indexOf('\\n', from)
+  if (real === -1 && escaped === -1) return undefined
+  if (escaped === -1 || (real !== -1 && real < escaped)) {
+    const start = real > 0 && text.charCodeAt(real - 1) === 13 ? real - 1 : real
+    return { start, end: real + 1 }
+  }
+  const start = escaped >= 2 && text.startsWith('\\r', escaped - 2) ? escaped - 2 : escaped
+  return { start, end: escaped + 2 }
+}
+
+/**
  * `text` with its token-wrapping line breaks removed, or `undefined` when it has none. A break
  * wraps a token when the line before it is at least {@link MIN_WIDTH} long and ends in a run of
  * {@link MIN_RUN} token characters, and the next line goes on with one (past an indentation, as a
@@ -47,20 +63,22 @@ const MIN_WIDTH = 40
  */
 export function unwrapped(text: string): Unwrapped | undefined {
   if (text.length < MIN_WIDTH) return undefined
-  let nl = text.indexOf('\n')
-  if (nl === -1) return undefined
+  let at = nextBreak(text, 0)
+  if (at === undefined) return undefined
   /** Where each removed break was, in the unwrapped text, and how many characters it had. */
   const breaks: { at: number; length: number }[] = []
   let out = ''
   let from = 0
   let lineStart = 0
-  for (; nl !== -1; lineStart = nl + 1, nl = text.indexOf('\n', nl + 1)) {
-    const end = text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl
-    if (end - lineStart < MIN_WIDTH) continue
+  for (; at !== undefined; at = nextBreak(text, at.end)) {
+    const end = at.start
+    const width = end - lineStart
+    lineStart = at.end
+    if (width < MIN_WIDTH) continue
     let run = 0
     while (run < MIN_RUN && isToken(text.charCodeAt(end - 1 - run))) run++
     if (run < MIN_RUN) continue
-    let next = nl + 1
+    let next = at.end
     while (text.charCodeAt(next) === 32 || text.charCodeAt(next) === 9) next++
     const c = text.charCodeAt(next)
     if (!(isToken(c) || c === 61)) continue
