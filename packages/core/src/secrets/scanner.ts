@@ -313,8 +313,8 @@ export class SecretScanner {
         const redacted = this.redactTextAt(node, depth, within)
         if (redacted !== node || member === undefined) return redacted
         const bytes = shortBytesText(member, node, holder)
-        if (bytes !== undefined && this.matches(bytes, within).length > 0)
-          return `[REDACTED:${this.matches(bytes, within)[0]!.rule}]`
+        const inBytes = bytes === undefined ? undefined : this.matches(bytes, within)[0]
+        if (inBytes) return `[REDACTED:${inBytes.rule}]`
         return this.isNamedCredential(member, node, holder) ? `[REDACTED:${NAMED_CREDENTIAL}]` : node
       }
       if (Array.isArray(node)) {
