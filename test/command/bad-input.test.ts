@@ -66,13 +66,34 @@ it('writes nothing for a command that exits before any request, and says so with
   expect(shell.stderr).toContain('no Node process of it started with agent-tape (is it a Node program?')
 })
 
-it('refuses a cassette in a folder that does not exist, or a folder, before running the command', async () => {
-  const before = provider.requests.length
-  const missing = await cli(['record', 'no/such/dir/run.jsonl', '--', ...AGENT], dir, agentEnv(provider))
-  expect(missing.code).toBe(2)
-  expect(missing.stderr).toContain(
-    '[agent-tape] Cannot record to no/such/dir/run.jsonl: the folder no/such/dir does not exist. Create it first',
+it('creates a missing folder when it writes the cassette, and none when nothing is written', async () => {
+  const missing = await cli(['record', 'runs/deep/run.jsonl', '--', ...AGENT], dir, agentEnv(provider))
+  expect(missing.code).toBe(0)
+  expect(missing.stderr).toContain('Recorded 12 decisions of node agent.mjs')
+  expect(readCassette(join(dir, 'runs/deep/run.jsonl')).decisions).toHaveLength(12)
+  const replay = await cli(['replay', 'runs/deep/run.jsonl'], dir, agentEnv(provider))
+  expect(replay.code).toBe(0)
+  // A command that records nothing leaves no empty folder behind.
+  const quiet = await cli(
+    ['record', 'empty/run.jsonl', '--', 'node', 'quiet.mjs', '0'],
+    dir,
+    agentEnv(provider),
   )
+  expect(quiet.code).toBe(1)
+  expect(quiet.stderr).toContain('Recorded nothing')
+  expect(existsSync(join(dir, 'empty'))).toBe(false)
+})
+
+it('refuses a cassette under a file, or a folder, before running the command', async () => {
+  const before = provider.requests.length
+  writeFileSync(join(dir, 'notes.txt'), 'not a folder\n')
+  for (const path of ['notes.txt/run.jsonl', 'notes.txt/deeper/run.jsonl']) {
+    const underFile = await cli(['record', path, '--', ...AGENT], dir, agentEnv(provider))
+    expect(underFile.code).toBe(2)
+    expect(underFile.stderr).toBe(
+      `[agent-tape] Cannot record to ${path}: notes.txt is a file, not a folder, so no cassette can be written under it. Choose a path in a folder (e.g. runs/run.jsonl), or move notes.txt out of the way; the command was not run.\n`,
+    )
+  }
   mkdirSync(join(dir, 'folder.jsonl'))
   const folder = await cli(['record', 'folder.jsonl', '--', ...AGENT], dir, agentEnv(provider))
   expect(folder.code).toBe(2)

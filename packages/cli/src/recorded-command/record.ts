@@ -39,7 +39,7 @@ export interface RecordCommandOptions extends CommandRunOptions {
  * that a replay fills from the environment, see `command-line.ts`), its folder relative to the
  * project root, the harness and the exit code in the header. Written at once through a temporary
  * file, and only with at least one decision; a command ended by a signal keeps the decisions
- * that had completed. Usage problems (an existing cassette without `force`, a missing folder,
+ * that had completed. Usage problems (an existing cassette without `force`, a path under a file,
  * recording in CI, a command that cannot start) throw before the command runs.
  *
  * @example
@@ -142,13 +142,20 @@ function assertMayRecord(env: Record<string, string | undefined>, allowCi: boole
 
 /** Refuses, before the command runs, a cassette path that cannot or must not be written. */
 async function assertDestination(file: string, shown: string, force: boolean, cwd: string): Promise<void> {
-  const folder = dirname(file)
-  const stat = statOf(folder)
-  if (!stat?.isDirectory()) {
+  // A missing folder is created when the cassette is written (never when nothing is); the
+  // nearest one that exists must be a folder.
+  let folder = dirname(file)
+  let stat = statOf(folder)
+  while (!stat && dirname(folder) !== folder) {
+    folder = dirname(folder)
+    stat = statOf(folder)
+  }
+  if (stat && !stat.isDirectory()) {
+    const where = displayPath(folder, cwd)
     throw new AgentTapeError('ERR_TAPE_USAGE', {
       what: `Cannot record to ${shown}`,
-      why: `the folder ${displayPath(folder, cwd)} ${stat ? 'is not a folder' : 'does not exist'}`,
-      fix: `Create it first (mkdir -p ${quoteShell(displayPath(folder, cwd))}), or choose another path; the command was not run`,
+      why: `${where} is a file, not a folder, so no cassette can be written under it`,
+      fix: `Choose a path in a folder (e.g. runs/${basename(file)}), or move ${quoteShell(where)} out of the way; the command was not run`,
     })
   }
   const existing = statOf(file)
