@@ -63,6 +63,12 @@ export interface CommandSource {
    * a replay must class the same requests as model requests to find their decisions.
    */
   modelEndpoints?: string[]
+  /**
+   * The upstream of each route of the gateway (`openai`: `https://api.openai.com/v1`) while
+   * processes outside Node made requests through it: a replay keys their requests with the same
+   * URLs. Absent when none did.
+   */
+  upstreams?: Record<string, string>
 }
 
 /**

@@ -226,6 +226,12 @@ function checkSource(source: unknown): string | undefined {
     if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string'))
       return bad('of a command has no "argv" list of strings')
     if (typeof cwd !== 'string') return bad('of a command has no "cwd"')
+    const { upstreams } = source as Partial<CommandSource>
+    if (
+      upstreams !== undefined &&
+      !(isRecord(upstreams) && Object.values(upstreams).every((u) => typeof u === 'string'))
+    )
+      return bad('of a command has "upstreams" that is not an object of URLs')
     return checkPlaceholders((source as Partial<CommandSource>).placeholders, argv, bad)
   }
   if (kind === 'capture') {

@@ -53,6 +53,15 @@ export interface TapeOptions {
    * of a recorded command. Keys include it. A function is called once, at the first decision.
    */
   lane?: string | (() => string)
+  /**
+   * Whether a decision's key holds its step (default `true`: the Nth request of a lane is
+   * answered by the Nth recorded one, as code that makes its requests one after another sends
+   * them). `false` keys a decision by what it asks and its lane only, for a tape whose requests
+   * arrive in an order no code decides (the gateway's lane of a process outside Node, which may
+   * send several at once): each is answered by what it asks whatever its turn, and identical
+   * requests still get their recorded answers in order.
+   */
+  stepsInKeys?: boolean
   /** How long `finish()` waits for decisions still in flight (default 10 s). */
   pendingTimeoutMs?: number
   /**

@@ -184,7 +184,7 @@ export class Tape {
     const digest = this.wiresOn ? this.wires.bodyDigest(lane, request.body) : undefined
     if (digest !== undefined && this.part.replayable.length > 0) {
       const position = this.lanes.peek(request.kind)
-      const wire = wireFingerprint(request.kind, position, request.head, digest)
+      const wire = wireFingerprint(request.kind, this.keyed(position), request.head, digest)
       const replayed = this.part.beginWire({
         kind: request.kind,
         wire,
@@ -201,7 +201,7 @@ export class Tape {
     const wireAt =
       digest === undefined
         ? undefined
-        : (position: DecisionPosition) => wireFingerprint(kind, position, request.head, digest)
+        : (position: DecisionPosition) => wireFingerprint(kind, this.keyed(position), request.head, digest)
     const decision = this.decide(kind, input, wireAt, reserved)
     return decision ? this.part.begin(decision) : { action: 'passthrough', key: '' }
   }
@@ -349,7 +349,7 @@ export class Tape {
     const { normalized, keyed, key } = this.log.walk(kind, () => {
       const normalized = this.normalize(kind, this.toInputData(input))
       const keyed = this.ignore(kind, normalized)
-      return { normalized, keyed, key: this.keys.key(kind, keyed, position) }
+      return { normalized, keyed, key: this.keys.key(kind, keyed, this.keyed(position)) }
     })
     let label: string | undefined
     const decision: KeyedDecision = {
@@ -369,6 +369,11 @@ export class Tape {
     else this.asked++
     if (wireAt) decision.wire = wireAt(position)
     return decision
+  }
+
+  /** The position a decision is keyed at: without its step when the tape keys no steps (see `stepsInKeys`). */
+  private keyed(position: DecisionPosition): DecisionPosition {
+    return this.options.stepsInKeys === false ? { ...position, step: 0 } : position
   }
 
   /** The `decisionIndex` of the next decision the run asks for: they are counted from 1. */

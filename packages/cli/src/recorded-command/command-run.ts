@@ -1,7 +1,11 @@
 import { openTape, type Tape, type TapeOptions } from '@agent-tape/core/internal'
-import type { SessionResults } from '@agent-tape/http/process'
+import {
+  type GatewayNotice,
+  gatewayVariables,
+  type SessionResults,
+  startGatewayProcess,
+} from '@agent-tape/http/process'
 import type { CommandRunOptions } from './options.js'
-import { startRequestWatch, type WatchedRequest } from './request-watch.js'
 import { openCommandSession } from './session.js'
 import { type CommandEnd, spawnCommand } from './spawn-command.js'
 
@@ -29,6 +33,8 @@ export interface CommandRunPlan {
    */
   envTape: Omit<TapeOptions, 'id' | 'cassettePath'>
   envKeys: readonly string[] | undefined
+  /** The upstreams of the gateway's routes a recording used (replay only). */
+  upstreams?: Record<string, string>
 }
 
 /** What a run of a command left to judge: how it ended and what its processes reported. */
@@ -37,14 +43,17 @@ export interface CommandRun {
   results: SessionResults
   /** The tape of the command's environment reads, finished with the run. */
   envTape: Tape
-  /** Requests a process agent-tape does not reach sent through the proxy variables. */
-  watched: readonly WatchedRequest[]
+  /** What the gateway did not tape: a tunnel, a request it could not read or take. */
+  notices: readonly GatewayNotice[]
+  /** The upstream of each of the gateway's routes. */
+  upstreams: Record<string, string>
 }
 
 /**
  * Runs a command with the boundary in each of its Node processes: opens the session its
- * processes report to and the tape of its environment reads, starts it with the watch proxy for
- * processes agent-tape does not reach, waits for it to end, collects what its processes reported,
+ * processes report to and the tape of its environment reads, starts the gateway for its
+ * processes outside Node (see `startGatewayProcess`) and the command with the gateway's
+ * variables, waits for it to end, collects what its processes reported,
  * and removes the session whatever happened. What the run means (a cassette to write, a replay to
  * judge) is the caller's verdict.
  */
@@ -63,18 +72,30 @@ export async function runCommand(plan: CommandRunPlan): Promise<CommandRun> {
   try {
     const envTape = await openTape({ id: plan.id, cassettePath: plan.shown, ...plan.envTape })
     if (plan.envKeys?.length) envTape.env(plan.envKeys)
-    const watch = await startRequestWatch(plan.mode === 'record' ? 'record' : 'replay', plan.env)
+    const gateway = await startGatewayProcess({
+      dir: session.dir,
+      mode: plan.mode,
+      env: plan.env,
+      ...(plan.upstreams ? { upstreams: plan.upstreams } : {}),
+      ...(plan.options.gatewayPort !== undefined ? { port: plan.options.gatewayPort } : {}),
+      ...(plan.options.maxRequestBytes !== undefined
+        ? { maxRequestBytes: plan.options.maxRequestBytes }
+        : {}),
+    })
+    let notices: GatewayNotice[] = []
     const end = await spawnCommand({
       argv: plan.argv,
       cwd: plan.cwd,
-      env: session.env({ ...plan.env, ...watch.variables }),
+      env: session.env({ ...plan.env, ...gatewayVariables(gateway.address, { path: '', lane: '' }) }),
       stdio: plan.options.stdio ?? 'inherit',
       output: {
         stdout: (text) => plan.options.onOutput?.('stdout', text),
         stderr: (text) => plan.options.onOutput?.('stderr', text),
       },
-    }).finally(() => watch.close())
-    return { end, results: await session.results(), envTape, watched: watch.seen }
+    }).finally(async () => {
+      notices = await gateway.close()
+    })
+    return { end, results: await session.results(), envTape, notices, upstreams: gateway.upstreams }
   } finally {
     await session.remove()
   }

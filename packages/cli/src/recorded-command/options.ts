@@ -26,6 +26,13 @@ export interface CommandRunOptions {
   stdio?: 'inherit' | 'pipe' | 'ignore'
   /** Receives the command's output with `stdio: 'pipe'`. */
   onOutput?: (stream: 'stdout' | 'stderr', text: string) => void
+  /**
+   * The port of the gateway that the command's processes outside Node reach (base URLs and the
+   * proxy variables), as `--gateway-port` gives it; default a free one.
+   */
+  gatewayPort?: number
+  /** The largest request body the gateway takes, in bytes (default 32 MiB); a larger one is refused and named. */
+  maxRequestBytes?: number
   /** How the project runs binaries (`npx`, `pnpm`, …), in the commands the reports print. */
   exec?: string
 }

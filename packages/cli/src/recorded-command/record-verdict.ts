@@ -18,8 +18,8 @@ import { binCommand, CLI_BIN, quoteShell, toPosix } from '@agent-tape/runner-kit
 import { describePlaceholders, variablesToSet } from './argument-placeholders.js'
 import { type ArgumentPlaceholder, displayCommand, type redactArgv } from './command-line.js'
 import type { CommandRun } from './command-run.js'
+import { describeNotices } from './gateway-notices.js'
 import { shellStatus } from './options.js'
-import { describeWatched } from './request-watch.js'
 import type { CommandEnd } from './spawn-command.js'
 
 export interface RecordCommandResult {
@@ -75,6 +75,10 @@ export async function recordVerdict(run: CommandRun, plan: RecordPlan): Promise<
       ? { placeholders: line.placeholders.map(({ what: _what, ...placeholder }) => placeholder) }
       : {}),
   }
+  if (results.reports.some((r) => r.gateway && results.recordings.has(r.path)))
+    source.upstreams = Object.fromEntries(
+      Object.entries(run.upstreams).map(([name, url]) => [name, redactUrl(url)]),
+    )
   const lines: string[] = []
   const status = shellStatus(end.exitCode, end.signal)
   const ended = describeEnd(end)
@@ -89,9 +93,9 @@ export async function recordVerdict(run: CommandRun, plan: RecordPlan): Promise<
     status: status === 0 ? 1 : status,
   })
   addNotes(lines, results.reports, results.unreported, line.placeholders)
-  if (run.watched.length > 0) {
+  if (run.notices.length > 0) {
     lines.push(
-      `Not recorded: a process agent-tape does not reach (a program that is not Node, or a Node process started without NODE_OPTIONS) sent requests through the proxy variables: ${describeWatched(run.watched).join(', ')}. Their answers are not in the cassette, and a replay refuses them.`,
+      `Not recorded: requests that reached the gateway of the command's processes outside Node, and that it could not tape: ${describeNotices(run.notices).join(', ')}. Their answers are not in the cassette, and a replay refuses them.`,
     )
   }
   if (refused.length > 0) return notWritten(refused[0]!.recording!.refused!)

@@ -3,6 +3,7 @@ import {
   compareHarness,
   type DecisionRecord,
   describeDecision,
+  describeLane,
   describePosition,
   formatMessage,
   type HarnessIdentity,
@@ -11,8 +12,8 @@ import { createFileStore, createGitHarness } from '@agent-tape/core/node'
 import type { ProcessReport, SessionResults } from '@agent-tape/http/process'
 import { keepDivergedRun } from '@agent-tape/runner-kit'
 import type { CommandRun } from './command-run.js'
+import { describeNotices } from './gateway-notices.js'
 import { shellStatus } from './options.js'
-import { describeWatched } from './request-watch.js'
 
 /**
  * What `agent-tape replay` exits with when the run diverged from its recording: its own code, so
@@ -81,7 +82,7 @@ export async function replayVerdict(run: CommandRun, plan: ReplayPlan): Promise<
   } else if (unused.length > 0) {
     problems.push(unusedMessage(unused, cassette.decisions.length, shown, rerecordCommand))
   }
-  if (run.watched.length > 0) problems.push(unattributedMessage(describeWatched(run.watched)))
+  if (run.notices.length > 0) problems.push(unattributedMessage(describeNotices(run.notices)))
   if (results.unreported.length > 0) problems.push(unreportedMessage(results.unreported.length, shown))
   const notes = harnessNote(cassette, await createGitHarness(root).identify(harnessPaths(cassette)))
   const warnings = [...new Set(results.reports.flatMap((r) => r.replay?.warnings ?? []))]
@@ -97,7 +98,7 @@ export async function replayVerdict(run: CommandRun, plan: ReplayPlan): Promise<
   const processes = results.reports.filter((r) => r.lane !== undefined).length
   const summary = clean
     ? `Replayed ${shown} cleanly: ${cassette.decisions.length} of ${cassette.decisions.length} decisions from ${processes} ${processes === 1 ? 'process' : 'processes'}, no network; the command ${ended}.`
-    : `Replay of ${shown} diverged (${used.size} of ${cassette.decisions.length} recorded decisions replayed); the command ${ended}.`
+    : `Replay of ${shown} diverged (${used.size} of ${cassette.decisions.length} recorded decisions replayed${byLane(cassette, used)}); the command ${ended}.`
   return {
     exitCode: end.exitCode,
     signal: end.signal,
@@ -106,6 +107,33 @@ export async function replayVerdict(run: CommandRun, plan: ReplayPlan): Promise<
     status: clean ? shellStatus(end.exitCode, end.signal) : DIVERGED_STATUS,
   }
 }
+
+/**
+ * `: 1 of 2 in the main lane, 0 of 12 in lane "1"`, the counts a process's miss report gives
+ * for its lane, when the cassette's decisions are in more than one lane; else nothing.
+ */
+function byLane(cassette: Cassette, used: ReadonlySet<number>): string {
+  const lanes = new Map<string, { total: number; replayed: number }>()
+  for (const d of cassette.decisions) {
+    const lane = lanes.get(d.lane ?? '') ?? { total: 0, replayed: 0 }
+    lane.total++
+    if (used.has(d.seq)) lane.replayed++
+    lanes.set(d.lane ?? '', lane)
+  }
+  if (lanes.size <= 1) return ''
+  const all = [...lanes]
+  const listed = all.length > LANES_LISTED ? all.slice(0, LANES_LISTED - 1) : all
+  const parts = listed.map(([lane, n]) => `${n.replayed} of ${n.total} in ${describeLane(lane)}`)
+  const rest = all.slice(listed.length).map(([, n]) => n)
+  if (rest.length > 0) {
+    const sum = (key: 'total' | 'replayed') => rest.reduce((total, n) => total + n[key], 0)
+    parts.push(`${sum('replayed')} of ${sum('total')} in ${rest.length} more lanes`)
+  }
+  return `: ${parts.join(', ')}`
+}
+
+/** How many lanes the summary of a diverged replay counts one by one. */
+const LANES_LISTED = 12
 
 function unusedMessage(
   unused: readonly DecisionRecord[],
@@ -128,8 +156,8 @@ function unusedMessage(
 function unattributedMessage(targets: readonly string[]): string {
   return formatMessage({
     what: `Cannot replay ${targets.length === 1 ? 'a request' : `${targets.length} requests`} of the command: ${targets.join(', ')}`,
-    why: 'a process agent-tape does not reach (a program that is not Node, or a Node process started without NODE_OPTIONS) sent it through the proxy variables; it was refused, since a replay makes no connection, and its answer was never recorded',
-    fix: "Make the request from the agent's Node processes, or leave it out of the command",
+    why: "it reached the gateway of the command's processes outside Node in a form it cannot tape (an HTTPS tunnel through the proxy variables, a request it could not read or take); it was refused, since a replay makes no connection, and its answer was never recorded",
+    fix: 'Point the client at the gateway with a base URL (OPENAI_BASE_URL, …) or plain HTTP, make the request from a Node process, or leave it out of the command',
   })
 }
 

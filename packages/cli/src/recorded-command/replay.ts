@@ -132,8 +132,18 @@ async function planReplay(
     viewCommand,
     envTape: { store: readOnlyStore(file), mode, env, failOnUnused: false, rerecordCommand },
     envKeys: (envRead?.in as { keys?: string[] } | undefined)?.keys,
+    ...(source?.upstreams ? { upstreams: recordedUpstreams(source.upstreams) } : {}),
   }
   return { run, verdict: { cassette, shown, root, runPath, rerecordCommand, baseEnv, allowSecrets } }
+}
+
+/**
+ * The gateway's upstreams as recorded, so that a replay keys the requests of processes outside
+ * Node with the URLs they had, whatever the replay's environment says; one whose credentials were
+ * redacted is read from the environment again.
+ */
+function recordedUpstreams(upstreams: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(upstreams).filter(([, url]) => !url.includes('[REDACTED')))
 }
 
 async function loadForReplay(file: string, shown: string): Promise<Cassette> {

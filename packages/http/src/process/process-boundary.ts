@@ -1,27 +1,21 @@
 import { readFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import workerThreads, { isMainThread, type Worker } from 'node:worker_threads'
-import {
-  type CassetteStore,
-  formatMessage,
-  openTape,
-  setProcessTape,
-  type Tape,
-} from '@agent-tape/core/internal'
+import { formatMessage, setProcessTape, type Tape } from '@agent-tape/core/internal'
+import { gatewayVariables, takeGatewayVariables } from '../gateway/address.js'
 import { installHttpBoundary } from '../install.js'
 import { installPatch, installPatches, type NodePatch } from '../network/node-patch.js'
 import { boundaryVariables } from './child-env.js'
 import { ProcessPlace } from './process-place.js'
 import { writeProcessReport } from './process-report.js'
 import {
-  PROXY_VARIABLES,
   type ProcessSessionConfig,
   type ProcessSlot,
   SESSION_ENV,
   SLOT_ENV,
   sessionFiles,
-  WATCH_PROXY_ENV,
 } from './session.js'
+import { openSessionTape } from './session-tape.js'
 import { childVariablesHook } from './spawn-hook.js'
 
 /** A Node process that the spawn hooks did not place (started in a way they do not see). */
@@ -43,34 +37,22 @@ export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env)
   const slot = readSlot(env[SLOT_ENV])
   // Only this process was given this slot: its children get their own (or, through a shell, this one's).
   delete env[SLOT_ENV]
-  const watched = takeWatchProxy(env)
+  const gateway = takeGatewayVariables(env)
   const place = new ProcessPlace(dir, slot)
   installHttpBoundary({ modelEndpoints: config.modelEndpoints, allowHosts: config.allowHosts })
-  const tape = await openTape({
-    id: config.id,
-    cassettePath: config.cassettePath,
-    store: storeFor(config),
-    mode: config.mode === 'record' ? 'update' : config.mode,
-    // The session's mode, whatever AGENT_TAPE_MODE the command inherited.
-    env: { ...env, AGENT_TAPE_MODE: undefined },
-    allowRecordingInCI: true,
-    runsIn: 'command',
-    // The command's unused decisions are counted over all its processes, by whoever started it.
-    failOnUnused: false,
-    lane: () => place.laneOfDecisions(),
-    allowSecrets: config.allowSecrets,
-    rerecordCommand: config.rerecordCommand,
-    ...(config.viewCommand ? { viewCommand: config.viewCommand } : {}),
-  })
+  const tape = await openSessionTape(config, env, () => place.laneOfDecisions())
   setProcessTape(tape)
   // For the life of the process: its report is written as it exits.
   installPatches([
     () => installPatch(workerNotice, tape),
     () =>
-      installPatch(childVariablesHook, (read) => ({
-        ...boundaryVariables(dir, place.nextChild(), read('NODE_OPTIONS')),
-        ...watched,
-      })),
+      installPatch(childVariablesHook, (read) => {
+        const slot = place.nextChild()
+        return {
+          ...boundaryVariables(dir, slot, read('NODE_OPTIONS')),
+          ...(gateway ? gatewayVariables(gateway, slot) : {}),
+        }
+      }),
   ])
   reportOnExit(tape, place, dir, config, env)
 }
@@ -109,23 +91,6 @@ const workerNotice: NodePatch<Tape> = {
   },
 }
 
-/**
- * Removes from this process's environment the proxy variables that name the session's watch
- * proxy (a Node client that honours them, such as axios, would send its requests there instead
- * of through the boundary), and returns them for its children.
- */
-function takeWatchProxy(env: NodeJS.ProcessEnv): Record<string, string> {
-  const proxy = env[WATCH_PROXY_ENV]
-  const taken: Record<string, string> = {}
-  if (!proxy) return taken
-  for (const name of PROXY_VARIABLES) {
-    if (env[name] !== proxy) continue
-    taken[name] = proxy
-    delete env[name]
-  }
-  return taken
-}
-
 function readConfig(dir: string): ProcessSessionConfig | undefined {
   try {
     return JSON.parse(readFileSync(sessionFiles.config(dir), 'utf8')) as ProcessSessionConfig
@@ -148,14 +113,6 @@ function readSlot(text: string | undefined): ProcessSlot {
     return typeof slot.path === 'string' && typeof slot.lane === 'string' ? slot : UNPLACED
   } catch {
     return UNPLACED
-  }
-}
-
-/** Replay reads the session's cassette; a recording keeps its decisions until the process exits. */
-function storeFor(config: ProcessSessionConfig): CassetteStore {
-  return {
-    read: async () => (config.cassetteFile ? readFileSync(config.cassetteFile, 'utf8') : null),
-    write: async () => {},
   }
 }
 

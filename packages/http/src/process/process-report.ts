@@ -24,6 +24,8 @@ export interface ProcessReport {
   lane?: string
   /** Its main script, relative to the folder it ran in (no arguments: they may hold secrets). */
   script: string
+  /** Set for a process outside Node, whose requests came through the gateway (then `script` names its program). */
+  gateway?: true
   /** The signal that ended it, when one did and nothing else listened to it. */
   signal?: string
   /** Problems to fix that did not fail the run (a model call to a host that is not a model endpoint). */
@@ -47,6 +49,8 @@ export interface ReportInput {
   config: ProcessSessionConfig
   env: NodeJS.ProcessEnv
   signal?: string
+  /** What the report names the process by, when not this process's main script (a client of the gateway). */
+  script?: string
 }
 
 /**
@@ -54,7 +58,7 @@ export interface ReportInput {
  * decisions complete so far: the process is ending), synchronously, each through a temporary
  * file renamed into place. A recording with a secret in it is not written; the report says why.
  */
-export function writeProcessReport({ tape, place, dir, config, env, signal }: ReportInput): void {
+export function writeProcessReport({ tape, place, dir, config, env, signal, script }: ReportInput): void {
   const folder = sessionFiles.reports(dir)
   mkdirSync(folder, { recursive: true })
   const name = fileNameOf(place.path)
@@ -62,7 +66,8 @@ export function writeProcessReport({ tape, place, dir, config, env, signal }: Re
     pid: process.pid,
     path: place.path,
     ...(place.lane === undefined ? {} : { lane: place.lane }),
-    script: process.argv[1] ? relative(process.cwd(), process.argv[1]) : '',
+    script: script ?? (process.argv[1] ? relative(process.cwd(), process.argv[1]) : ''),
+    ...(script === undefined ? {} : { gateway: true as const }),
     ...(signal ? { signal } : {}),
   }
   if (config.mode === 'record') {

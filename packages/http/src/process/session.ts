@@ -68,21 +68,3 @@ export function fileNameOf(path: string): string {
 export function pathOfFileName(name: string): string | undefined {
   return name.startsWith('p-') ? decodeURIComponent(name.slice(2).replace(/\.jsonl?$/, '')) : undefined
 }
-
-/**
- * The loopback proxy that sees the requests of processes the boundary does not reach (set by
- * `agent-tape record` and `replay` with the proxy variables below). Each Node process removes
- * the proxy variables that name it from its own environment, so that only non-Node programs
- * use it, and gives them back to its children.
- */
-export const WATCH_PROXY_ENV = 'AGENT_TAPE_WATCH_PROXY'
-
-/** The variables by which HTTP clients outside Node (`curl`, Python, Go, …) find a proxy. */
-export const PROXY_VARIABLES = [
-  'HTTP_PROXY',
-  'HTTPS_PROXY',
-  'ALL_PROXY',
-  'http_proxy',
-  'https_proxy',
-  'all_proxy',
-]

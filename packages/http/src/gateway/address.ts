@@ -1,0 +1,124 @@
+import type { ProcessSlot } from '../process/session.js'
+import { GATEWAY_ROUTES } from './routes.js'
+
+/**
+ * Names the gateway of a recorded or replayed command to every process of it (JSON of a
+ * {@link GatewayAddress}): a Node process reads it to take the gateway's variables out of its own
+ * environment, and to give each child it starts the variables of that child's place.
+ */
+export const GATEWAY_ENV = 'AGENT_TAPE_GATEWAY'
+
+/** The variables by which HTTP clients outside Node (`curl`, Python, Go, …) find a proxy. */
+export const PROXY_VARIABLES = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+]
+
+/** The user name of the gateway's proxy credentials: the password names the process's place. */
+export const PROXY_USER = 'agent-tape'
+
+/** Where a command's gateway listens, and what it stands in for. */
+export interface GatewayAddress {
+  /** `http://127.0.0.1:<port>`. */
+  url: string
+  /** Whether the proxy variables name the gateway (not while recording behind a proxy of the user's own). */
+  proxy: boolean
+  /** The routes the base-URL variables name (see `GATEWAY_ROUTES`). */
+  routes: string[]
+  /** Each variable the gateway's stand in for, with its value in the command's environment (`null`: unset). */
+  replaced: Record<string, string | null>
+}
+
+/**
+ * The gateway's variables for a process in `slot`'s place: the proxy variables with credentials
+ * that name the place (clients send them as `Proxy-Authorization`), each route's base-URL
+ * variable with the place in its path, and the address itself for the Node processes among them.
+ */
+export function gatewayVariables(address: GatewayAddress, slot: ProcessSlot): Record<string, string> {
+  const tag = slotTag(slot)
+  const { host } = new URL(address.url)
+  const variables: Record<string, string> = { [GATEWAY_ENV]: JSON.stringify(address) }
+  if (address.proxy) {
+    for (const name of PROXY_VARIABLES) variables[name] = `http://${PROXY_USER}:${tag}@${host}`
+  }
+  for (const route of GATEWAY_ROUTES) {
+    if (address.routes.includes(route.name))
+      variables[route.variable] = `${address.url}/@${tag}/${route.name}`
+  }
+  return variables
+}
+
+/**
+ * Takes the gateway's variables out of a Node process's environment (its clients stay on the
+ * process's own boundary: the openai SDK reads `OPENAI_BASE_URL`, axios `HTTPS_PROXY`), putting
+ * back what the command's environment had; returns the address for its children.
+ */
+export function takeGatewayVariables(env: NodeJS.ProcessEnv): GatewayAddress | undefined {
+  const address = readAddress(env[GATEWAY_ENV])
+  if (!address) return undefined
+  for (const [name, value] of Object.entries(address.replaced)) {
+    const current = env[name]
+    // A variable the process's parent set to something else is the parent's choice: kept.
+    if (
+      current === undefined ||
+      (!current.startsWith(`${address.url}/@`) && !isGatewayProxy(current, address))
+    )
+      continue
+    if (value === null) delete env[name]
+    else env[name] = value
+  }
+  return address
+}
+
+/** The variables the gateway stands in for, with their values in `env` (see `GatewayAddress.replaced`). */
+export function replacedVariables(
+  env: Record<string, string | undefined>,
+  routes: readonly string[],
+  proxy: boolean,
+): Record<string, string | null> {
+  const names = [
+    ...(proxy ? PROXY_VARIABLES : []),
+    ...GATEWAY_ROUTES.filter((r) => routes.includes(r.name)).map((r) => r.variable),
+  ]
+  return Object.fromEntries(names.map((name) => [name, env[name] ?? null]))
+}
+
+function isGatewayProxy(value: string, address: GatewayAddress): boolean {
+  try {
+    const url = new URL(value)
+    return url.username === PROXY_USER && url.host === new URL(address.url).host
+  } catch {
+    return false
+  }
+}
+
+function readAddress(text: string | undefined): GatewayAddress | undefined {
+  if (!text) return undefined
+  try {
+    const address = JSON.parse(text) as GatewayAddress
+    return typeof address.url === 'string' && typeof address.replaced === 'object' ? address : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A place as the gateway's URLs and credentials carry it: base64url of its JSON. */
+export function slotTag(slot: ProcessSlot): string {
+  return Buffer.from(JSON.stringify([slot.path, slot.lane])).toString('base64url')
+}
+
+/** The place a {@link slotTag} names, or `undefined` for a tag that names none. */
+export function slotOfTag(tag: string): ProcessSlot | undefined {
+  try {
+    const parsed = JSON.parse(Buffer.from(tag, 'base64url').toString('utf8')) as unknown
+    if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string')
+      return undefined
+    return { path: parsed[0], lane: parsed[1] }
+  } catch {
+    return undefined
+  }
+}
