@@ -168,6 +168,38 @@ it('gives a parent and the two workers it starts at once a lane each, in the ord
   }
 })
 
+it("counts a sub-agent's miss in its own lane, as the replay's summary counts each lane and the total", async () => {
+  const recorded = await cli(
+    ['record', 'sub-agent.jsonl', '--', 'node', 'sub-agent.mjs'],
+    dir,
+    agentEnv(provider),
+  )
+  expect(recorded.code).toBe(0)
+  expect(laneRuns(join(dir, 'sub-agent.jsonl'))).toEqual(['', '1'])
+  // The sub-agent's first tool now answers otherwise: its second model request misses.
+  const tools = join(dir, 'tools.mjs')
+  const original = readFileSync(tools, 'utf8')
+  writeFileSync(
+    tools,
+    original.replace("n === 7 ? 49 : 12, currency: 'EUR'", "n === 7 ? 49 : 13, currency: 'EUR'"),
+  )
+  try {
+    const replayed = await replayWithoutNetwork(['sub-agent.jsonl'])
+    expect(replayed).toMatchObject({ code: 3, connections: 0 })
+    expect(replayed.stderr).toContain(
+      '[agent-tape] Replay miss at step 2 of lane "1", model request (gpt-4o-mini)',
+    )
+    expect(replayed.stderr).toContain(
+      '\n  progress  diverged at decision 2 of 12 in lane "1" (1 replayed before it in that lane); the cassette holds 14 decisions in 2 lanes\n',
+    )
+    expect(replayed.stderr).toContain(
+      'Replay of sub-agent.jsonl diverged (2 of 14 recorded decisions replayed: 1 of 2 in the main lane, 1 of 12 in lane "1"); the command exited with code 1.\n',
+    )
+  } finally {
+    writeFileSync(tools, original)
+  }
+})
+
 it('replays from a test through replayCommand, resolving to the exit code, the signal, clean and the report', async () => {
   await cli(['record', 'api.jsonl', '--', 'node', 'agent.mjs', '--task', TASK], dir, agentEnv(provider))
   let output = ''

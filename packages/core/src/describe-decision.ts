@@ -45,6 +45,11 @@ export function decisionLabel(record: { kind: string; in: unknown }): string {
   return (record as { [LABEL]?: string })[LABEL] ?? describeDecision(record.kind, record.in)
 }
 
+/** `the main lane` or `lane "researcher"`. */
+export function describeLane(lane?: string): string {
+  return lane === undefined || lane === '' ? 'the main lane' : `lane ${JSON.stringify(lane)}`
+}
+
 /** `step 3` or `step 3 of lane "researcher"`. */
 export function describePosition(step: number, lane?: string): string {
   return lane === undefined ? `step ${step}` : `step ${step} of lane ${JSON.stringify(lane)}`

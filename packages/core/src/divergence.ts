@@ -1,5 +1,5 @@
 import type { DecisionRecord } from './cassette-format.js'
-import { decisionLabel, describePosition } from './describe-decision.js'
+import { decisionLabel, describeLane, describePosition } from './describe-decision.js'
 import { AgentTapeError, type AgentTapeErrorCode, hasShape } from './errors.js'
 import { formatMessage, type MessageParts } from './format-message.js'
 import { diffJson, type FieldChange, formatChanges } from './json-diff.js'
@@ -24,10 +24,35 @@ export interface MissDetails {
   /** Decisions in the cassette. */
   total: number
   replayedBefore: number
+  /**
+   * The miss within its lane, when the cassette's decisions are in more than one lane or the
+   * miss is in a lane the cassette does not have (see {@link LaneProgress}).
+   */
+  inLane?: LaneProgress
   nearest?: { seq: number; key: string; label: string; step: number; lane?: string }
   changes: FieldChange[]
   /** What probably caused the miss, when the tape can tell (concurrent branches without lanes). */
   hint?: string
+}
+
+/**
+ * Where a miss stands in its lane. A tape that is one of several replaying one cassette (each
+ * Node process of a recorded command) asks for the decisions of its own lanes only: its counts
+ * are those of its lanes, and the run's totals are the command's to tell.
+ */
+export interface LaneProgress {
+  /** The lane path (`''` the main lane). */
+  lane: string
+  /** 1-based position of the missed decision among this run's decisions in the lane. */
+  index: number
+  /** Decisions the cassette holds in the lane. */
+  total: number
+  /** Decisions of the lane replayed before the miss. */
+  replayedBefore: number
+  /** Lanes the cassette's decisions are in. */
+  lanes: number
+  /** Whether the tape is one of several replaying the cassette, so that its own counts are no total. */
+  shared: boolean
 }
 
 /**
@@ -82,7 +107,7 @@ function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
   const lines = [
     `  cassette  ${context.cassettePath}`,
     `  key       ${d.key}`,
-    `  progress  diverged at decision ${d.decisionIndex} of ${d.total} (${d.replayedBefore} replayed before it)`,
+    `  progress  ${describeProgress(d)}`,
   ]
   const n = d.nearest
   if (n) lines.push(`  nearest   #${n.seq} ${n.key}, ${n.label} at ${describePosition(n.step, n.lane)}`)
@@ -106,6 +131,25 @@ function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
     fix: `If the change is intended, re-record this test: ${context.rerecordCommand}`,
     details: lines,
   })
+}
+
+/**
+ * `diverged at decision 3 of 7 (2 replayed before it)`; with lanes, the miss's place in its lane
+ * first, then in the whole run (a tape of its own) or the cassette (a tape among several, whose
+ * run-wide count only the command that ran them all knows).
+ */
+function describeProgress(d: MissDetails): string {
+  const whole = `decision ${d.decisionIndex} of ${d.total}`
+  const l = d.inLane
+  if (!l) return `diverged at ${whole} (${d.replayedBefore} replayed before it)`
+  const lane = describeLane(l.lane)
+  const inLane =
+    l.total === 0
+      ? `diverged at decision ${l.index} in ${lane}, which has no recorded decisions`
+      : `diverged at decision ${l.index} of ${l.total} in ${lane} (${l.replayedBefore} replayed before it in that lane)`
+  return l.shared
+    ? `${inLane}; the cassette holds ${d.total} ${d.total === 1 ? 'decision' : 'decisions'} in ${l.lanes} ${l.lanes === 1 ? 'lane' : 'lanes'}`
+    : `${inLane}, ${whole} in all (${d.replayedBefore} replayed before it)`
 }
 
 /**

@@ -15,7 +15,7 @@ export type {
 export { CASSETTE_FORMAT_VERSION, parseCassette, serializeCassette } from './cassette-format.js'
 export type { CassetteStore } from './cassette-store.js'
 export { createMemoryStore } from './cassette-store.js'
-export type { MissDetails } from './divergence.js'
+export type { LaneProgress, MissDetails } from './divergence.js'
 export { DivergenceError, isDivergenceError, isReplayMiss, ReplayMiss } from './divergence.js'
 export type { AgentTapeErrorCode, AgentTapeErrorName } from './errors.js'
 export {

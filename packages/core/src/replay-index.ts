@@ -52,6 +52,11 @@ export class ReplayIndex {
     return this.used.size
   }
 
+  /** Decisions of the lane (`''` the main lane) taken so far. */
+  consumedIn(lane: string): number {
+    return this.decisions.filter((d) => (d.lane ?? '') === lane && this.used.has(d.seq)).length
+  }
+
   unused(): DecisionRecord[] {
     return this.decisions.filter((d) => !this.used.has(d.seq))
   }

@@ -132,6 +132,51 @@ describe('the replay part', () => {
     expect(part.tally()).toMatchObject({ missed: 1, replayed: 0 })
   })
 
+  it('counts a miss in its lane when the cassette has several: with the run in all, or the cassette when the tape is one of several', () => {
+    const inLane = (prompt: string, step: number, lane: string, index: number) =>
+      decision(
+        'llm',
+        { model: 'gpt-4o', messages: [{ role: 'user', content: prompt }] },
+        { step, lane },
+        index,
+      )
+    const cassette = cassetteOf([
+      [ask('plan', 1, 1), 'p'],
+      [inLane('look up 1', 1, 'w', 2), 'a'],
+      [inLane('look up 2', 2, 'w', 3), 'b'],
+      [inLane('look up 3', 3, 'w', 4), 'c'],
+    ])
+    // A tape of its own (lanes by tape.lane): its place in the lane, then in the whole run.
+    const own = new ReplayPart(cassette, contextFor())
+    own.begin(ask('plan', 1, 1))
+    own.begin(inLane('look up 1', 1, 'w', 2))
+    const miss = missOf(() => own.begin(inLane('look up two', 2, 'w', 3)))
+    expect(miss.details.inLane).toEqual({
+      lane: 'w',
+      index: 2,
+      total: 3,
+      replayedBefore: 1,
+      lanes: 2,
+      shared: false,
+    })
+    expect(miss.message).toContain(
+      '  progress  diverged at decision 2 of 3 in lane "w" (1 replayed before it in that lane), decision 3 of 4 in all (2 replayed before it)\n',
+    )
+    // One tape of several (a process of a recorded command, its lane set): its lane and the cassette.
+    const shared = new ReplayPart(cassette, contextFor({ lane: () => 'w' }))
+    shared.begin(inLane('look up 1', 1, 'w', 1))
+    const sharedMiss = missOf(() => shared.begin(inLane('look up two', 2, 'w', 2)))
+    expect(sharedMiss.message).toContain(
+      '  progress  diverged at decision 2 of 3 in lane "w" (1 replayed before it in that lane); the cassette holds 4 decisions in 2 lanes\n',
+    )
+    // A lane the recording does not have, in a cassette of one lane.
+    const single = new ReplayPart(cassetteOf([[ask('plan', 1, 1), 'p']]), contextFor({ lane: () => '1' }))
+    const newLane = missOf(() => single.begin(inLane('plan', 1, '1', 1)))
+    expect(newLane.message).toContain(
+      '  progress  diverged at decision 1 in lane "1", which has no recorded decisions; the cassette holds 1 decision in 1 lane\n',
+    )
+  })
+
   it('names the step a request was recorded at when it arrives at another step of its lane', () => {
     const cassette = cassetteOf([
       [ask('researcher: find sources', 1, 1), 'a'],

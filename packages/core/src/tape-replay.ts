@@ -3,7 +3,7 @@ import type { Cassette, DecisionRecord } from './cassette-format.js'
 import { renumbered } from './cassette-inputs.js'
 import { createHeader } from './cassette-line.js'
 import { decisionLabel, describePosition } from './describe-decision.js'
-import { createDivergence, explainMiss, ReplayMiss } from './divergence.js'
+import { createDivergence, explainMiss, type LaneProgress, ReplayMiss } from './divergence.js'
 import { compareHarness } from './harness.js'
 import { bytesChangedForm } from './json-bytes.js'
 import { LIVE_KINDS } from './live-tools.js'
@@ -159,6 +159,7 @@ export class ReplayPart extends TapePart {
         ...position,
         total: this.index.total,
         replayedBefore: this.index.consumed,
+        ...this.laneProgress(position.lane ?? ''),
       },
       // What the key ignores is no difference: the diff leaves it out on both sides.
       this.context.ignores.apply(kind, input).input,
@@ -177,6 +178,26 @@ export class ReplayPart extends TapePart {
     this.context.log.diverge(error)
     this.context.log.note(decision, decisionIndex, 'missed')
     return error
+  }
+
+  /**
+   * The miss's place in its lane, when lanes tell more than the run's count: the cassette's
+   * decisions are in several lanes, or the miss is in a lane it does not have.
+   */
+  private laneProgress(lane: string): { inLane?: LaneProgress } {
+    const lanes = new Set(this.cassette.decisions.map((d) => d.lane ?? ''))
+    if (lanes.size <= 1 && (lanes.size === 0 || lanes.has(lane))) return {}
+    const asked = this.context.log.decisions.filter((d) => (d.lane ?? '') === lane).length
+    return {
+      inLane: {
+        lane,
+        index: asked + 1,
+        total: this.cassette.decisions.filter((d) => (d.lane ?? '') === lane).length,
+        replayedBefore: this.index.consumedIn(lane),
+        lanes: lanes.size,
+        shared: this.context.options.lane !== undefined,
+      },
+    }
   }
 
   /**
