@@ -193,12 +193,12 @@ it.each([
   },
 )
 
-it('reports the requests of a program agent-tape does not reach: noted while recording, refused and failing the replay', async () => {
+it('reports the HTTPS tunnel of a program outside Node: named while recording, refused and failing the replay', async () => {
   const script = `curl -s -o /dev/null -w '%{http_code}\\n' https://api.example.invalid/v1/data; node agent.mjs --task "${TASK}"`
   const recorded = await cli(['record', 'curl.jsonl', '--', 'sh', '-c', script], dir, agentEnv(provider))
   expect(recorded.code).toBe(0)
   expect(recorded.stderr).toContain(
-    'Not recorded: a process agent-tape does not reach (a program that is not Node, or a Node process started without NODE_OPTIONS) sent requests through the proxy variables: CONNECT api.example.invalid:443.',
+    "Not recorded: requests that reached the gateway of the command's processes outside Node, and that it could not tape: CONNECT api.example.invalid:443 (an HTTPS tunnel through the proxy: its bytes are encrypted end to end, so it passed unrecorded).",
   )
   // The Node agent under the same shell is not sent to the proxy: its requests are taped.
   expect(readCassette(join(dir, 'curl.jsonl')).decisions).toHaveLength(12)
@@ -208,7 +208,7 @@ it('reports the requests of a program agent-tape does not reach: noted while rec
   // curl's CONNECT was refused: no answer (000).
   expect(replayed.output).toBe('000\nanswer: Refund charge 7 (49 EUR), the duplicate.\n')
   expect(replayed.stderr).toContain(
-    '[agent-tape] Cannot replay a request of the command: CONNECT api.example.invalid:443: a process agent-tape does not reach',
+    "[agent-tape] Cannot replay a request of the command: CONNECT api.example.invalid:443 (an HTTPS tunnel through the proxy, which a replay cannot answer): it reached the gateway of the command's processes outside Node",
   )
   expect(provider.connections).toBe(before)
 })

@@ -1,5 +1,5 @@
 import { detectExec } from '@agent-tape/runner-kit'
-import type { ParsedArgs } from '../args.js'
+import { type ParsedArgs, usageError } from '../args.js'
 import type { CliIo } from '../command.js'
 import type { CommandRunOptions } from '../recorded-command/options.js'
 
@@ -25,9 +25,33 @@ export async function startOrExit<T>(io: CliIo, run: () => Promise<T>): Promise<
   }
 }
 
+/** The flags of the gateway that `record` and `replay` start for a command's processes outside Node. */
+export const GATEWAY_FLAGS = {
+  'gateway-port': {
+    type: 'string',
+    value: '<port>',
+    description:
+      "The port of the gateway for the command's processes outside Node (base URLs and the proxy variables); default a free one",
+  },
+  'max-request-bytes': {
+    type: 'string',
+    value: '<bytes>',
+    description:
+      'The largest request body the gateway takes (default 33554432, 32 MiB); a larger one is refused and named',
+  },
+} as const
+
 /** The options `record` and `replay` share, from their flags and the CLI's terminal. */
-export function commandRunOptions(values: ParsedArgs['values'], io: CliIo): CommandRunOptions {
+export function commandRunOptions(
+  values: ParsedArgs['values'],
+  io: CliIo,
+  command: string,
+): CommandRunOptions {
+  const port = integerFlag(values['gateway-port'], '--gateway-port', command, 1, 65_535)
+  const maxRequestBytes = integerFlag(values['max-request-bytes'], '--max-request-bytes', command, 1)
   return {
+    ...(port === undefined ? {} : { gatewayPort: port }),
+    ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }),
     cwd: io.cwd,
     env: io.env,
     modelEndpoints: strings(values['model-endpoint']),
@@ -37,6 +61,23 @@ export function commandRunOptions(values: ParsedArgs['values'], io: CliIo): Comm
     ...(io.commandOutput ? { onOutput: io.commandOutput } : {}),
     exec: detectExec(io.env.npm_config_user_agent),
   }
+}
+
+/** A flag's value as a whole number from `min` to `max`, or a usage error that says what was given. */
+function integerFlag(
+  value: unknown,
+  flag: string,
+  command: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
+  if (typeof value !== 'string') return undefined
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN
+  if (Number.isSafeInteger(n) && n >= min && n <= max) return n
+  throw usageError(
+    command,
+    `${flag} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`,
+  )
 }
 
 /**

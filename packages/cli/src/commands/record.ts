@@ -2,7 +2,7 @@ import { ALLOW_SECRET_OPTION, HELP_OPTION, usageError } from '../args.js'
 import type { Command } from '../command.js'
 import { recordCommand } from '../recorded-command/record.js'
 import { MODEL_ENDPOINTS_ENV } from '../recorded-command/session.js'
-import { commandRunOptions, reportCommandRun, strings } from './option-values.js'
+import { commandRunOptions, GATEWAY_FLAGS, reportCommandRun, strings } from './option-values.js'
 
 export const recordCliSpec: Command['spec'] = {
   name: 'record',
@@ -44,6 +44,7 @@ export const recordCliSpec: Command['spec'] = {
     },
     'allow-secret': ALLOW_SECRET_OPTION,
     'allow-ci': { type: 'boolean', description: 'Record although CI is set' },
+    ...GATEWAY_FLAGS,
     help: HELP_OPTION,
   },
   positionals: { min: 1, max: 1 },
@@ -67,7 +68,7 @@ export const recordCli: Command = {
     }
     return reportCommandRun(io, () =>
       recordCommand(positionals[0]!, command, {
-        ...commandRunOptions(values, io),
+        ...commandRunOptions(values, io, 'agent-tape record'),
         force: values.force === true,
         envKeys: strings(values.env),
         harness: strings(values.harness),

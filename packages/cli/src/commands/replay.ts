@@ -2,7 +2,7 @@ import { ALLOW_SECRET_OPTION, HELP_OPTION, usageError } from '../args.js'
 import type { Command } from '../command.js'
 import { replayCommand } from '../recorded-command/replay.js'
 import { MODEL_ENDPOINTS_ENV } from '../recorded-command/session.js'
-import { commandRunOptions, reportCommandRun } from './option-values.js'
+import { commandRunOptions, GATEWAY_FLAGS, reportCommandRun } from './option-values.js'
 
 export const replayCli: Command = {
   spec: {
@@ -31,6 +31,7 @@ export const replayCli: Command = {
         description: 'A host the command may reach for real (repeatable)',
       },
       'allow-secret': ALLOW_SECRET_OPTION,
+      ...GATEWAY_FLAGS,
       help: HELP_OPTION,
     },
     positionals: { min: 1, max: 1 },
@@ -58,7 +59,7 @@ export const replayCli: Command = {
     }
     return reportCommandRun(io, () =>
       replayCommand(positionals[0]!, {
-        ...commandRunOptions(values, io),
+        ...commandRunOptions(values, io, 'agent-tape replay'),
         ...(command ? { argv: command } : {}),
         mode,
       }),
