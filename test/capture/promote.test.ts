@@ -155,6 +155,9 @@ it('promotes a captured run into a Vitest test that is green on replay with no n
   const edited = await app.runTests('', replay())
   expect(edited.code).toBe(1)
   expect(edited.output).toContain('ReplayMiss')
+  // The miss is the test's one failure, not again inside the failed rejects.toThrow around it.
+  expect(edited.output.split(' FAIL  test/agent.test.ts > issue-412\n')).toHaveLength(2)
+  expect(edited.output).not.toContain('to throw error including')
   app.write('src/agent.js', readFileSync(join(APP, 'src/agent.js'), 'utf8'))
   expect(provider.connections).toBe(connections)
 }, 120_000)

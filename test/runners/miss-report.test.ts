@@ -35,7 +35,15 @@ const TEST = [
   '  // The agent swallows the SDK error, and the test trips on its answer.',
   "  it.tape('swallowed', async () => { expect(await askOpenAI('Hi?').catch(() => 'no answer')).toBe('Hello.') })",
   '})',
+  '',
+  "describe('errors', () => {",
+  "  // The run ends in the app's error, which the tests expect (as a promoted test does).",
+  "  const refuse = async () => { throw new Error('refused: ' + (await askOpenAI('Hi?'))) }",
+  "  it.tape('rejects', async () => { await expect(refuse()).rejects.toThrow('refused: Hello.') })",
+  "  it.tape('message', async () => { const error = await refuse().catch((e) => e); expect(error.message).toBe('refused: Hello.') })",
+  '})',
 ]
+const ERROR_TESTS = ['errors rejects', 'errors message']
 
 const SDK_FRAME =
   /^ *(?:❯|at) .*node_modules\/(?:openai|@anthropic-ai|ai|@ai-sdk|@google|@aws-sdk|@smithy|@mswjs)\//m
@@ -60,7 +68,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     project.write(FILE, testFile(runner, TEST))
     const record = await project.runTests('', env())
     expect(record.code, record.output).toBe(0)
-    expect(project.cassettes()).toHaveLength(SDKS.length + 1)
+    expect(project.cassettes()).toHaveLength(SDKS.length + 1 + ERROR_TESTS.length)
   }, 180_000)
   afterAll(async () => {
     await provider?.close()
@@ -78,7 +86,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
       expect(count(run.output, start), `${sdk}:\n${run.output}`).toBe(1)
       expect(count(run.output, rerecordCommand(runner, FILE, sdk)), sdk).toBe(1)
     }
-    expect(count(run.output, 'Replay miss at step 1')).toBe(SDKS.length + 1)
+    expect(count(run.output, 'Replay miss at step 1')).toBe(SDKS.length + 1 + ERROR_TESTS.length)
     // No HTTP status before the report, no JSON-escaped copy of it, no frame of an SDK or of the
     // agent-tape code that found the miss.
     expect(run.output).not.toMatch(/\d{3}:? (?:\{"error|\[agent-tape\])/)
@@ -96,5 +104,13 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     expect(miss, run.output).toBeGreaterThan(-1)
     expect(run.output.indexOf('no answer', miss)).toBeGreaterThan(miss)
     expect(count(run.output, rerecordCommand(runner, FILE, 'agent swallowed'))).toBe(1)
+    // A test that expected the run's own error (as a promoted test does) got the SDK's error of
+    // the miss instead: the miss is its one failure, not again inside that assertion's.
+    for (const name of ERROR_TESTS) {
+      expect(count(run.output, runner.failureStart(FILE, name)), `${name}:\n${run.output}`).toBe(1)
+      expect(
+        count(run.output, `${runner.failureStart(FILE, name)}ReplayMiss: [agent-tape] Replay miss at step 1`),
+      ).toBe(1)
+    }
   })
 })

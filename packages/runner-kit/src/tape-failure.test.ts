@@ -46,6 +46,14 @@ it('finds the failure inside what each SDK makes of the answer of a miss', () =>
     new AggregateError([new Error('other'), new Error(`400 ${REPORT}`)], 'two failures'),
     // a runner's serialized copy of an SDK error
     { name: 'APIError', message: `400 ${REPORT}`, stack: 'APIError: 400 …' },
+    // an assertion on the error the run was expected to end in, which got the SDK's error
+    // instead (Vitest cuts the received message short, and keeps it whole as `actual`)
+    {
+      name: 'AssertionError',
+      message: `expected [Function] to throw error including 'refused' but got '400 [agent-tape] Replay miss at step …'`,
+      actual: `400 ${REPORT}`,
+      expected: 'refused',
+    },
   ]
   for (const error of wrapped) expect(carriesFailure(error, failure), String(error)).toBe(true)
 })
@@ -55,6 +63,12 @@ it('does not take the failure itself, or an unrelated error, for a wrapping of i
   expect(carriesFailure(failure, failure)).toBe(false)
   expect(carriesFailure(new Error('expected "" to match /Paris/'), failure)).toBe(false)
   expect(carriesFailure(new Error('chat completions answered 400'), failure)).toBe(false)
+  expect(
+    carriesFailure(
+      { name: 'AssertionError', message: "expected 'Rain' to be 'Sun'", actual: 'Rain' },
+      failure,
+    ),
+  ).toBe(false)
   const cyclic: { message: string; cause?: unknown } = { message: 'cycle' }
   cyclic.cause = cyclic
   expect(carriesFailure(cyclic, failure)).toBe(false)

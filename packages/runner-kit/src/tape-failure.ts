@@ -50,8 +50,11 @@ export function isSameFailure(error: unknown, failure: ErrorLike): boolean {
 
 /**
  * Whether `error` carries `failure` without being it: the first line of its message appears,
- * as written or JSON-escaped, in the error's message or in an error it wraps (`cause`, the
- * `errors` of an aggregate, `lastError` of a retry).
+ * as written or JSON-escaped, in the error's message, in what an assertion error received (its
+ * `actual`: the SDK's error made of the miss's answer, when the test expected the run's own
+ * error with `rejects.toThrow('…')` or compared its message; a runner may cut that value short
+ * in the message), or in an error it wraps (`cause`, the `errors` of an aggregate, `lastError`
+ * of a retry).
  */
 export function carriesFailure(error: unknown, failure: ErrorLike): boolean {
   const line = String(failure.message).split('\n')[0] ?? ''
@@ -61,9 +64,15 @@ export function carriesFailure(error: unknown, failure: ErrorLike): boolean {
   const visit = (value: unknown, depth: number): boolean => {
     if (depth > 8 || typeof value !== 'object' || value === null || seen.has(value)) return false
     seen.add(value)
-    const e = value as { message?: unknown; cause?: unknown; errors?: unknown; lastError?: unknown }
-    const message = typeof e.message === 'string' ? e.message : ''
-    if (needles.some((needle) => message.includes(needle))) return true
+    const e = value as {
+      message?: unknown
+      actual?: unknown
+      cause?: unknown
+      errors?: unknown
+      lastError?: unknown
+    }
+    const texts = [e.message, e.actual].filter((text): text is string => typeof text === 'string')
+    if (texts.some((text) => needles.some((needle) => text.includes(needle)))) return true
     const inner = [e.cause, e.lastError, ...(Array.isArray(e.errors) ? e.errors : [])]
     return inner.some((i) => visit(i, depth + 1))
   }
