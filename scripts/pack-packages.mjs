@@ -21,6 +21,8 @@ const PACKAGES = {
   cli: ['core', 'http', 'inspect', 'runner-kit'],
   capture: ['core', 'http'],
 }
+// Capture runs in a server, in production: a dependency of the app, not a dev dependency.
+const DEPENDENCIES = new Set(['capture'])
 
 rmSync(out, { recursive: true, force: true })
 mkdirSync(out)
@@ -43,6 +45,6 @@ console.log(`  mkdir -p ${vendor} && cp "${out}"/*.tgz ${vendor}/`)
 for (const [folder, needs] of Object.entries(PACKAGES)) {
   if (needs.length === 0) continue
   const files = [...needs, folder].map((f) => `./${vendor}/${basename(tarballs[f])}`)
-  console.log(`  npm install -D ${files.join(' ')}    # ${folder}`)
+  console.log(`  npm install${DEPENDENCIES.has(folder) ? '' : ' -D'} ${files.join(' ')}    # ${folder}`)
 }
 console.log(`\nCommit ${vendor}/ with the lockfile: npm ci installs from there in CI.`)

@@ -1,6 +1,7 @@
 /**
  * A team's first hour, from the packed tarballs, following the README literally in a fresh
- * external project per runner: vendor the tarballs and install them (Install), the quickstart's
+ * external project per runner: vendor the tarballs and install them (Install, capture's install
+ * too, and every package the README imports is one it installs), the quickstart's
  * install, files and commands, record, replay with no key, a prompt edit that misses, the view
  * and re-record commands the miss prints run as printed, then the README's CI workflow on a fresh
  * clone (`npm ci`, the keyless replay, `agent-tape verify --strict`). Every command agent-tape
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
+import { REPO_ROOT } from '../support/fixture-project.js'
 import { nodeBinary } from '../support/node-binary.js'
 import { packPackages } from '../support/pack.js'
 import { readReadmeSection } from '../support/readme-section.js'
@@ -132,6 +134,47 @@ it('flags a printed command that could fetch an unscoped package, and passes the
   ).toEqual([])
 })
 
+/** The `@agent-tape/*` packages a text's code blocks import (`@agent-tape/vitest/plugin` is `vitest`). */
+export function importedPackages(text: string): string[] {
+  const code = [...text.matchAll(/```(?:ts|js|tsx|jsx|mjs|cjs)\n([\s\S]*?)```/g)].map((m) => m[1]!).join('\n')
+  const found = new Set<string>()
+  for (const m of code.matchAll(
+    /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)['"]@agent-tape\/([\w-]+)[^'"]*['"]/gm,
+  ))
+    found.add(m[1]!)
+  return [...found].sort()
+}
+
+/** The `@agent-tape/*` packages the `npm install` lines of the README's Install blocks install. */
+function installedPackages(install: string): string[] {
+  const found = new Set<string>()
+  for (const [, runner] of install.matchAll(/<!-- readme-install: (\S+) -->/g))
+    for (const line of block(install, new RegExp(`<!-- readme-install: ${runner} -->`)))
+      if (/^npm install\b/.test(line))
+        for (const m of line.matchAll(/\bagent-tape-([a-z-]+?)-\d+\.\d+\.\d+\.tgz\b/g)) found.add(m[1]!)
+  return [...found].sort()
+}
+
+it('installs, in the Install section, every package the README imports', () => {
+  expect(
+    importedPackages(
+      [
+        '```ts',
+        "import { agentTape } from '@agent-tape/vitest/plugin'",
+        "const { createCapture } = require('@agent-tape/capture')",
+        "await import('@agent-tape/cli')",
+        '```',
+        "Prose about `import x from '@agent-tape/inspect'` is no code block.",
+      ].join('\n'),
+    ),
+  ).toEqual(['capture', 'cli', 'vitest'])
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+  const imported = importedPackages(readme)
+  expect(imported).toEqual(expect.arrayContaining(['capture', 'vitest']))
+  const installed = installedPackages(readReadmeSection('Install').section)
+  expect(imported.filter((name) => !installed.includes(name))).toEqual([])
+})
+
 interface Flow {
   runner: 'vitest' | 'jest'
   /** The README section of the quickstart. */
@@ -168,6 +211,11 @@ describe.concurrent('the README, followed literally from the tarballs', () => {
       const install = readReadmeSection('Install').section
       for (const command of block(install, new RegExp(`<!-- readme-install: ${runner} -->`)))
         await ok(command, dir)
+      if (runner === 'vitest') {
+        // A server that captures its runs adds capture, as the Install section says, and imports it.
+        for (const command of block(install, /<!-- readme-install: capture -->/)) await ok(command, dir)
+        await ok(`node --input-type=module -e "await import('@agent-tape/capture')"`, dir)
+      }
       // The quickstart's step 1, then its files.
       for (const command of block(readme.section, /\*\*1\. Install\*\*/)) await ok(command, dir)
       for (const { path, code } of readme.snippets) {
