@@ -115,6 +115,10 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
       expect(ci.output).toContain(
         'Connect the client inside the tape that uses it (in the test body, or in a helper the body awaits)',
       )
+      // The refusal names the setup tape, the opt-in that connects once for the block.
+      expect(ci.output).toContain(
+        "To connect once for a file or a describe block, connect in a setup tape: beforeAll.tape(() => client.connect(transport)) records the handshake in a cassette of its own, and each test's tape uses the connected client",
+      )
       expect(ci.output).not.toContain('ECONNREFUSED')
       expect(ci[runner.summaryStream]).toContain(
         'agent-tape  2 tapes: 2 replayed cleanly, 0 recorded, 0 diverged',

@@ -59,6 +59,15 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
   const pending = new Map<string | number, Pending>()
   let virtual = false
   let started = false
+  /**
+   * What the client sent while the transport was connected virtually (a replayed setup tape's
+   * `initialize` and `notifications/initialized`): sent again to the server, for real, when a
+   * later tape has to reach it (a test that records), so that it finds a session.
+   */
+  const handshake: McpMessage[] = []
+  let live: Promise<void> | undefined
+  /** The tape the transport started in, virtually: the setup tape whose handshake is kept. */
+  let connectedBy: Tape | undefined
   const outer: McpTransport = {
     async start() {
       const tape = currentTape()
@@ -67,7 +76,10 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
       if (!tape && replaysOutsideTapes()) throw mcpOutsideTapeError(JSON.stringify(server))
       // Replay answers from the cassette: the server is never started.
       virtual = tape !== undefined && answersFromCassette(tape)
-      if (virtual) return
+      if (virtual) {
+        connectedBy = tape
+        return
+      }
       inner.onmessage = (message: McpMessage, extra?: unknown) => void deliver(message, extra)
       inner.onclose = () => outer.onclose?.()
       inner.onerror = (error) => outer.onerror?.(error)
@@ -81,15 +93,26 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
       const replaying = tape !== undefined && answersFromCassette(tape)
       if (!tape || !isRequest || tape.action === 'passthrough') {
         // Nothing leaves in replay, on a transport connected before the tape began too.
+        if (virtual && replaying && tape === connectedBy) handshake.push(message)
         if (virtual || replaying) return
         return runInsideDecision(() => inner.send(message, sendOptions))
       }
       const begun = tape.begin('mcp', mcpInput(server, message.method!, message.params))
       // Replay answers from the cassette, even on a transport connected before the tape began.
       if (begun.action === 'replay' && answersFromCassette(tape)) {
+        if (virtual && tape === connectedBy) handshake.push(message)
         const answer = responseFrom(message.id!, begun.record.out, begun.record.err)
         queueMicrotask(() => outer.onmessage?.(answer))
         return
+      }
+      // Connected by a setup tape that replayed, and asked by a tape that reaches the server.
+      if (virtual) {
+        try {
+          await goLive()
+        } catch (error) {
+          if (begun.action === 'record') begun.complete({ err: recordedError(error) }, 0)
+          throw error
+        }
       }
       const entry: Pending = { method: message.method!, tape, started: performance.now() }
       if (begun.action === 'record') entry.begun = begun
@@ -107,7 +130,50 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
   }
   Object.defineProperty(outer, 'sessionId', { get: () => (virtual ? undefined : inner.sessionId) })
 
+  /**
+   * Starts the real transport of a client connected virtually, and makes its handshake again,
+   * for real: the answers go to no one (the client has the recorded ones), the server now knows
+   * the session. Once, whichever tape asks first.
+   */
+  function goLive(): Promise<void> {
+    live ??= (async () => {
+      inner.onmessage = (message: McpMessage, extra?: unknown) => void deliver(message, extra)
+      inner.onclose = () => outer.onclose?.()
+      inner.onerror = (error) => outer.onerror?.(error)
+      await runInsideDecision(() => inner.start())
+      started = true
+      for (const [i, message] of handshake.entries()) {
+        if (message.id === undefined) {
+          await runInsideDecision(() => inner.send(message))
+          continue
+        }
+        const id = `agent-tape-handshake-${i}`
+        const answered = new Promise<McpMessage>((resolve) => handshakes.set(id, resolve))
+        await runInsideDecision(() => inner.send({ ...message, id }))
+        const answer = await answered
+        if (answer.error) {
+          throw new AgentTapeError('ERR_TAPE_USAGE', {
+            what: `MCP server ${JSON.stringify(server)} refused the ${message.method} the client was connected with`,
+            why: `a tape reaches the server after a setup tape connected the client from its cassette, so the recorded handshake is made again for real, and the server answered: ${answer.error.message}`,
+            fix: 'Re-record the setup tape with the tests that use the client (the command its failures print), so that the handshake is made with the server as it is now',
+          })
+        }
+      }
+      virtual = false
+    })()
+    return live
+  }
+
+  /** The handshake made again by {@link goLive}, waiting for the server's answers. */
+  const handshakes = new Map<string | number, (answer: McpMessage) => void>()
+
   async function deliver(message: McpMessage, extra?: unknown): Promise<void> {
+    const made =
+      message.id !== undefined && message.method === undefined ? handshakes.get(message.id) : undefined
+    if (made) {
+      handshakes.delete(message.id!)
+      return made(message)
+    }
     const entry =
       message.id !== undefined && message.method === undefined ? pending.get(message.id) : undefined
     if (!entry) return outer.onmessage?.(message, extra)
@@ -131,6 +197,11 @@ export function tapeMcpTransport<T extends McpTransport>(inner: T, options: Tape
   }
 
   return outer as T
+}
+
+function recordedError(error: unknown): RecordedError {
+  const e = error instanceof Error ? error : new Error(String(error))
+  return { name: e.name, message: e.message }
 }
 
 function responseFrom(id: string | number, out: unknown, err: RecordedError | undefined): McpMessage {

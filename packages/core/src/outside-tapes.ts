@@ -12,6 +12,6 @@ export function mcpOutsideTapeError(server: string): AgentTapeError {
   return new AgentTapeError('ERR_TAPE_USAGE', {
     what: `Cannot connect to MCP server ${server} outside a tape`,
     why: `the client connected before any tape began (in beforeAll, or as a module loaded), and this run's tapes replay (${replays}); a replay never starts an MCP server's process nor opens its connection, and a handshake made outside every tape belongs to no cassette`,
-    fix: 'Connect the client inside the tape that uses it (in the test body, or in a helper the body awaits): the handshake is then recorded and replayed with the calls',
+    fix: "Connect the client inside the tape that uses it (in the test body, or in a helper the body awaits): the handshake is then recorded and replayed with the calls. To connect once for a file or a describe block, connect in a setup tape: beforeAll.tape(() => client.connect(transport)) records the handshake in a cassette of its own, and each test's tape uses the connected client",
   })
 }

@@ -1,5 +1,6 @@
 import type { TapeMode } from '@agent-tape/core/context'
 import type { ReportConfig, TapeConfig, TapeSummaryEntry } from '@agent-tape/runner-kit'
+import type { TapeNameRegistry } from '@agent-tape/runner-kit/tape'
 
 /**
  * What the environment (outside Jest's sandbox) hands to the setup file and `it.tape` (inside
@@ -22,13 +23,15 @@ export interface TapeBridge {
   testTimeout: number
   /** Names from the outermost `describe` to the test defined last. */
   lastDefined: string[] | undefined
+  /** The describe blocks, outermost first, around the hook defined last (from `add_hook`). */
+  lastHookScope?: string[] | undefined
   /**
    * Every tape the file defines, skipped or filtered out ones included, as names from the
    * outermost `describe` to the tape name.
    */
   tapes: string[][]
-  /** Tells whether a tape's name is the only one of its kind in the file. */
-  registry?: { isUnique(testFile: string, name: string): boolean }
+  /** The file's tape names (tests' and setup tapes'): tells whether a name is the only one of its kind. */
+  registry?: TapeNameRegistry
   /** One entry per tape that ran. */
   entries: TapeSummaryEntry[]
 }

@@ -64,6 +64,8 @@ export default class AgentTapeEnvironment extends TestEnvironment {
   // Sync events (`add_test` among them) are dispatched while the test file defines its
   // tests, so `it.tape` reads the full name path of the test it just defined.
   handleTestEvent(event: Circus.Event, state: Circus.State): void {
+    // A hook is added to the block being defined: `beforeAll.tape` reads the block's names.
+    if (event.name === 'add_hook') this.bridge.lastHookScope = blockNamesOf(state.currentDescribeBlock)
     if (event.name !== 'add_test') return
     const test = state.currentDescribeBlock.children.at(-1)
     if (test?.type === 'test') this.bridge.lastDefined = namesOf(test)
@@ -95,6 +97,12 @@ export default class AgentTapeEnvironment extends TestEnvironment {
 function updateRequested(globalConfig: JestEnvironmentConfig['globalConfig']): boolean {
   const patterns = (globalConfig.testPathPatterns as { patterns?: unknown } | undefined)?.patterns
   return Array.isArray(patterns) && patterns.includes(UPDATE_FLAG)
+}
+
+function blockNamesOf(block: Circus.DescribeBlock): string[] {
+  const names: string[] = []
+  for (let b = block; b.parent; b = b.parent) names.unshift(b.name)
+  return names
 }
 
 function namesOf(test: Circus.TestEntry): string[] {

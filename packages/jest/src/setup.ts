@@ -7,11 +7,13 @@ import { installRunnerBoundary, loadTapeMatchersWithFirstTape } from '@agent-tap
 import { BRIDGE_KEY, type TapeBridge } from './bridge.js'
 import { runtimeErrors } from './load-lazily.js'
 import { tapeMatchers } from './matchers.js'
+import { createSetupTape } from './setup-hooks.js'
 import { createTapeApi } from './tape-api.js'
 
 const sandbox = globalThis as unknown as Record<string, unknown> & {
   expect: { extend(matchers: object): void }
-  afterAll(fn: () => unknown): void
+  afterAll: ((fn: () => unknown, timeout?: number) => void) & { tape?: unknown }
+  beforeAll: ((fn: () => unknown, timeout?: number) => void) & { tape?: unknown }
   test: Parameters<typeof createTapeApi>[0] & { tape?: unknown }
   it: { tape?: unknown }
 }
@@ -35,3 +37,6 @@ sandbox.expect.extend(tapeMatchers)
 const tape = createTapeApi(sandbox.test, bridge)
 sandbox.test.tape = tape
 sandbox.it.tape = tape
+// Setup tapes: `beforeAll.tape(fn)` and `afterAll.tape(fn)` run the hook inside a tape of its own.
+sandbox.beforeAll.tape = createSetupTape('beforeAll', sandbox.beforeAll.bind(sandbox), bridge)
+sandbox.afterAll.tape = createSetupTape('afterAll', sandbox.afterAll.bind(sandbox), bridge)

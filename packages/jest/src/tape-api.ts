@@ -62,18 +62,19 @@ type JestTest = JestDefine & {
   concurrent: JestDefine & { only: JestDefine; skip: JestDefine }
 }
 
+/** The registry of the file's tape names (tests' and setup tapes'), made by the first that claims one. */
+export function registryOf(bridge: TapeBridge): TapeNameRegistry {
+  bridge.registry ??= new (tapeKit().TapeNameRegistry)()
+  return bridge.registry
+}
+
 /**
  * Builds `it.tape` on Jest's `test`, for the test file the bridge describes. What defining a tape
  * checks loads with the file's first `it.tape` (see load-lazily.ts).
  */
 export function createTapeApi(test: JestTest, bridge: TapeBridge): TapeTestAPI {
-  let registry: TapeNameRegistry | undefined
   const claim = (name: string, names: readonly string[]) => {
-    if (!registry) {
-      registry = new (tapeKit().TapeNameRegistry)()
-      bridge.registry = registry
-    }
-    registry.claim(bridge.testFile, name, names.slice(0, -1), { testName: names.join(' > ') })
+    registryOf(bridge).claim(bridge.testFile, name, names.slice(0, -1), { testName: names.join(' > ') })
     bridge.tapes.push([...names])
   }
   const assertTapeName = (name: unknown) => tapeKit().assertTapeName(name, bridge.testFile)

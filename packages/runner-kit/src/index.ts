@@ -36,10 +36,11 @@ export { REPORT_OPTIONS, RUNNER_OPTIONS, renderOptionTable, reportConfigOf } fro
 export type { Pattern, PatternData, RegExpData } from './patterns.js'
 export { toPattern, toRegExp } from './patterns.js'
 export { placeholderKeysFor, replayKeyPlanFor } from './placeholder-keys.js'
-export type { RerecordCommandInput, RunnerName } from './rerecord-command.js'
+export type { RerecordCommandInput, RunnerName, SetupRerecordCommandInput } from './rerecord-command.js'
 export {
   binCommand,
   buildRerecordCommand,
+  buildSetupRerecordCommand,
   buildUpdateAllCommand,
   CLI_BIN,
   detectExec,

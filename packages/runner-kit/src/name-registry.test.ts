@@ -51,3 +51,18 @@ it('rejects two cassettes of one file that differ only in case, as macOS and Win
     /differ only in case/,
   )
 })
+
+it('claims a setup tape under its hook name: one per hook and describe block, and no test of the block by that name', () => {
+  const registry = new TapeNameRegistry()
+  expect(registry.claimSetup('a.test.ts', 'beforeAll', ['weather'])).toBe('weather/beforeAll')
+  expect(registry.claimSetup('a.test.ts', 'afterAll', ['weather'])).toBe('weather/afterAll')
+  expect(registry.claimSetup('a.test.ts', 'beforeAll', [])).toBe('beforeAll')
+  expect(() => registry.claimSetup('a.test.ts', 'beforeAll', ['weather'])).toThrow(
+    'Two beforeAll.tape hooks in describe "weather" of a.test.ts: a setup tape is the cassette weather/beforeAll.jsonl of its block: one beforeAll.tape per describe block',
+  )
+  expect(() =>
+    registry.claim('a.test.ts', 'afterAll', ['weather'], { testName: 'weather > afterAll' }),
+  ).toThrow(
+    'the tests "weather > afterAll.tape" and "weather > afterAll" would share one cassette (weather/afterAll.jsonl)',
+  )
+})

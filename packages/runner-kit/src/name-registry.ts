@@ -50,6 +50,24 @@ export class TapeNameRegistry {
   }
 
   /**
+   * Claims the cassette of a setup tape (`beforeAll.tape`, `afterAll.tape`) inside `describes`:
+   * one per hook and block, and no test's tape of the block may have the hook's name.
+   */
+  claimSetup(testFile: string, hook: 'beforeAll' | 'afterAll', describes: readonly string[]): string {
+    const cassette = cassetteNameFor(testFile, describes, hook)
+    const previous = this.files.get(testFile)?.get(cassette)
+    const scope = describes.length > 0 ? `describe ${JSON.stringify(describes.join(' > '))}` : 'the file'
+    if (previous?.testName === setupName(describes, hook)) {
+      throw new ConfigError({
+        what: `Two ${hook}.tape hooks in ${scope} of ${testFile}`,
+        why: `a setup tape is the cassette ${cassette}.jsonl of its block: one ${hook}.tape per describe block`,
+        fix: `Do the setup in one ${hook}.tape, or move one of them into a describe block of its own`,
+      })
+    }
+    return this.claim(testFile, hook, describes, { testName: setupName(describes, hook) })
+  }
+
+  /**
    * Whether the tape name `name` is claimed once in `testFile`: only then may its tape read a
    * cassette written before cassettes were named by their describe path (see `legacy-cassette.ts`).
    */
@@ -60,4 +78,8 @@ export class TapeNameRegistry {
 
 function at(claim: Claim): string {
   return claim.line === undefined ? '' : ` (line ${claim.line})`
+}
+
+function setupName(describes: readonly string[], hook: string): string {
+  return [...describes, `${hook}.tape`].join(' > ')
 }

@@ -2,6 +2,7 @@ import { expect, it } from 'vitest'
 import {
   binCommand,
   buildRerecordCommand,
+  buildSetupRerecordCommand,
   buildUpdateAllCommand,
   CLI_BIN,
   detectExec,
@@ -52,4 +53,25 @@ it('runs our bins only as installed: npx never fetches a package named after the
       /\b(?:npx|bunx) agent-tape/,
     )
   }
+})
+
+it('re-records a setup tape with the tests of its describe block (the hook runs with them), or of its file', () => {
+  expect(
+    buildSetupRerecordCommand({
+      runner: 'vitest',
+      testFile: 'test/mcp.test.ts',
+      describes: ['weather', 'stdio (v2)'],
+    }),
+  ).toBe("npx vitest run test/mcp.test.ts -t '^weather stdio \\(v2\\) ' -- --update-cassettes")
+  expect(buildSetupRerecordCommand({ runner: 'vitest', testFile: 'test/mcp.test.ts', describes: [] })).toBe(
+    'npx vitest run test/mcp.test.ts -- --update-cassettes',
+  )
+  expect(
+    buildSetupRerecordCommand({
+      runner: 'jest',
+      testFile: 'test/mcp.test.ts',
+      describes: ['weather'],
+      exec: 'pnpm',
+    }),
+  ).toBe("pnpm agent-tape-jest test/mcp.test.ts -t '^weather ' --update-cassettes")
 })

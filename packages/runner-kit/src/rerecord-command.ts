@@ -88,3 +88,33 @@ export function quoteShell(text: string): string {
   if (/^[\w@%+=:,./-]+$/.test(text)) return text
   return `'${text.replace(/'/g, `'\\''`)}'`
 }
+
+export interface SetupRerecordCommandInput {
+  runner: RunnerName
+  /** The test file, relative to the directory the command runs in, with `/` separators. */
+  testFile: string
+  /** The describe blocks around the hook, outermost first (none for a hook of the file). */
+  describes: readonly string[]
+  exec?: string
+}
+
+/**
+ * The command that re-records a setup tape (`beforeAll.tape`, `afterAll.tape`): the tests of its
+ * describe block (of its file, for a hook of the file), whose run runs the hook. It re-records
+ * those tests' cassettes too, recorded against the session the new setup opens.
+ *
+ * @example
+ * buildSetupRerecordCommand({ runner: 'vitest', testFile: 'test/mcp.test.ts', describes: ['weather'] })
+ * // "npx vitest run test/mcp.test.ts -t '^weather ' -- --update-cassettes"
+ */
+export function buildSetupRerecordCommand({
+  runner,
+  testFile,
+  describes,
+  exec = 'npx',
+}: SetupRerecordCommandInput): string {
+  const file = quoteShell(testFile.replace(/\\/g, '/'))
+  const filter = describes.length > 0 ? ` -t ${quoteShell(`^${escapeRegExp(describes.join(' '))} `)}` : ''
+  if (runner === 'vitest') return `${exec} vitest run ${file}${filter} -- ${UPDATE_FLAG}`
+  return jestCommand(`${file}${filter} ${UPDATE_FLAG}`, exec)
+}

@@ -55,6 +55,8 @@ export interface TestTapeInput {
   names: readonly string[]
   /** The tape name: the cassette file name. */
   name: string
+  /** The command its failures print to re-record it (default: the one that re-records this test). */
+  rerecordCommand?: string
   /**
    * Whether no other tape of the test file has this name: only then may a tape in describe
    * blocks read the cassette it had before cassettes were named by their describe path.
@@ -160,7 +162,9 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       ...(config.ignore.length > 0 ? { ignore: config.ignore } : {}),
       allowSecrets,
       failOnUnused: config.failOnUnused,
-      rerecordCommand: buildRerecordCommand({ runner: input.runner, testFile, names, exec: input.exec }),
+      rerecordCommand:
+        input.rerecordCommand ??
+        buildRerecordCommand({ runner: input.runner, testFile, names, exec: input.exec }),
       viewCommand: buildViewCommand({ exec: input.exec, cassettePath, runPath }),
       ...(runtime.sdks ? { sdks: runtime.sdks } : {}),
       onLateUse,

@@ -12,7 +12,7 @@ export async function tapeFixture(
   { task, onTestFinished }: TestContext,
   use: (tape: Tape) => Promise<void>,
 ): Promise<void> {
-  const config = readConfig()
+  const config = readConfig('it.tape')
   // Loaded by the first tape of the file, not by the setup file that every test file runs.
   const { failureFirst, isSameFailure, openTestTape, toPosix } = await import('@agent-tape/runner-kit/tape')
   const test = task as RunnerTestCase
@@ -55,11 +55,12 @@ export async function tapeFixture(
   await use(tape)
 }
 
-function readConfig(): ProvidedTapeConfig {
+/** The plugin's config, as the plugin provides it; `api` names what asks for it in the error. */
+export function readConfig(api: string): ProvidedTapeConfig {
   const config = inject('agentTape')
   if (!config) {
     throw new ConfigError({
-      what: 'it.tape cannot open a tape',
+      what: `${api} cannot open a tape`,
       why: 'the agentTape() plugin is not in this Vitest config',
       fix: "Add it: plugins: [agentTape()] with import { agentTape } from '@agent-tape/vitest/plugin'",
     })

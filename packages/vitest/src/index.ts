@@ -33,9 +33,7 @@ export const test: TestAPI & { tape: TapeTestAPI } = it
 export type { McpTransport, Tape, TapeMcpOptions, TapeState } from '@agent-tape/core'
 export { tapeMcpTransport } from '@agent-tape/core'
 export {
-  afterAll,
   afterEach,
-  beforeAll,
   beforeEach,
   describe,
   expect,
@@ -47,3 +45,5 @@ export type { TapeRuntimeOptions } from './configure.js'
 export { configureTape } from './configure.js'
 export type { TapeMatchers } from './matchers.js'
 export type { TapeMeta } from './meta.js'
+export type { AfterAllWithTape, BeforeAllWithTape, SetupTapeContext, SetupTapeDefine } from './setup-hooks.js'
+export { afterAll, beforeAll } from './setup-hooks.js'

@@ -18,9 +18,20 @@ export interface TapeMeta {
  */
 export type LateUses = Record<string, string[]>
 
+/**
+ * On a test file's `meta`: its setup tapes (`beforeAll.tape`, `afterAll.tape`), each as names
+ * from the outermost `describe` to the hook, claimed when the file is collected (so a filtered
+ * run does not call their cassettes obsolete), and the entry of each that ran.
+ */
+export interface SetupTapesMeta {
+  tapes: string[][]
+  entries: TapeSummaryEntry[]
+}
+
 declare module 'vitest' {
   interface TaskMeta {
     agentTape?: TapeMeta
     agentTapeLate?: LateUses
+    agentTapeSetup?: SetupTapesMeta
   }
 }

@@ -52,6 +52,13 @@ export class TapeSummaryReporter implements Reporter {
     for (const module of testModules) {
       const tapes: string[][] = []
       const late = module.meta().agentTapeLate ?? {}
+      // Setup tapes (`beforeAll.tape`, `afterAll.tape`), claimed as the file was collected: the
+      // entries of `beforeAll` listed before the tests', those of `afterAll` after them.
+      const setups = module.meta().agentTapeSetup
+      if (setups) {
+        tapes.push(...setups.tapes)
+        entries.push(...setups.entries.filter((e) => !e.test.endsWith(' > afterAll')))
+      }
       for (const test of module.children.allTests()) {
         const meta = test.meta().agentTape
         if (!meta) continue
@@ -60,6 +67,7 @@ export class TapeSummaryReporter implements Reporter {
         const lateUses = late[meta.entry.test]
         entries.push(lateUses ? { ...meta.entry, lateUses } : meta.entry)
       }
+      if (setups) entries.push(...setups.entries.filter((e) => e.test.endsWith(' > afterAll')))
       if (module.errors().length === 0) {
         collected.push({ testFile: toPosix(relative(root, module.moduleId)), tapes })
       }

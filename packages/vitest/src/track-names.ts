@@ -1,4 +1,4 @@
-import { assertTapeName, TapeNameRegistry } from '@agent-tape/runner-kit/tape'
+import { assertTapeName, type SetupHook, TapeNameRegistry } from '@agent-tape/runner-kit/tape'
 import { type RunnerTestCase, type RunnerTestFile, TestRunner } from 'vitest'
 import './meta.js'
 
@@ -49,15 +49,25 @@ function collecting<R>(define: () => R): R {
   return result
 }
 
-function claim(test: RunnerTestCase): void {
-  if (claimed.has(test)) return
-  claimed.add(test)
-  const file = test.file
+function registryOf(file: RunnerTestFile): TapeNameRegistry {
   let registry = registries.get(file)
   if (!registry) {
     registry = new TapeNameRegistry()
     registries.set(file, registry)
   }
+  return registry
+}
+
+/** Claims the cassette of a setup tape as the file is collected (see `setup-hooks.ts`). */
+export function claimSetupTape(file: RunnerTestFile, hook: SetupHook, describes: readonly string[]): void {
+  registryOf(file).claimSetup(file.name, hook, describes)
+}
+
+function claim(test: RunnerTestCase): void {
+  if (claimed.has(test)) return
+  claimed.add(test)
+  const file = test.file
+  const registry = registryOf(file)
   assertTapeName(test.name, file.name)
   const describes = describesOf(test)
   registry.claim(file.name, test.name, describes, {
