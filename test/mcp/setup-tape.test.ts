@@ -33,16 +33,23 @@ const CONNECT = [
   '}',
 ]
 
-/** Where `beforeAll` and `afterAll` come from: agent-tape's Vitest entry, Jest's globals. */
-const hooks = (runner: Runner) =>
-  runner.name === 'Vitest' ? ["import { afterAll, beforeAll } from '@agent-tape/vitest'"] : []
+/**
+ * Where `beforeAll` and `afterAll` come from: agent-tape's Vitest entry; Jest's globals, or the
+ * typed exports of `@agent-tape/jest` (`imported`).
+ */
+const hooks = (runner: Runner, imported: boolean) =>
+  runner.name === 'Vitest'
+    ? ["import { afterAll, beforeAll } from '@agent-tape/vitest'"]
+    : imported
+      ? ["import { afterAll, beforeAll } from '@agent-tape/jest'"]
+      : []
 
 const KINDS = ['stdio', 'http'] as const
 
 /** A describe block per transport, its client connected by a setup tape, and a tape per city. */
-const setupFile = (runner: Runner, cities: readonly string[], clientName = 'agent') =>
+const setupFile = (runner: Runner, cities: readonly string[], clientName = 'agent', imported = false) =>
   testFile(runner, [
-    ...hooks(runner),
+    ...hooks(runner, imported),
     ...CONNECT,
     ...KINDS.flatMap((kind) => [
       `describe('${kind}', () => {`,
@@ -88,7 +95,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     }
     try {
       project.write('test/mcp-a.test.ts', setupFile(runner, ['Oslo', 'Rome']))
-      project.write('test/mcp-b.test.ts', setupFile(runner, ['Lima']))
+      project.write('test/mcp-b.test.ts', setupFile(runner, ['Lima'], 'agent', true))
       const files = 'test/mcp-a.test.ts test/mcp-b.test.ts'
       const recording = await project.runTests(files, env)
       expect(recording.code, recording.output).toBe(0)
