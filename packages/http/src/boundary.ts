@@ -16,6 +16,8 @@ import { removeStandIns, type StandIn, standIn, standInClass, standInFunction } 
 export interface BoundarySettings {
   modelEndpoints: EndpointPattern[]
   allowHosts: HostPattern[]
+  /** Hosts taped as other HTTP even on loopback (a recorded command's `--tape-host`). */
+  tapeHosts?: HostPattern[]
   timing: ReplayTiming
   childProcesses?: ChildProcessPolicy
 }

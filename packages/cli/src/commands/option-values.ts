@@ -39,6 +39,18 @@ export const GATEWAY_FLAGS = {
     description:
       'The largest request body the gateway takes (default 33554432, 32 MiB); a larger one is refused and named',
   },
+  'intercept-https': {
+    type: 'boolean',
+    description:
+      'Record and replay the HTTPS that processes outside Node send through the proxy variables, with a certificate authority made for this run (its certificate given through SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE and NODE_EXTRA_CA_CERTS, its key kept in memory)',
+  },
+  'tape-host': {
+    type: 'string',
+    multiple: true,
+    value: '<host>',
+    description:
+      'A host whose requests are recorded and replayed as other HTTP, loopback ones too: a local server standing in for an API (repeatable)',
+  },
 } as const
 
 /** The options `record` and `replay` share, from their flags and the CLI's terminal. */
@@ -49,8 +61,11 @@ export function commandRunOptions(
 ): CommandRunOptions {
   const port = integerFlag(values['gateway-port'], '--gateway-port', command, 1, 65_535)
   const maxRequestBytes = integerFlag(values['max-request-bytes'], '--max-request-bytes', command, 1)
+  const tapeHosts = strings(values['tape-host'])
   return {
     ...(port === undefined ? {} : { gatewayPort: port }),
+    ...(values['intercept-https'] === true ? { interceptHttps: true } : {}),
+    ...(tapeHosts.length > 0 ? { tapeHosts } : {}),
     ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }),
     cwd: io.cwd,
     env: io.env,

@@ -65,6 +65,7 @@ export async function runCommand(plan: CommandRunPlan): Promise<CommandRun> {
     ...(plan.cassetteFile ? { cassetteFile: plan.cassetteFile } : {}),
     modelEndpoints: [...plan.modelEndpoints],
     allowHosts: [...(plan.options.allowHosts ?? [])],
+    ...(plan.options.tapeHosts?.length ? { tapeHosts: [...plan.options.tapeHosts] } : {}),
     allowSecrets: [...(plan.options.allowSecrets ?? [])],
     rerecordCommand: plan.rerecordCommand,
     ...(plan.viewCommand ? { viewCommand: plan.viewCommand } : {}),
@@ -81,6 +82,7 @@ export async function runCommand(plan: CommandRunPlan): Promise<CommandRun> {
       ...(plan.options.maxRequestBytes !== undefined
         ? { maxRequestBytes: plan.options.maxRequestBytes }
         : {}),
+      ...(plan.options.interceptHttps ? { interceptHttps: true } : {}),
     })
     let notices: GatewayNotice[] = []
     const end = await spawnCommand({

@@ -33,6 +33,16 @@ export interface CommandRunOptions {
   gatewayPort?: number
   /** The largest request body the gateway takes, in bytes (default 32 MiB); a larger one is refused and named. */
   maxRequestBytes?: number
+  /**
+   * Record and replay the HTTPS that processes outside Node send through the proxy variables, by
+   * ending its TLS at the gateway with a certificate authority made for the run (`--intercept-https`).
+   */
+  interceptHttps?: boolean
+  /**
+   * Hosts (loopback ones too) whose requests are recorded and replayed as other HTTP: a local
+   * server standing in for a real API (`--tape-host`).
+   */
+  tapeHosts?: readonly string[]
   /** How the project runs binaries (`npx`, `pnpm`, …), in the commands the reports print. */
   exec?: string
 }

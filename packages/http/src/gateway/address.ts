@@ -18,6 +18,13 @@ export const PROXY_VARIABLES = [
   'all_proxy',
 ]
 
+/**
+ * The variables by which clients find the authorities they trust, each given the run's bundle
+ * with `--intercept-https`: OpenSSL and what builds on it (Python's `ssl`, httpx, Ruby, PHP), requests, curl,
+ * and Node.
+ */
+export const CA_VARIABLES = ['SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'NODE_EXTRA_CA_CERTS']
+
 /** The user name of the gateway's proxy credentials: the password names the process's place. */
 export const PROXY_USER = 'agent-tape'
 
@@ -29,6 +36,8 @@ export interface GatewayAddress {
   proxy: boolean
   /** The routes the base-URL variables name (see `GATEWAY_ROUTES`). */
   routes: string[]
+  /** The bundle of the run's certificate authority with the system's roots (`--intercept-https`). */
+  caFile?: string
   /** Each variable the gateway's stand in for, with its value in the command's environment (`null`: unset). */
   replaced: Record<string, string | null>
 }
@@ -36,7 +45,8 @@ export interface GatewayAddress {
 /**
  * The gateway's variables for a process in `slot`'s place: the proxy variables with credentials
  * that name the place (clients send them as `Proxy-Authorization`), each route's base-URL
- * variable with the place in its path, and the address itself for the Node processes among them.
+ * variable with the place in its path, the run's certificate bundle where HTTPS is intercepted,
+ * and the address itself for the Node processes among them.
  */
 export function gatewayVariables(address: GatewayAddress, slot: ProcessSlot): Record<string, string> {
   const tag = slotTag(slot)
@@ -49,6 +59,7 @@ export function gatewayVariables(address: GatewayAddress, slot: ProcessSlot): Re
     if (address.routes.includes(route.name))
       variables[route.variable] = `${address.url}/@${tag}/${route.name}`
   }
+  if (address.caFile) for (const name of CA_VARIABLES) variables[name] = address.caFile
   return variables
 }
 
@@ -63,11 +74,12 @@ export function takeGatewayVariables(env: NodeJS.ProcessEnv): GatewayAddress | u
   for (const [name, value] of Object.entries(address.replaced)) {
     const current = env[name]
     // A variable the process's parent set to something else is the parent's choice: kept.
-    if (
-      current === undefined ||
-      (!current.startsWith(`${address.url}/@`) && !isGatewayProxy(current, address))
-    )
-      continue
+    const ours =
+      current !== undefined &&
+      (current.startsWith(`${address.url}/@`) ||
+        current === address.caFile ||
+        isGatewayProxy(current, address))
+    if (!ours) continue
     if (value === null) delete env[name]
     else env[name] = value
   }
@@ -79,15 +91,18 @@ export function replacedVariables(
   env: Record<string, string | undefined>,
   routes: readonly string[],
   proxy: boolean,
+  ca: boolean,
 ): Record<string, string | null> {
   const names = [
     ...(proxy ? PROXY_VARIABLES : []),
+    ...(ca ? CA_VARIABLES : []),
     ...GATEWAY_ROUTES.filter((r) => routes.includes(r.name)).map((r) => r.variable),
   ]
   return Object.fromEntries(names.map((name) => [name, env[name] ?? null]))
 }
 
-function isGatewayProxy(value: string, address: GatewayAddress): boolean {
+function isGatewayProxy(value: string | undefined, address: GatewayAddress): boolean {
+  if (value === undefined) return false
   try {
     const url = new URL(value)
     return url.username === PROXY_USER && url.host === new URL(address.url).host

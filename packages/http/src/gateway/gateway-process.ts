@@ -22,6 +22,8 @@ export interface GatewayProcessOptions {
   /** The port to listen on (default: a free one). */
   port?: number
   maxRequestBytes?: number
+  /** End HTTPS tunnels through the proxy with a certificate authority made for the run, and tape them. */
+  interceptHttps?: boolean
 }
 
 export interface GatewayProcess {
@@ -44,6 +46,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     upstreams,
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     port: options.port ?? 0,
+    ca: options.interceptHttps === true,
   }
   const { NODE_OPTIONS: _options, ...env } = options.env
   const child = fork(entryFile(), [JSON.stringify(start)], {
@@ -51,7 +54,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     execArgv: [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   })
-  const url = await listening(child, start.port)
+  const { url, caFile } = await listening(child, start.port)
   // A recording behind a proxy of the user's own keeps it: then only the base URLs name the gateway.
   const proxy = options.mode !== 'record' || !PROXY_VARIABLES.some((name) => options.env[name])
   const routes = Object.keys(upstreams)
@@ -59,7 +62,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     url,
     proxy,
     routes,
-    replaced: replacedVariables(options.env, routes, proxy),
+    ...(caFile ? { caFile } : {}),
+    replaced: replacedVariables(options.env, routes, proxy, caFile !== undefined),
   }
   return {
     address,
@@ -74,14 +78,14 @@ function entryFile(): string {
   return file
 }
 
-function listening(child: ChildProcess, port: number): Promise<string> {
+function listening(child: ChildProcess, port: number): Promise<{ url: string; caFile?: string | undefined }> {
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null) =>
       reject(new Error(`the gateway's process ended before it listened (exit code ${code})`))
     child.once('exit', onExit)
     child.once('message', (message: GatewayMessage) => {
       child.removeListener('exit', onExit)
-      if (message.type === 'listening') resolve(message.url)
+      if (message.type === 'listening') resolve({ url: message.url, caFile: message.caFile })
       else if (message.type === 'failed') reject(cannotListen(message, port))
     })
   })

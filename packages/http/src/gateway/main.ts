@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { ProcessSessionConfig } from '../process/session.js'
 import { sessionFiles } from '../process/session.js'
 import { GatewayLanes } from './lanes.js'
+import { createRunCa, type RunCa } from './run-ca.js'
 import { startGateway } from './server.js'
 
 /** What the parent of the gateway's process tells it, as its one argument (JSON). */
@@ -12,11 +14,13 @@ export interface GatewayStart {
   upstreams: Record<string, string>
   maxRequestBytes: number
   port: number
+  /** End HTTPS tunnels with a certificate authority made for the run (`--intercept-https`). */
+  ca: boolean
 }
 
 /** What the gateway's process tells its parent over IPC. */
 export type GatewayMessage =
-  | { type: 'listening'; url: string }
+  | { type: 'listening'; url: string; caFile?: string }
   | { type: 'failed'; code: string | undefined; message: string }
   | { type: 'closed'; notices: { request: string; why: string }[] }
 
@@ -34,7 +38,15 @@ async function main(): Promise<void> {
   const config = JSON.parse(readFileSync(sessionFiles.config(start.dir), 'utf8')) as ProcessSessionConfig
   const lanes = new GatewayLanes(start.dir, config, process.env)
   let gateway: Awaited<ReturnType<typeof startGateway>>
+  let ca: RunCa | undefined
+  let caFile: string | undefined
   try {
+    if (start.ca) {
+      ca = createRunCa()
+      // The certificate only (its key stays in this process), in the session folder removed with the run.
+      caFile = join(start.dir, 'ca-bundle.pem')
+      writeFileSync(caFile, ca.bundlePem)
+    }
     gateway = await startGateway({
       mode: config.mode,
       upstreams: start.upstreams,
@@ -42,8 +54,10 @@ async function main(): Promise<void> {
         // What arrives on a route is a model request: its upstream is a model endpoint by definition.
         modelEndpoints: [...config.modelEndpoints, ...Object.values(start.upstreams)],
         allowHosts: config.allowHosts,
+        tapeHosts: config.tapeHosts ?? [],
         timing: 'instant',
       },
+      ...(ca ? { ca } : {}),
       tapeFor: (slot, socket) => lanes.tapeFor(slot, socket),
       maxRequestBytes: start.maxRequestBytes,
       port: start.port,
@@ -63,7 +77,7 @@ async function main(): Promise<void> {
   })
   // The parent gone (killed), the gateway goes too.
   process.on('disconnect', () => process.exit(0))
-  await send({ type: 'listening', url: gateway.url })
+  await send({ type: 'listening', url: gateway.url, ...(caFile ? { caFile } : {}) })
 }
 
 void main()

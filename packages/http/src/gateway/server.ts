@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { type AddressInfo, connect, type Socket } from 'node:net'
+import { TLSSocket } from 'node:tls'
 import { runWithTape, type Tape } from '@agent-tape/core/internal'
 import { isLoopbackHost } from '../endpoints.js'
 import type { BoundaryConfig, RequestOutcome } from '../handle-request.js'
@@ -7,6 +8,7 @@ import type { ProcessSlot } from '../process/session.js'
 import { knowBody } from '../request-body.js'
 import { loadRequestHandling } from '../request-handling.js'
 import { PROXY_USER, slotOfTag } from './address.js'
+import type { RunCa } from './run-ca.js'
 
 /** Something a client of the gateway asked for that it did not record or replay, named in the report. */
 export interface GatewayNotice {
@@ -27,6 +29,8 @@ export interface GatewayOptions {
   maxRequestBytes: number
   /** The port to listen on; 0 (default) takes a free one. */
   port?: number
+  /** With a run's certificate authority, HTTPS tunnels are ended here and taped (see `createRunCa`). */
+  ca?: RunCa
 }
 
 export interface Gateway {
@@ -82,10 +86,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { handleRequest } = await import('../handle-request.js')
   const notices: GatewayNotice[] = []
   const sockets = new Set<Socket>()
+  /** The HTTPS tunnels ended here: the origin their requests go to, and the place of the client that opened them. */
+  const tunnels = new WeakMap<Socket, { origin: string; slot: ProcessSlot }>()
   const inHand = new Set<Promise<void>>()
   const server = createServer({ requestTimeout: 0 }, (req, res) => {
     const work = serve(req, res).catch((error: unknown) => {
-      if (!res.headersSent) refuse(res, 502, `the gateway failed: ${(error as Error).message}`)
+      if (!res.headersSent) refuse(res, 502, `the gateway could not answer: ${describeError(error)}`)
       else res.destroy()
     })
     inHand.add(work)
@@ -102,7 +108,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         request: 'an HTTP/2 connection',
         why: 'a client spoke HTTP/2 with prior knowledge; the gateway speaks HTTP/1.1',
       })
-    } else if (error.code !== 'ECONNRESET') {
+    } else if (error.code !== 'ECONNRESET' && !tunnels.has(socket)) {
       notices.push({ request: 'a request the gateway could not read', why: `${error.code ?? error.message}` })
     }
     if (socket.writable)
@@ -154,6 +160,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   /** Where a request goes, and for whom: a route of a base URL, or the URL a proxy client asked for. */
   function targetOf(req: IncomingMessage): { url: URL; slot: ProcessSlot } | { refused: string } {
     const raw = req.url ?? '/'
+    const tunnel = tunnels.get(req.socket)
+    if (tunnel) return { url: new URL(raw, tunnel.origin), slot: tunnel.slot }
     if (raw.startsWith('/')) return routed(raw)
     let url: URL
     try {
@@ -178,20 +186,29 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return { url: new URL(`${upstream}${match[3] ?? ''}${match[4] ?? ''}`), slot }
   }
 
-  /** A tunnel passes while recording (named: its bytes are TLS the gateway cannot read) and is refused in replay. */
+  /**
+   * A tunnel (`CONNECT`, HTTPS through the proxy): with the run's certificate authority, its TLS
+   * is ended here and its requests are taped as any other; without, it passes while recording
+   * (named: its bytes are encrypted end to end) and is refused in replay. Loopback passes either
+   * way, as it does for Node processes.
+   */
   function tunnel(req: IncomingMessage, client: Socket, head: Buffer): void {
     const target = req.url ?? ''
     const at = target.lastIndexOf(':')
     const host = target.slice(0, at).replace(/^\[|\]$/g, '')
     const port = Number(target.slice(at + 1) || 443)
     client.on('error', () => {})
+    if (options.ca) {
+      endTunnel(client, head, host, target, slotOfCredentials(req.headers['proxy-authorization']))
+      return
+    }
     if (!isLoopbackHost(host)) {
       notices.push({
         request: `CONNECT ${target}`,
         why:
           options.mode === 'record'
-            ? 'an HTTPS tunnel through the proxy: its bytes are encrypted end to end, so it passed unrecorded'
-            : 'an HTTPS tunnel through the proxy, which a replay cannot answer',
+            ? 'an HTTPS tunnel through the proxy: its bytes are encrypted end to end, so it passed unrecorded (--intercept-https records it)'
+            : 'an HTTPS tunnel through the proxy, which a replay cannot answer without --intercept-https',
       })
       if (options.mode !== 'record') {
         client.end('HTTP/1.1 403 Forbidden\r\nx-agent-tape: refused in replay\r\n\r\n')
@@ -206,6 +223,41 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     })
     upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'))
     client.on('close', () => upstream.destroy())
+  }
+
+  /**
+   * Ends a tunnel's TLS with a certificate for its host from the run's authority, and serves its
+   * requests as the proxy's own. A client that refuses the certificate (it pins its own
+   * authority, or does not read the variables that name the run's) is named: what it would have
+   * sent is not seen.
+   */
+  function endTunnel(client: Socket, head: Buffer, host: string, target: string, slot: ProcessSlot): void {
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+    if (head.byteLength > 0) client.unshift(head)
+    const secure = new TLSSocket(client, {
+      isServer: true,
+      secureContext: options.ca!.contextFor(host),
+      ALPNProtocols: ['http/1.1'],
+    })
+    let settled = false
+    const refused = (why: string) => {
+      if (settled) return
+      settled = true
+      notices.push({
+        request: `CONNECT ${target}`,
+        why: `the client refused the run's certificate (${why}): it pins its own authority or does not read SSL_CERT_FILE, so what it sent was not seen`,
+      })
+    }
+    secure.once('secure', () => {
+      settled = true
+    })
+    secure.on('error', (error: NodeJS.ErrnoException) => {
+      refused(error.code ?? error.message)
+      secure.destroy()
+    })
+    secure.once('close', () => refused('it closed the connection during the handshake'))
+    tunnels.set(secure, { origin: `https://${target}`, slot })
+    server.emit('connection', secure)
   }
 
   return {
@@ -227,6 +279,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 /** The gateway's own request upstream: Node's fetch, which nothing in the gateway's process intercepts. */
 function perform(request: Request): Promise<Response> {
   return fetch(request)
+}
+
+/** An error and its causes, as one line: `fetch failed: self-signed certificate`. */
+function describeError(error: unknown): string {
+  const parts: string[] = []
+  for (let e = error; e instanceof Error && parts.length < 4; e = e.cause) parts.push(e.message)
+  return parts.join(': ') || String(error)
 }
 
 function slotOfCredentials(header: string | undefined): ProcessSlot {

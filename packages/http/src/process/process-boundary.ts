@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import workerThreads, { isMainThread, type Worker } from 'node:worker_threads'
 import { formatMessage, setProcessTape, type Tape } from '@agent-tape/core/internal'
+import { installedBoundary } from '../boundary.js'
 import { gatewayVariables, takeGatewayVariables } from '../gateway/address.js'
 import { installHttpBoundary } from '../install.js'
 import { installPatch, installPatches, type NodePatch } from '../network/node-patch.js'
@@ -40,6 +41,7 @@ export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env)
   const gateway = takeGatewayVariables(env)
   const place = new ProcessPlace(dir, slot)
   installHttpBoundary({ modelEndpoints: config.modelEndpoints, allowHosts: config.allowHosts })
+  if (config.tapeHosts?.length) installedBoundary()!.settings.tapeHosts = [...config.tapeHosts]
   const tape = await openSessionTape(config, env, () => place.laneOfDecisions())
   setProcessTape(tape)
   // For the life of the process: its report is written as it exits.

@@ -32,6 +32,8 @@ export interface ProcessSessionConfig {
   modelEndpoints: string[]
   /** Hosts the processes may reach for real, neither recorded nor blocked. */
   allowHosts: string[]
+  /** Hosts whose requests are taped as other HTTP even on loopback (a test server standing in for an API). */
+  tapeHosts?: string[]
   /** Values the secret scan must accept (a test server's fake key). */
   allowSecrets: string[]
   /** Printed in every miss report: how to record the command again. */

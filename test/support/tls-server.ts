@@ -1,0 +1,77 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface TlsServer {
+  /** `https://127.0.0.1:<port>` */
+  origin: string
+  port: number
+  /** The server's self-signed certificate (PEM file): what a client must trust to reach it. */
+  certFile: string
+  /** TCP connections accepted so far: 0 proves nothing reached this server. */
+  readonly connections: number
+  close(): Promise<void>
+}
+
+/**
+ * A loopback HTTPS server with a certificate made for it by `openssl` (for 127.0.0.1), answering
+ * every request with a small JSON body that names the path, and counting its connections.
+ */
+export async function startTlsServer(name: string): Promise<TlsServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-tape-tls-'))
+  const key = join(dir, 'key.pem')
+  const certFile = join(dir, 'cert.pem')
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { encoding: 'utf8', stdio: 'pipe' },
+  )
+  if (made.status !== 0)
+    throw new Error(`openssl could not make the test server's certificate:\n${made.stderr}`)
+  let connections = 0
+  const server = createServer({ key: readFileSync(key), cert: readFileSync(certFile) }, (req, res) => {
+    const body = JSON.stringify({ server: name, path: req.url, method: req.method })
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+    res.end(body)
+  })
+  server.on('connection', () => {
+    connections += 1
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    origin: `https://127.0.0.1:${port}`,
+    port,
+    certFile,
+    get connections() {
+      return connections
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => {
+          rmSync(dir, { recursive: true, force: true })
+          resolve()
+        })
+      }),
+  }
+}
