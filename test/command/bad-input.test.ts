@@ -57,13 +57,29 @@ it('writes nothing for a command that exits before any request, and says so with
     const run = await cli(['record', 'quiet.jsonl', '--', 'node', 'quiet.mjs', exit], dir, agentEnv(provider))
     expect(run.code).toBe(status)
     expect(run.stderr).toBe(
-      `[agent-tape] Recorded nothing: node quiet.mjs ${exit} (exit code ${exit}) made no decision: 1 Node process ran with agent-tape and none made a model request, an MCP call, another HTTP request or an environment read it records (loopback requests to hosts that are not model endpoints pass through: name a local model server with --model-endpoint). Check that the command reaches the model; no cassette was written.\n`,
+      `[agent-tape] Recorded nothing: node quiet.mjs ${exit} (exit code ${exit}) made no decision: 1 process ran with agent-tape and none made a model request, an MCP call, another HTTP request or an environment read it records (loopback requests to hosts that are not model endpoints pass through: name a local model server with --model-endpoint, a local API with --tape-host). Check that the command reaches the model; no cassette was written.\n`,
     )
     expect(existsSync(join(dir, 'quiet.jsonl'))).toBe(false)
   }
-  // A program that is no Node process at all is told apart.
+  // A program outside Node that reaches neither the boundary nor the gateway is told apart.
   const shell = await cli(['record', 'quiet.jsonl', '--', 'sh', '-c', 'exit 0'], dir, agentEnv(provider))
-  expect(shell.stderr).toContain('no Node process of it started with agent-tape (is it a Node program?')
+  expect(shell.stderr).toContain(
+    'no Node process of it started with agent-tape, and no request reached the gateway of its processes outside Node',
+  )
+  // One that unsets the gateway's variables and goes to the network itself is not seen, and said so.
+  const variables = [
+    'HTTP_PROXY',
+    'HTTPS_PROXY',
+    'ALL_PROXY',
+    'http_proxy',
+    'https_proxy',
+    'all_proxy',
+    'OPENAI_BASE_URL',
+  ]
+  const unset = `env ${variables.map((name) => `-u ${name}`).join(' ')} curl -s -o /dev/null http://127.0.0.1:9/v1`
+  const unseen = await cli(['record', 'quiet.jsonl', '--', 'sh', '-c', unset], dir, agentEnv(provider))
+  expect(unseen.stderr).toContain('one that ignores or unsets them is not)')
+  expect(existsSync(join(dir, 'quiet.jsonl'))).toBe(false)
 })
 
 it('creates a missing folder when it writes the cassette, and none when nothing is written', async () => {
@@ -198,7 +214,7 @@ it('reports the HTTPS tunnel of a program outside Node: named while recording, r
   const recorded = await cli(['record', 'curl.jsonl', '--', 'sh', '-c', script], dir, agentEnv(provider))
   expect(recorded.code).toBe(0)
   expect(recorded.stderr).toContain(
-    "Not recorded: requests that reached the gateway of the command's processes outside Node, and that it could not tape: CONNECT api.example.invalid:443 (an HTTPS tunnel through the proxy: its bytes are encrypted end to end, so it passed unrecorded).",
+    "Not recorded: requests that reached the gateway of the command's processes outside Node, and that it could not tape: CONNECT api.example.invalid:443 (an HTTPS tunnel through the proxy: its bytes are encrypted end to end, so it passed unrecorded (--intercept-https records it)).",
   )
   // The Node agent under the same shell is not sent to the proxy: its requests are taped.
   expect(readCassette(join(dir, 'curl.jsonl')).decisions).toHaveLength(12)
@@ -208,7 +224,7 @@ it('reports the HTTPS tunnel of a program outside Node: named while recording, r
   // curl's CONNECT was refused: no answer (000).
   expect(replayed.output).toBe('000\nanswer: Refund charge 7 (49 EUR), the duplicate.\n')
   expect(replayed.stderr).toContain(
-    "[agent-tape] Cannot replay a request of the command: CONNECT api.example.invalid:443 (an HTTPS tunnel through the proxy, which a replay cannot answer): it reached the gateway of the command's processes outside Node",
+    "[agent-tape] Cannot replay a request of the command: CONNECT api.example.invalid:443 (an HTTPS tunnel through the proxy, which a replay cannot answer without --intercept-https): it reached the gateway of the command's processes outside Node",
   )
   expect(provider.connections).toBe(before)
 })
