@@ -274,3 +274,44 @@ it('names, and never records as empty, requests the gateway cannot take: over th
   expect(replayed.code).toBe(3)
   expect(replayed.stderr).toContain('Cannot replay a request of the command: an HTTP/2 connection')
 })
+
+it("promotes a Python agent's run into a Vitest test that replays it with no key and no connection, and views its lanes", async () => {
+  const recorded = await cli(
+    ['record', 'runs/triage.jsonl', '--', ...agent('--client', 'requests')],
+    dir,
+    env(),
+  )
+  expect(recorded.code, recorded.stderr).toBe(0)
+  const promoted = await cli(
+    [
+      'promote',
+      'runs/triage.jsonl',
+      '--name',
+      'triage',
+      '--test',
+      'test/agent.test.ts',
+      '--runner',
+      'vitest',
+    ],
+    dir,
+    {},
+  )
+  expect(promoted.code, promoted.stderr).toBe(0)
+  expect(project.read('test/agent.test.ts')).toContain(
+    `// Recorded command: ${python} agent.py --task ${TASK}`,
+  )
+  const before = provider.connections
+  const vitest = join(REPO_ROOT, 'node_modules/vitest/vitest.mjs')
+  const noKey = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_BASE_URL: '' }
+  const run = await project.run(`"${process.execPath}" "${vitest}" run test/agent.test.ts`, noKey)
+  expect(run.code, run.output).toBe(0)
+  expect(run.output).toMatch(/Tests\s+1 passed \(1\)/)
+  expect(provider.connections).toBe(before)
+
+  // The view of a run with a Python process beside a Node one shows both lanes.
+  const view = await cli(['view', 'nested.jsonl', '-o', 'nested.html'], dir, {})
+  expect(view.code, view.stderr).toBe(0)
+  const page = readFileSync(join(dir, 'nested.html'), 'utf8')
+  // The Python agent's six decisions in lane 1, the Node parent's one in the main lane.
+  expect(page.split('"lane":"1"').length - 1).toBeGreaterThanOrEqual(6)
+}, 180_000)
