@@ -75,6 +75,29 @@ const CASSETTES = (file: string, cities: readonly string[]) =>
     ...cities.map((city) => `test/__cassettes__/${file}/${kind}/${city.toLowerCase()}.jsonl`),
   ]).sort()
 
+/**
+ * A setup tape after the tests (`afterAll.tape`): in each describe block, the client's last call
+ * and its close.
+ */
+const teardownFile = (runner: Runner) =>
+  testFile(runner, [
+    ...hooks(runner, false),
+    ...CONNECT,
+    ...KINDS.flatMap((kind) => [
+      `describe('${kind}', () => {`,
+      "  const client = new Client({ name: 'agent', version: '1.0.0' })",
+      `  beforeAll.tape(() => client.connect(${kind}()), 30_000)`,
+      "  it.tape('oslo', async () => {",
+      `    expect(await weather(client, 'Oslo')).toBe('{"city":"Oslo","tempC":18}')`,
+      '  }, 30_000)',
+      '  afterAll.tape(async () => {',
+      `    expect(await weather(client, 'Rome')).toBe('{"city":"Rome","tempC":18}')`,
+      '    await client.close()',
+      '  }, 30_000)',
+      '})',
+    ]),
+  ])
+
 /** The methods of the MCP decisions a cassette holds, in order. */
 function methods(path: string): string[] {
   return readFileSync(path, 'utf8')
@@ -191,6 +214,48 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
       const before = { connections: server.connections, requests: server.requests }
       const ci = await project.runTests('test/mcp-a.test.ts', { ...env, CI: 'true' })
       expect(ci.code, ci.output).toBe(0)
+      expect(existsSync(started)).toBe(false)
+      expect({ connections: server.connections, requests: server.requests }).toEqual(before)
+    } finally {
+      await server.close()
+      project.dispose()
+    }
+  })
+
+  it('records what an afterAll.tape asks, an MCP call, in afterAll.jsonl, and replays it with no process started and no connection', async () => {
+    const server = await startHttpWeatherServer({ tempC: 18 })
+    const project = runner.project()
+    try {
+      const started = join(project.dir, 'started')
+      const env = {
+        FAKE_PROVIDER_URL: 'http://127.0.0.1:9',
+        MCP_URL: String(server.url),
+        MCP_STARTED_FILE: started,
+      }
+      project.write('test/teardown.test.ts', teardownFile(runner))
+      const recording = await project.runTests('test/teardown.test.ts', env)
+      expect(recording.code, recording.output).toBe(0)
+      expect(project.cassettes()).toEqual(
+        KINDS.flatMap((kind) =>
+          ['afterAll', 'beforeAll', 'oslo'].map(
+            (name) => `test/__cassettes__/teardown.test.ts/${kind}/${name}.jsonl`,
+          ),
+        ).sort(),
+      )
+      for (const kind of KINDS) {
+        expect(
+          methods(join(project.dir, `test/__cassettes__/teardown.test.ts/${kind}/afterAll.jsonl`)),
+        ).toEqual(['tools/call'])
+      }
+      expect(recording[runner.summaryStream]).toContain('test/teardown.test.ts > http > afterAll')
+      rmSync(started)
+
+      const before = { connections: server.connections, requests: server.requests }
+      const ci = await project.runTests('test/teardown.test.ts', { ...env, CI: 'true' })
+      expect(ci.code, ci.output).toBe(0)
+      expect(ci[runner.summaryStream]).toContain(
+        'agent-tape  6 tapes: 6 replayed cleanly, 0 recorded, 0 diverged',
+      )
       expect(existsSync(started)).toBe(false)
       expect({ connections: server.connections, requests: server.requests }).toEqual(before)
     } finally {
