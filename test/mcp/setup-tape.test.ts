@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { describe, expect, it } from 'vitest'
 import { RUNNERS, type Runner, testFile } from '../runners/runners.js'
 // @ts-expect-error a plain ES module of the test support, without types
@@ -77,7 +78,9 @@ const CASSETTES = (file: string, cities: readonly string[]) =>
 
 /**
  * A setup tape after the tests (`afterAll.tape`): in each describe block, the client's last call
- * and its close.
+ * and its close; in the file's, a plain `fetch` to the model endpoint (no SDK, no test's tape
+ * around it), which only the runner's interception of the file tapes: it must still be there
+ * when the file's last hook runs.
  */
 const teardownFile = (runner: Runner) =>
   testFile(runner, [
@@ -96,7 +99,25 @@ const teardownFile = (runner: Runner) =>
       '  }, 30_000)',
       '})',
     ]),
+    'afterAll.tape(async () => {',
+    "  const response = await fetch(process.env.FAKE_PROVIDER_URL + '/v1/chat/completions', {",
+    "    method: 'POST',",
+    "    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },",
+    "    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Summarize the run.' }] }),",
+    '  })',
+    '  const body = await response.json()',
+    "  expect(body.choices[0].message.content).toBe('Hello.')",
+    '}, 30_000)',
   ])
+
+/** The kinds of the decisions a cassette holds, in order. */
+function kinds(path: string): string[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .slice(1)
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { kind: string }).kind)
+}
 
 /** The methods of the MCP decisions a cassette holds, in order. */
 function methods(path: string): string[] {
@@ -222,13 +243,15 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     }
   })
 
-  it('records what an afterAll.tape asks, an MCP call, in afterAll.jsonl, and replays it with no process started and no connection', async () => {
+  it('records what an afterAll.tape asks, of a describe block (an MCP call) and of the file (a plain fetch to the model), in afterAll.jsonl, and replays it with no process started and no connection', async () => {
     const server = await startHttpWeatherServer({ tempC: 18 })
+    let provider: FakeProvider | undefined
     const project = runner.project()
     try {
+      provider = await startFakeProvider({ reply: () => ({ text: 'Hello.' }) })
       const started = join(project.dir, 'started')
       const env = {
-        FAKE_PROVIDER_URL: 'http://127.0.0.1:9',
+        FAKE_PROVIDER_URL: provider.url,
         MCP_URL: String(server.url),
         MCP_STARTED_FILE: started,
       }
@@ -236,30 +259,48 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
       const recording = await project.runTests('test/teardown.test.ts', env)
       expect(recording.code, recording.output).toBe(0)
       expect(project.cassettes()).toEqual(
-        KINDS.flatMap((kind) =>
-          ['afterAll', 'beforeAll', 'oslo'].map(
-            (name) => `test/__cassettes__/teardown.test.ts/${kind}/${name}.jsonl`,
+        [
+          ...KINDS.flatMap((kind) =>
+            ['afterAll', 'beforeAll', 'oslo'].map(
+              (name) => `test/__cassettes__/teardown.test.ts/${kind}/${name}.jsonl`,
+            ),
           ),
-        ).sort(),
+          'test/__cassettes__/teardown.test.ts/afterAll.jsonl',
+        ].sort(),
       )
       for (const kind of KINDS) {
         expect(
           methods(join(project.dir, `test/__cassettes__/teardown.test.ts/${kind}/afterAll.jsonl`)),
         ).toEqual(['tools/call'])
       }
+      // The file's afterAll.tape ran while the interception was still there: its request is its decision.
+      expect(kinds(join(project.dir, 'test/__cassettes__/teardown.test.ts/afterAll.jsonl'))).toEqual(['llm'])
+      expect(provider.requests).toHaveLength(1)
       expect(recording[runner.summaryStream]).toContain('test/teardown.test.ts > http > afterAll')
+      expect(recording[runner.summaryStream]).toContain('test/teardown.test.ts > afterAll')
       rmSync(started)
 
-      const before = { connections: server.connections, requests: server.requests }
+      const before = {
+        connections: server.connections,
+        requests: server.requests,
+        model: provider.connections,
+        modelRequests: provider.requests.length,
+      }
       const ci = await project.runTests('test/teardown.test.ts', { ...env, CI: 'true' })
       expect(ci.code, ci.output).toBe(0)
       expect(ci[runner.summaryStream]).toContain(
-        'agent-tape  6 tapes: 6 replayed cleanly, 0 recorded, 0 diverged',
+        'agent-tape  7 tapes: 7 replayed cleanly, 0 recorded, 0 diverged',
       )
       expect(existsSync(started)).toBe(false)
-      expect({ connections: server.connections, requests: server.requests }).toEqual(before)
+      expect({
+        connections: server.connections,
+        requests: server.requests,
+        model: provider.connections,
+        modelRequests: provider.requests.length,
+      }).toEqual(before)
     } finally {
       await server.close()
+      await provider?.close()
       project.dispose()
     }
   })

@@ -34,6 +34,11 @@ export interface TapeBridge {
   registry?: TapeNameRegistry
   /** One entry per tape that ran. */
   entries: TapeSummaryEntry[]
+  /**
+   * Removes the HTTP interception the setup file installed. The environment calls it once every
+   * hook of the file has run (`afterAll.tape` of the file included), not in a hook of its own.
+   */
+  disposeBoundary?: (() => void) | undefined
 }
 
 export const BRIDGE_KEY = '__agentTapeJest'

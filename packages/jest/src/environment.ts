@@ -64,6 +64,8 @@ export default class AgentTapeEnvironment extends TestEnvironment {
   // Sync events (`add_test` among them) are dispatched while the test file defines its
   // tests, so `it.tape` reads the full name path of the test it just defined.
   handleTestEvent(event: Circus.Event, state: Circus.State): void {
+    // After the root block's `afterAll` hooks: the last request of the file has been made.
+    if (event.name === 'run_finish') this.disposeBoundary()
     // A hook is added to the block being defined: `beforeAll.tape` reads the block's names.
     if (event.name === 'add_hook') this.bridge.lastHookScope = blockNamesOf(state.currentDescribeBlock)
     if (event.name !== 'add_test') return
@@ -72,6 +74,8 @@ export default class AgentTapeEnvironment extends TestEnvironment {
   }
 
   override async teardown(): Promise<void> {
+    // A file that failed to load never runs: its interception is removed here.
+    this.disposeBoundary()
     const dir = process.env[REPORT_DIR_ENV]
     if (dir) {
       const report: FileReport = {
@@ -90,6 +94,13 @@ export default class AgentTapeEnvironment extends TestEnvironment {
       }
     }
     await super.teardown()
+  }
+
+  /** Removes the HTTP interception of the file's setup file, once. */
+  private disposeBoundary(): void {
+    const dispose = this.bridge.disposeBoundary
+    this.bridge.disposeBoundary = undefined
+    dispose?.()
   }
 }
 

@@ -28,10 +28,12 @@ if (!bridge) {
 // What the boundaries do outside every tape (a client connected in beforeAll) follows the mode of
 // the file's tapes, which the environment resolved (it refuses a mode that does not resolve).
 setRunMode(bridge.runMode)
-const dispose = installRunnerBoundary(bridge.config)
-// Jest loads a new sandbox per test file but shares Node's `http` module within a worker:
-// remove the interception with the file, so the next file installs a fresh one.
-sandbox.afterAll(() => dispose())
+// Jest loads a new sandbox per test file but shares Node's `http` module within a worker: the
+// environment removes the interception when the file's run finishes, so the next file installs a
+// fresh one. Not in an `afterAll` of this file: Jest runs a block's `afterAll` hooks in the order
+// they were added, so it would run before the test file's own, and a request an `afterAll.tape`
+// of the file makes would leave untaped.
+bridge.disposeBoundary = installRunnerBoundary(bridge.config)
 loadTapeMatchersWithFirstTape()
 sandbox.expect.extend(tapeMatchers)
 const tape = createTapeApi(sandbox.test, bridge)
