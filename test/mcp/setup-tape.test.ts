@@ -322,8 +322,9 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
       expect(ci.output).toContain('cassette  test/__cassettes__/mcp-a.test.ts/stdio/beforeAll.jsonl')
       expect(ci.output).toContain('params.clientInfo.name: "agent" → "agent-v2"')
       expect(ci.output).toContain(
-        `re-record this test: ${runner.rerecord.start} test/mcp-a.test.ts -t '^stdio ' ${runner.rerecord.end}`,
+        `re-record this block: ${runner.rerecord.start} test/mcp-a.test.ts -t '^stdio ' ${runner.rerecord.end}`,
       )
+      expect(ci.output).not.toContain('re-record this test')
       expect({ connections: server.connections, requests: server.requests }).toEqual(before)
     } finally {
       await server.close()

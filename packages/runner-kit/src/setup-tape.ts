@@ -47,16 +47,17 @@ export function describeSetupHook(hook: SetupHook, testFile: string, describes: 
  */
 export async function runSetupTape(input: SetupTapeInput): Promise<void> {
   const { hook, describes, body, timeoutMs, ...rest } = input
+  const rerecordCommand = buildSetupRerecordCommand({
+    runner: input.runner,
+    testFile: input.testFile,
+    describes,
+    exec: input.exec,
+  })
   const { tape, finish } = await openTestTape({
     ...rest,
     names: setupTapeNames(describes, hook),
     name: hook,
-    rerecordCommand: buildSetupRerecordCommand({
-      runner: input.runner,
-      testFile: input.testFile,
-      describes,
-      exec: input.exec,
-    }),
+    rerecordCommand,
     ...(timeoutMs ? { testTimeoutMs: timeoutMs } : {}),
   })
   let failed = false
@@ -75,17 +76,45 @@ export async function runSetupTape(input: SetupTapeInput): Promise<void> {
   if (failed && !isSameFailure(bodyError, failure) && !carriesFailure(bodyError, failure)) {
     Object.defineProperty(failure, 'cause', { value: bodyError, configurable: true })
   }
-  throw namingTheHook(failure, describeSetupHook(hook, input.testFile, describes))
+  throw namingTheHook(failure, describeSetupHook(hook, input.testFile, describes), {
+    command: rerecordCommand,
+    what: describes.length > 0 ? 'this block' : "this file's tests",
+  })
 }
 
-/** The failure with the hook named first: `[agent-tape] In beforeAll.tape of describe "weather": Replay miss …`. */
-function namingTheHook(failure: Error, label: string): Error {
+/**
+ * The failure with the hook named first (`[agent-tape] In beforeAll.tape of describe "weather":
+ * Replay miss …`), and its re-record command called what it re-records: core's reports say
+ * `re-record this test: <command>`, and a setup tape's command runs the tests of its block.
+ */
+function namingTheHook(failure: Error, label: string, rerecord: { command: string; what: string }): Error {
   const prefix = '[agent-tape] '
-  const message = failure.message.startsWith(prefix)
-    ? `${prefix}In ${label}: ${failure.message.slice(prefix.length)}`
-    : `In ${label}: ${failure.message}`
-  const stack = failure.stack?.replace(failure.message, message)
+  const reworded = rewordRerecord(failure.message, rerecord.command, rerecord.what)
+  const message = reworded.startsWith(prefix)
+    ? `${prefix}In ${label}: ${reworded.slice(prefix.length)}`
+    : `In ${label}: ${reworded}`
+  const stack = failure.stack?.replace(failure.message, () => message)
   Object.defineProperty(failure, 'message', { value: message, configurable: true, writable: true })
   if (stack) Object.defineProperty(failure, 'stack', { value: stack, configurable: true, writable: true })
   return failure
+}
+
+/**
+ * `re-record this test` (or `the test`) said of `command`, on the line that gives it, as `what`
+ * says it: `re-record this block: npx vitest run test/a.test.ts -t '^weather ' …`. A line
+ * without the command is left as it is.
+ *
+ * @example
+ * rewordRerecord('If the change is intended, re-record this test: npx jest', 'npx jest', 'this block')
+ * // 'If the change is intended, re-record this block: npx jest'
+ */
+function rewordRerecord(message: string, command: string, what: string): string {
+  return message
+    .split('\n')
+    .map((line) =>
+      line.includes(command)
+        ? line.replace(/\b([Rr]e-record) (?:this|the) test\b/g, (_, verb: string) => `${verb} ${what}`)
+        : line,
+    )
+    .join('\n')
 }
