@@ -243,6 +243,42 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 180_000 }, (runner) => {
     }
   })
 
+  it('records a test added to the block while its setup replays over streamable HTTP to a stateful server, without tapeMcpTransport: the recorded handshake opens a live session, once', async () => {
+    let server = await startHttpWeatherServer({ tempC: 18, stateful: true })
+    const project = runner.project()
+    const env = { FAKE_PROVIDER_URL: 'http://127.0.0.1:9', MCP_URL: String(server.url) }
+    try {
+      project.write('test/mcp-a.test.ts', setupFile(runner, ['Oslo']))
+      const recording = await project.runTests('test/mcp-a.test.ts', env)
+      expect(recording.code, recording.output).toBe(0)
+      const setup = project.read('test/__cassettes__/mcp-a.test.ts/http/beforeAll.jsonl')
+      // The server restarted: the session the setup cassette holds is gone.
+      await server.close()
+      server = await startHttpWeatherServer({ tempC: 18, stateful: true })
+      env.MCP_URL = String(server.url)
+      project.write('test/mcp-a.test.ts', setupFile(runner, ['Oslo', 'Rome']))
+      const local = await project.runTests('test/mcp-a.test.ts', env)
+      expect(local.code, local.output).toBe(0)
+      expect(local.output).not.toContain('No valid session ID')
+      expect(local[runner.summaryStream]).toContain(
+        'agent-tape  6 tapes: 4 replayed cleanly, 2 recorded, 0 diverged',
+      )
+      expect(project.read('test/__cassettes__/mcp-a.test.ts/http/beforeAll.jsonl')).toBe(setup)
+      expect(methods(join(project.dir, 'test/__cassettes__/mcp-a.test.ts/http/rome.jsonl'))).toEqual([
+        'tools/call',
+      ])
+      // The handshake made again (initialize, notifications/initialized), then Rome's call.
+      expect(server.requests).toBe(3)
+      const before = { connections: server.connections, requests: server.requests }
+      const ci = await project.runTests('test/mcp-a.test.ts', { ...env, CI: 'true' })
+      expect(ci.code, ci.output).toBe(0)
+      expect({ connections: server.connections, requests: server.requests }).toEqual(before)
+    } finally {
+      await server.close()
+      project.dispose()
+    }
+  })
+
   it('records what an afterAll.tape asks, of a describe block (an MCP call) and of the file (a plain fetch to the model), in afterAll.jsonl, and replays it with no process started and no connection', async () => {
     const server = await startHttpWeatherServer({ tempC: 18 })
     let provider: FakeProvider | undefined

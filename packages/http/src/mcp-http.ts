@@ -62,13 +62,15 @@ export async function readMcpRequest(request: Request, url: URL): Promise<McpHtt
  * is answered 405 (as by a server without one) and notifications 202, with no decision.
  */
 export async function handleMcpRequest(
-  request: Request,
+  taken: Request,
   mcp: McpHttpRequest,
   tape: Tape,
   timing: ReplayTiming,
   perform: (request: Request) => Promise<Response>,
 ): Promise<RequestOutcome> {
   const live = tape.action === 'record' || tape.mode === 'live-tools'
+  // What goes out for real goes out in a live session, not in one a replay answered.
+  const request = live ? await inLiveSessionOf(taken, perform) : taken
   if (mcp.type === 'listen') return { type: 'respond', response: new Response(null, { status: 405 }) }
   if (mcp.type !== 'request') {
     if (live) return { type: 'respond', response: decodedResponse(await perform(request)) }
@@ -104,7 +106,10 @@ export async function handleMcpRequest(
     return { type: 'error', error: damaged(record.seq, tape.cassettePath) }
   }
   const recorded = withJsonRpcId(record.out, mcp.id)
-  if (answersFromCassette(tape)) return { type: 'respond', response: buildReplayResponse(recorded, timing) }
+  if (answersFromCassette(tape)) {
+    if (mcp.input.method === 'initialize') await rememberReplayedSession(request, recorded)
+    return { type: 'respond', response: buildReplayResponse(recorded, timing) }
+  }
   const response = decodedResponse(await perform(request))
   if (mcp.input.method !== 'tools/call') return { type: 'respond', response }
   // live-tools: the tool's live result against the recorded one; the client goes on with the
@@ -134,6 +139,71 @@ function inLiveSession(recorded: RecordedResponse, live: Response): RecordedResp
 }
 
 const SESSION_HEADER = 'mcp-session-id'
+
+/** A session whose `initialize` a replay answered: the handshake to make for real, once, if a request of it must go out. */
+interface ReplayedSession {
+  url: string
+  headers: [string, string][]
+  body: string
+  /** The live session the handshake opened (undefined: the server gave none). */
+  live?: Promise<string | undefined>
+}
+
+/** Recorded session id → its handshake, for every `initialize` a replay answered in this process. */
+const replayedSessions = new Map<string, ReplayedSession>()
+
+/**
+ * Keeps the handshake of a session a replay opened (a setup tape that replayed, decision 0039):
+ * the client now sends the recorded session id, which no live server knows.
+ */
+async function rememberReplayedSession(request: Request, recorded: RecordedResponse): Promise<void> {
+  const session = recorded.headers[SESSION_HEADER]
+  if (typeof session !== 'string' || replayedSessions.has(session)) return
+  const body = await request.clone().text()
+  replayedSessions.set(session, { url: request.url, headers: [...request.headers], body })
+}
+
+/**
+ * The request in a live session: one that carries a session id a replay answered (a test that
+ * records after its setup replayed) opens the session for real first, with the recorded
+ * handshake's `initialize` and `notifications/initialized` (their answers go to no one: the
+ * client has the recorded ones), once per session, and goes out with the live session id. The
+ * client adopts the id of the response, so its next requests carry it themselves.
+ */
+async function inLiveSessionOf(
+  request: Request,
+  perform: (request: Request) => Promise<Response>,
+): Promise<Request> {
+  const session = request.headers.get(SESSION_HEADER)
+  const replayed = session === null ? undefined : replayedSessions.get(session)
+  if (!replayed) return request
+  replayed.live ??= openLiveSession(replayed, request.headers.get('mcp-protocol-version'), perform)
+  const live = await replayed.live
+  if (live === undefined) return request
+  const headers = new Headers(request.headers)
+  headers.set(SESSION_HEADER, live)
+  const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text()
+  return new Request(request.url, { method: request.method, headers, body, signal: request.signal })
+}
+
+async function openLiveSession(
+  replayed: ReplayedSession,
+  protocolVersion: string | null,
+  perform: (request: Request) => Promise<Response>,
+): Promise<string | undefined> {
+  const init = { method: 'POST', headers: replayed.headers, body: replayed.body }
+  const answer = await perform(new Request(replayed.url, init))
+  const session = answer.headers.get(SESSION_HEADER) ?? undefined
+  await answer.body?.cancel()
+  if (session === undefined) return undefined
+  const headers = new Headers(replayed.headers)
+  headers.set(SESSION_HEADER, session)
+  if (protocolVersion) headers.set('mcp-protocol-version', protocolVersion)
+  const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  const notified = await perform(new Request(replayed.url, { method: 'POST', headers, body: initialized }))
+  await notified.body?.cancel()
+  return session
+}
 
 /** The JSON-RPC result or error a recorded MCP response carries (a JSON body or a stream event). */
 export function jsonRpcOutcome(recorded: RecordedResponse): {
