@@ -8,9 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type CountingServer, startCountingServer } from '../support/counting-server.js'
 import { runTaped } from '../support/tape-run.js'
 
-// Child processes started by a tape's test: agent-tape cannot see what they send, so each is named
-// (allow, the default) or refused before it starts (childProcesses: 'refuse'). A counting server
-// shows what a child reached.
+// Child processes started by a tape's test: each is named, and taped (the default: a Node child
+// gets the tape's boundary, test/network/taped-children.test.ts), started untaped
+// (childProcesses: 'allow'), or refused before it starts (childProcesses: 'refuse'). A counting
+// server (loopback: it passes, taped or not) shows what a child reached.
 installHttpBoundary()
 let server: CountingServer
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 afterEach(() => {
-  installHttpBoundary({ childProcesses: 'allow' })
+  installHttpBoundary({ childProcesses: 'tape' })
 })
 
 const node = process.execPath
@@ -84,7 +85,8 @@ describe.each([['replay'], ['update']] as const)('in %s', (mode) => {
     expect(named).toHaveLength(1)
     expect(named[0]).toMatch(/node|curl|bash|\/dev\/tcp|fetch/)
     expect(named[0]).not.toContain('(refused)')
-    // Named, not taped: the child reached the server (what childProcesses: 'refuse' is for).
+    // Taped in a lane of its own; loopback passes, so the child reached the server.
+    expect(named[0]).toMatch(/ \(lane child-1\)$/)
     await waitFor(() => server.connections === before + 1)
   })
 
@@ -114,10 +116,10 @@ it('names the command a person would read: the shell’s command line, the progr
     childProcess.spawnSync('echo three', { shell: true })
   })
   expect(childProcessesOf(run.tape)).toEqual([
-    'echo one',
-    `${node.split('/').at(-1)} -e "process.exit(0)"`,
-    'echo two',
-    'echo three',
+    'echo one (lane child-1)',
+    `${node.split('/').at(-1)} -e "process.exit(0)" (lane child-2)`,
+    'echo two (lane child-3)',
+    'echo three (lane child-4)',
   ])
 })
 
@@ -130,8 +132,9 @@ it('masks a secret in a command, and shortens a long one', async () => {
   const [secret, long] = childProcessesOf(run.tape)
   expect(secret).not.toContain(key)
   expect(secret).toContain('echo "Authorization: Bearer ')
-  expect(long).toHaveLength(160)
-  expect(long!.endsWith('…')).toBe(true)
+  // The command is cut to 160 characters; its lane follows.
+  expect(long!.endsWith('… (lane child-2)')).toBe(true)
+  expect(long!.replace(/ \(lane child-2\)$/, '')).toHaveLength(160)
 })
 
 it('neither names nor refuses a child process started outside tapes, or in live mode', async () => {
@@ -172,9 +175,9 @@ it('lets a preparer change what a Node child starts with, before it starts (wher
   }
 })
 
-it('refuses an unknown childProcesses value, naming the two it takes', () => {
+it('refuses an unknown childProcesses value, naming the three it takes', () => {
   expect(() => installHttpBoundary({ childProcesses: 'deny' as never })).toThrow(
-    /Invalid childProcesses option "deny": it is "allow" .* or "refuse"/,
+    /Invalid childProcesses option "deny": it is "tape" .*, "allow" .* or "refuse"/,
   )
 })
 

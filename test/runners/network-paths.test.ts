@@ -128,8 +128,8 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     const command = `node -e "require('node:net').connect(${counting.port}, '127.0.0.1', () => process.exit(0))"`
     expect(named[runner.summaryStream]).toContain(
       [
-        "  Child processes (1): started while a tape recorded or replayed; agent-tape does not see what they send (childProcesses: 'refuse' refuses them):",
-        `    test/child.test.ts > child: ${command}`,
+        "  Child processes (1): started while a tape recorded or replayed; a Node process is taped in the lane named, what any other program sends is not seen (childProcesses: 'refuse' refuses them):",
+        `    test/child.test.ts > child: ${command} (lane child-1)`,
       ].join('\n'),
     )
     await waitFor(() => counting.connections === before + 1)

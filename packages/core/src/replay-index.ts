@@ -48,6 +48,11 @@ export class ReplayIndex {
     return decision
   }
 
+  /** Counts a recorded decision as used that another process of the run replayed (see `TapeInternals.adopt`). */
+  markUsed(seq: number): void {
+    if (this.decisions.some((d) => d.seq === seq)) this.used.add(seq)
+  }
+
   get consumed(): number {
     return this.used.size
   }

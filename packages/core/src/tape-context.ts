@@ -14,7 +14,7 @@ interface TapeContext {
   /** Awaited before each tape opens (see {@link beforeTapeOpens}). */
   openHooks?: Set<() => Promise<unknown>>
   /** Called as each tape finishes (see {@link onTapeFinish}). */
-  finishHooks?: Set<(tape: Tape) => void>
+  finishHooks?: Set<(tape: Tape) => void | Promise<void>>
   /** The mode a test runner resolved for every tape of the run (see {@link setRunMode}). */
   runMode?: TapeMode
   /** The tape of the whole process, current where no `runWithTape` says otherwise (see {@link setProcessTape}). */
@@ -194,20 +194,27 @@ export async function prepareTapeOpen(): Promise<void> {
  * started, which reports its refused connections through shared memory), so that the tape fails
  * with them. Returns a function that unregisters it.
  */
-export function onTapeFinish(hook: (tape: Tape) => void): () => void {
+export function onTapeFinish(hook: (tape: Tape) => void | Promise<void>): () => void {
   context.finishHooks ??= new Set()
   context.finishHooks.add(hook)
   return () => context.finishHooks?.delete(hook)
 }
 
-/** Runs the hooks registered with {@link onTapeFinish}; a hook that throws does not stop the others. */
-export function runFinishHooks(tape: Tape): void {
+/**
+ * Runs the hooks registered with {@link onTapeFinish}, and waits for those that return a promise
+ * (the child processes of a tape, whose reports are read as it finishes); a hook that throws or
+ * rejects does not stop the others.
+ */
+export async function runFinishHooks(tape: Tape): Promise<void> {
   if (!context.finishHooks?.size) return
+  const waiting: Promise<void>[] = []
   for (const hook of context.finishHooks) {
     try {
-      hook(tape)
+      const done = hook(tape)
+      if (done) waiting.push(done.catch(() => {}))
     } catch {
       // A boundary's report must not keep the tape from finishing.
     }
   }
+  await Promise.all(waiting)
 }

@@ -61,6 +61,13 @@ export interface TapeInternals {
   openedCassette(): Cassette | undefined
   /** The decisions of the cassette the tape replays (none when it records or passes through). */
   recordedDecisions(): readonly DecisionRecord[]
+  /**
+   * Takes into this run what other processes of it did in lanes of their own (the child
+   * processes of a test's tape, each with the boundary of its own): while recording, their
+   * complete decisions join the recording, after this run's; while replaying, the recorded
+   * decisions they replayed count as used. Keys and places stay as they were made.
+   */
+  adopt(part: { recorded?: readonly DecisionRecord[]; replayed?: readonly number[] }): void
 }
 
 /** The handle of a tape, whichever copy of core opened it. */

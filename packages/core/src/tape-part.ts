@@ -144,6 +144,9 @@ export abstract class TapePart {
     return undefined
   }
 
+  /** What other processes of the run did in lanes of their own (see `TapeInternals.adopt`). */
+  adopt(_part: { recorded?: readonly DecisionRecord[]; replayed?: readonly number[] }): void {}
+
   tally(): PartTally {
     return { inCassette: 0, replayed: 0, recorded: 0, missed: 0, unused: [] }
   }

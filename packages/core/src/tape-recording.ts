@@ -192,6 +192,10 @@ export class RecordingPart extends TapePart {
     return this.previous
   }
 
+  override adopt(part: { recorded?: readonly DecisionRecord[] }): void {
+    for (const record of part.recorded ?? []) this.records.push({ ...record, seq: this.records.length + 1 })
+  }
+
   override recording(): Cassette {
     const inFlight = new Set([...this.pending].map((p) => p.record).concat([...this.held]))
     const decisions = this.records.filter((r) => !inFlight.has(r)).map((r, i) => ({ ...r, seq: i + 1 }))

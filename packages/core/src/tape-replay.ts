@@ -129,6 +129,10 @@ export class ReplayPart extends TapePart {
     return { header, decisions }
   }
 
+  override adopt(part: { replayed?: readonly number[] }): void {
+    for (const seq of part.replayed ?? []) this.index.markUsed(seq)
+  }
+
   override tally(): PartTally {
     return {
       inCassette: this.cassette.decisions.length,

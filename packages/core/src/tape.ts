@@ -82,6 +82,7 @@ export class Tape {
     completedRecording: () => this.part.recording(),
     openedCassette: () => this.part.opened(),
     recordedDecisions: () => this.part.replayable,
+    adopt: (part) => this.part.adopt(part),
   }
 
   /** Opened by {@link openTape}, which resolves the mode and reads the cassette first. */
@@ -318,7 +319,7 @@ export class Tape {
   async finish(): Promise<TapeState> {
     if (this.finished) return this.finished
     this.finishing = true
-    runFinishHooks(this)
+    await runFinishHooks(this)
     const ending = await this.part.finish()
     this.finished = this.log.snapshot(this, this.part.tally(), ending)
     return this.finished

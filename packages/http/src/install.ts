@@ -17,8 +17,10 @@ export interface HttpBoundaryOptions {
   allowHosts?: readonly HostPattern[]
   /**
    * What a tape does with the child processes its test starts while it records or replays:
-   * `allow` (default) starts them and names them in the run summary, `refuse` throws where one is
-   * started and fails the tape. agent-tape does not see what a child process sends either way.
+   * `tape` (default) gives a Node child the tape's boundary in a lane of its own (its requests
+   * recorded into the tape's cassette, or replayed from it, a miss failing the tape), `allow`
+   * starts them untaped and names them in the run summary, `refuse` throws where one is started
+   * and fails the tape.
    */
   childProcesses?: ChildProcessPolicy
 }
@@ -99,11 +101,11 @@ function assertPatterns(patterns: readonly EndpointPattern[]): void {
 }
 
 function assertChildProcesses(policy: unknown): void {
-  if (policy === undefined || policy === 'allow' || policy === 'refuse') return
+  if (policy === undefined || policy === 'tape' || policy === 'allow' || policy === 'refuse') return
   throw new ConfigError({
     what: `Invalid childProcesses option ${JSON.stringify(policy)}`,
-    why: 'it is "allow" (the default: child processes start, and the run summary names them) or "refuse" (starting one while a tape records or replays throws, and fails the tape)',
-    fix: "Write childProcesses: 'refuse', or leave it out",
+    why: 'it is "tape" (the default: a Node child gets the tape\'s boundary in a lane of its own), "allow" (child processes start untaped, and the run summary names them) or "refuse" (starting one while a tape records or replays throws, and fails the tape)',
+    fix: "Write childProcesses: 'allow' or 'refuse', or leave it out",
   })
 }
 

@@ -12,14 +12,14 @@ export function toHttpOptions(config: HttpConfig): {
   modelEndpoints: Pattern[]
   allowHosts: Pattern[]
   timing: ReplayTiming
-  childProcesses: 'allow' | 'refuse'
+  childProcesses: 'tape' | 'allow' | 'refuse'
 } {
   return {
     modelEndpoints: config.modelEndpoints.map(toPattern),
     allowHosts: config.allowHosts.map(toPattern),
     timing: config.timing,
     // A config resolved by an older runner has none: the default.
-    childProcesses: config.childProcesses ?? 'allow',
+    childProcesses: config.childProcesses ?? 'tape',
   }
 }
 

@@ -172,15 +172,15 @@ export const RUNNER_OPTIONS = {
     default: false,
     check: (value) => value === true,
   }),
-  childProcesses: option<'allow' | 'refuse'>({
-    doc: "What a tape does with the child processes its test starts: `'allow'` starts them and the run summary names them; `'refuse'` fails the test that starts one.",
-    default: 'allow',
+  childProcesses: option<'tape' | 'allow' | 'refuse'>({
+    doc: "What a tape does with the child processes its test starts: `'tape'` gives a Node child the tape's boundary in a lane of its own (`child-1`, …: its requests recorded into the test's cassette or replayed from it, a miss failing the test); `'allow'` starts them untaped and the run summary names them, leaving the promise that a replay reaches no network; `'refuse'` fails the test that starts one.",
+    default: 'tape',
     check(value, { invalid }) {
-      if (value === 'allow' || value === 'refuse') return value
+      if (value === 'tape' || value === 'allow' || value === 'refuse') return value
       throw invalid(
         'childProcesses',
-        `"allow" (the default: child processes start, and the run summary names them) or "refuse" (starting one while a tape records or replays fails the test), got ${describe(value)}`,
-        "Write childProcesses: 'refuse', or leave it out",
+        `"tape" (the default: a Node child gets the tape's boundary in a lane of its own), "allow" (child processes start untaped, and the run summary names them) or "refuse" (starting one while a tape records or replays fails the test), got ${describe(value)}`,
+        "Write childProcesses: 'allow' or 'refuse', or leave it out",
       )
     },
   }),

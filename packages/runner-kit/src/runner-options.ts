@@ -70,10 +70,13 @@ export interface RunnerOptions {
   allowRecordingInCI?: boolean
   /**
    * What a tape does with the child processes its test starts while it records or replays:
-   * `'allow'` (default) starts them and names each in the run summary; `'refuse'` throws where one
-   * is started and fails the test. agent-tape does not see what a child process sends.
+   * `'tape'` (default) gives a Node child the tape's boundary in a lane of its own (`child-1`,
+   * …), recording its requests into the test's cassette or replaying them from it, a miss
+   * failing the test; `'allow'` starts them untaped and names each in the run summary (a replay
+   * may then reach the network through them); `'refuse'` throws where one is started and fails
+   * the test.
    */
-  childProcesses?: 'allow' | 'refuse'
+  childProcesses?: 'tape' | 'allow' | 'refuse'
   /**
    * Folder, relative to the project root, where the run summary writes the divergence view of
    * every test whose replay diverged (one HTML page each), for a CI job to keep as an artifact.

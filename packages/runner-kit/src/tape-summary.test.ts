@@ -217,7 +217,7 @@ it('names the child processes each tape started, and what reached a tape after i
   const text = renderSummaryText({ entries: named, obsolete: [] })
   expect(text).toContain(
     [
-      "  Child processes (2): started while a tape recorded or replayed; agent-tape does not see what they send (childProcesses: 'refuse' refuses them):",
+      "  Child processes (2): started while a tape recorded or replayed; a Node process is taped in the lane named, what any other program sends is not seen (childProcesses: 'refuse' refuses them):",
       '    test/agent.test.ts > issue-412: curl -s http://127.0.0.1:4010/v1/data',
       '    test/agent.test.ts > issue-412: node worker.js (refused)',
       '',

@@ -266,7 +266,7 @@ function childLines(summary: TapeRunSummary, item: (test: string, command: strin
   if (started.length === 0) return []
   return [
     '',
-    `  Child processes (${started.length}): started while a tape recorded or replayed; agent-tape does not see what they send (childProcesses: 'refuse' refuses them):`,
+    `  Child processes (${started.length}): started while a tape recorded or replayed; a Node process is taped in the lane named, what any other program sends is not seen (childProcesses: 'refuse' refuses them):`,
     ...started,
   ]
 }

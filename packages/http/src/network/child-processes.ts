@@ -1,12 +1,16 @@
 import childProcess from 'node:child_process'
 import { basename } from 'node:path'
 import { AgentTapeError, maskForPrinting, type Tape } from '@agent-tape/core/runtime'
+import { installTapeChildren, tapeChild } from '../process/tape-children.js'
 import { callerPackage, captureStack } from './client-path.js'
 import { type NodePatch, patchState } from './node-patch.js'
 import { type NetworkOwner, networkOwner } from './owner.js'
 
-/** What a tape does with the child processes its test starts: start and name them (default), or refuse them. */
-export type ChildProcessPolicy = 'allow' | 'refuse'
+/**
+ * What a tape does with the child processes its test starts: tape them (default: each in a lane
+ * of its own, see `tapeChild`), start them untaped and name them (`allow`), or refuse them.
+ */
+export type ChildProcessPolicy = 'tape' | 'allow' | 'refuse'
 
 export interface ChildProcessConfig {
   childProcesses?: ChildProcessPolicy
@@ -59,9 +63,10 @@ interface ChildState {
  * Sees every child process started while a tape records or replays, from the tape's test: the
  * asynchronous ones where all of them pass (`ChildProcess#spawn`: `spawn`, `exec`, `execFile`,
  * `fork`, and what libraries build on them), the synchronous ones by their functions. Each is
- * named for the run summary (see {@link childProcessesOf}); with `childProcesses: 'refuse'` it
- * is refused instead, with an error thrown where it was started, and the tape fails. agent-tape
- * cannot see what a child process sends, so this names or refuses the path; it does not tape it.
+ * named for the run summary (see {@link childProcessesOf}) and, by default, taped: a Node child
+ * gets the boundary of the tape in a lane of its own (see `tapeChild`). With `childProcesses:
+ * 'allow'` it starts untaped; with `'refuse'` it is refused, with an error thrown where it was
+ * started, and the tape fails.
  */
 export const childProcessHook: NodePatch<ChildProcessConfig, ChildState> = {
   name: 'child-processes',
@@ -76,6 +81,7 @@ export const childProcessHook: NodePatch<ChildProcessConfig, ChildState> = {
     }
     const module = childProcess as unknown as Record<string, (...args: unknown[]) => unknown>
     const originals = SYNC.map((name) => [name, module[name]!] as const)
+    const stopAdopting = installTapeChildren()
     for (const [name, original] of originals) {
       const guarded = function guardedSync(this: unknown, ...args: unknown[]) {
         const start = syncStart(name, args)
@@ -90,6 +96,7 @@ export const childProcessHook: NodePatch<ChildProcessConfig, ChildState> = {
       restore: () => {
         if (proto.spawn !== spawn) proto.spawn = spawn
         for (const [name, original] of originals) module[name] = original
+        stopAdopting()
       },
     }
   },
@@ -131,7 +138,8 @@ function onStart(
     owner.report(error)
     throw error
   }
-  named.push(command)
+  const lane = [...configs].some((c) => c.childProcesses === 'allow') ? undefined : tapeChild(start, tape)
+  named.push(lane ? `${command} (lane ${lane})` : command)
   for (const prepare of state.preparers) prepare(start, tape)
 }
 
@@ -139,7 +147,7 @@ function refusal(command: string, owner: NetworkOwner, caller: string | undefine
   return new AgentTapeError('ERR_TAPE_NETWORK', {
     what: `Refused to start a child process${caller ? ` from ${caller}` : ''} (${command})`,
     why: `${owner.who('it was started')}, and the childProcesses option is 'refuse': agent-tape does not see what a child process sends, so it could reach the network unrecorded`,
-    fix: "Do the work in the test's own process, or set childProcesses: 'allow' (the default), which starts it and names it in the run summary",
+    fix: "Do the work in the test's own process, or leave childProcesses out (a Node child is then taped in a lane of its own)",
   })
 }
 
