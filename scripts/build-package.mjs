@@ -23,9 +23,9 @@ const exclude = ['src/**/*.test.ts', 'src/**/*.test-d.ts', ...own]
  * the output as entries of their own, each with who loads it.
  */
 const PATH_ENTRIES = {
-  // preload.mjs (NODE_OPTIONS=--import), a worker's `--require` (network/worker-guard.ts) and the
-  // gateway's process (gateway/gateway-process.ts).
-  '@agent-tape/http': ['process/process-boundary', 'network/worker-preload', 'gateway/main'],
+  // preload.mjs (NODE_OPTIONS=--import), a worker's `--require` (network/worker-guard.ts), and the
+  // gateway's process (gateway/gateway-process.ts) and thread (gateway/gateway-thread.ts).
+  '@agent-tape/http': ['process/process-boundary', 'network/worker-preload', 'gateway/main', 'gateway/worker'],
   // The `agent-tape` bin of the package.json.
   '@agent-tape/cli': ['bin'],
   // bin/agent-tape-jest.cjs.

@@ -126,7 +126,7 @@ it('records the agent run by tsx from its TypeScript source in the main lane (ts
     dir,
     agentEnv(provider),
   )
-  expect(recorded.code).toBe(0)
+  expect(recorded.code, recorded.stderr + recorded.output).toBe(0)
   expect(laneRuns(join(dir, 'tsx.jsonl'))).toEqual([''])
   const replayed = await replayWithoutNetwork(['tsx.jsonl'])
   expect(replayed).toMatchObject({ code: 0, connections: 0, output: recorded.output })

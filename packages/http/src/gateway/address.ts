@@ -1,5 +1,5 @@
 import type { ProcessSlot } from '../process/session.js'
-import { GATEWAY_ROUTES } from './routes.js'
+import { GATEWAY_ROUTES, withScheme } from './routes.js'
 
 /**
  * Names the gateway of a recorded or replayed command to every process of it (JSON of a
@@ -46,10 +46,22 @@ export interface GatewayAddress {
  * The gateway's variables for a process in `slot`'s place: the proxy variables with credentials
  * that name the place (clients send them as `Proxy-Authorization`), each route's base-URL
  * variable with the place in its path, the run's certificate bundle where HTTPS is intercepted,
- * and the address itself for the Node processes among them.
+ * and the address itself for the Node processes among them. `read` reads the environment the
+ * process is given: a base URL set there (a test giving its child a test server) is the upstream
+ * of that route for the process, carried in its place.
  */
-export function gatewayVariables(address: GatewayAddress, slot: ProcessSlot): Record<string, string> {
-  const tag = slotTag(slot)
+export function gatewayVariables(
+  address: GatewayAddress,
+  slot: ProcessSlot,
+  read: (name: string) => string | undefined = () => undefined,
+): Record<string, string> {
+  const upstreams: Record<string, string> = {}
+  for (const route of GATEWAY_ROUTES) {
+    const value = read(route.variable)?.trim()
+    if (address.routes.includes(route.name) && value && !value.startsWith(`${address.url}/@`))
+      upstreams[route.name] = withScheme(value).replace(/\/+$/, '')
+  }
+  const tag = slotTag(slot, upstreams)
   const { host } = new URL(address.url)
   const variables: Record<string, string> = { [GATEWAY_ENV]: JSON.stringify(address) }
   if (address.proxy) {
@@ -121,18 +133,29 @@ function readAddress(text: string | undefined): GatewayAddress | undefined {
   }
 }
 
+/** What a gateway's URL or credentials say of the process that sends a request. */
+export interface TaggedPlace {
+  slot: ProcessSlot
+  /** The upstreams of routes that the process's own environment set (see {@link gatewayVariables}). */
+  upstreams: Record<string, string>
+}
+
 /** A place as the gateway's URLs and credentials carry it: base64url of its JSON. */
-export function slotTag(slot: ProcessSlot): string {
-  return Buffer.from(JSON.stringify([slot.path, slot.lane])).toString('base64url')
+export function slotTag(slot: ProcessSlot, upstreams: Record<string, string> = {}): string {
+  const parts: unknown[] = [slot.path, slot.lane]
+  if (Object.keys(upstreams).length > 0) parts.push(upstreams)
+  return Buffer.from(JSON.stringify(parts)).toString('base64url')
 }
 
 /** The place a {@link slotTag} names, or `undefined` for a tag that names none. */
-export function slotOfTag(tag: string): ProcessSlot | undefined {
+export function slotOfTag(tag: string): TaggedPlace | undefined {
   try {
     const parsed = JSON.parse(Buffer.from(tag, 'base64url').toString('utf8')) as unknown
     if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string')
       return undefined
-    return { path: parsed[0], lane: parsed[1] }
+    const upstreams =
+      typeof parsed[2] === 'object' && parsed[2] !== null ? (parsed[2] as Record<string, string>) : {}
+    return { slot: { path: parsed[0], lane: parsed[1] }, upstreams }
   } catch {
     return undefined
   }

@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { AgentTapeError } from '@agent-tape/core/internal'
 import { packageFolder } from '../package-folder.js'
 import { type GatewayAddress, PROXY_VARIABLES, replacedVariables } from './address.js'
-import type { GatewayMessage, GatewayStart } from './main.js'
 import { upstreamsOf } from './routes.js'
+import type { GatewayMessage, GatewayStart } from './run-gateway.js'
 import type { GatewayNotice } from './server.js'
 
 /** The largest request body the gateway takes by default: 32 MiB. */
@@ -40,14 +40,7 @@ export interface GatewayProcess {
  * before the command runs.
  */
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
-  const upstreams = { ...upstreamsOf(options.env), ...options.upstreams }
-  const start: GatewayStart = {
-    dir: options.dir,
-    upstreams,
-    maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
-    port: options.port ?? 0,
-    ca: options.interceptHttps === true,
-  }
+  const start = gatewayStart(options)
   const { NODE_OPTIONS: _options, ...env } = options.env
   const child = fork(entryFile(), [JSON.stringify(start)], {
     env,
@@ -55,20 +48,40 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   })
   const { url, caFile } = await listening(child, start.port)
+  return {
+    address: gatewayAddress(options, start, url, caFile),
+    upstreams: start.upstreams,
+    close: () => closed(child),
+  }
+}
+
+/** What a gateway is started with, from the options of its starter. */
+export function gatewayStart(options: GatewayProcessOptions): GatewayStart {
+  return {
+    dir: options.dir,
+    upstreams: { ...upstreamsOf(options.env), ...options.upstreams },
+    maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+    port: options.port ?? 0,
+    ca: options.interceptHttps === true,
+  }
+}
+
+/** Where a gateway that listens at `url` is, and what it stands in for, for the processes it serves. */
+export function gatewayAddress(
+  options: GatewayProcessOptions,
+  start: GatewayStart,
+  url: string,
+  caFile: string | undefined,
+): GatewayAddress {
   // A recording behind a proxy of the user's own keeps it: then only the base URLs name the gateway.
   const proxy = options.mode !== 'record' || !PROXY_VARIABLES.some((name) => options.env[name])
-  const routes = Object.keys(upstreams)
-  const address: GatewayAddress = {
+  const routes = Object.keys(start.upstreams)
+  return {
     url,
     proxy,
     routes,
     ...(caFile ? { caFile } : {}),
     replaced: replacedVariables(options.env, routes, proxy, caFile !== undefined),
-  }
-  return {
-    address,
-    upstreams,
-    close: () => closed(child),
   }
 }
 

@@ -82,6 +82,6 @@ export function upstreamsOf(env: Record<string, string | undefined>): Record<str
 }
 
 /** `OLLAMA_HOST=127.0.0.1:11434` names a host without a scheme: plain HTTP, as the clients read it. */
-function withScheme(value: string): string {
+export function withScheme(value: string): string {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`
 }

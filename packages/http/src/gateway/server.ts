@@ -150,7 +150,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       outcome = { type: 'error', error: error as Error }
     }
     if (outcome.type === 'error') {
-      refuse(res, 502, outcome.error.message)
+      refuse(res, 502, describeError(outcome.error))
       return
     }
     const response = outcome.type === 'passthrough' ? await perform(request) : outcome.response
@@ -176,14 +176,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   function routed(path: string): { url: URL; slot: ProcessSlot } | { refused: string } {
     const match = /^\/@([A-Za-z0-9_-]+)\/([a-z0-9-]+)(\/[^?]*)?(\?.*)?$/.exec(path)
-    const slot = match && slotOfTag(match[1]!)
-    const upstream = match && options.upstreams[match[2]!]
-    if (!match || !slot || !upstream) {
+    const place = match && slotOfTag(match[1]!)
+    const upstream = match && (place?.upstreams[match[2]!] ?? options.upstreams[match[2]!])
+    if (!match || !place || !upstream) {
       return {
         refused: `${path.split('?')[0]} is not one of the gateway's routes (a base URL of a model SDK, http://127.0.0.1:<port>/@<place>/<provider>)`,
       }
     }
-    return { url: new URL(`${upstream}${match[3] ?? ''}${match[4] ?? ''}`), slot }
+    return { url: new URL(`${upstream}${match[3] ?? ''}${match[4] ?? ''}`), slot: place.slot }
   }
 
   /**
@@ -294,7 +294,7 @@ function slotOfCredentials(header: string | undefined): ProcessSlot {
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
   if (decoded.slice(0, colon) !== PROXY_USER) return UNPLACED
-  return slotOfTag(decoded.slice(colon + 1)) ?? UNPLACED
+  return slotOfTag(decoded.slice(colon + 1))?.slot ?? UNPLACED
 }
 
 function headersOf(req: IncomingMessage): Headers {

@@ -52,7 +52,7 @@ export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env)
         const slot = place.nextChild()
         return {
           ...boundaryVariables(dir, slot, read('NODE_OPTIONS')),
-          ...(gateway ? gatewayVariables(gateway, slot) : {}),
+          ...(gateway ? gatewayVariables(gateway, slot, read) : {}),
         }
       }),
   ])

@@ -10,6 +10,9 @@ import {
   tapeInternals,
 } from '@agent-tape/core/internal'
 import { installedBoundary } from '../boundary.js'
+import { gatewayVariables } from '../gateway/address.js'
+import type { GatewayProcess } from '../gateway/gateway-process.js'
+import { startGatewayThread } from '../gateway/gateway-thread.js'
 import type { ChildStart } from '../network/child-processes.js'
 import { boundaryVariables } from './child-env.js'
 import { type ProcessSessionConfig, type ProcessSlot, sessionFiles } from './session.js'
@@ -18,35 +21,45 @@ import { readSessionResults } from './session-results.js'
 /** The session of the child processes one tape's test started. */
 interface TapeChildren {
   readonly dir: string
+  readonly mode: ProcessSessionConfig['mode']
   /** How many children the tape's test started: the n-th is placed at `child-<n>`. */
   started: number
+  /** The gateway of the children that are not Node (and of theirs), started with the first child. */
+  gateway?: GatewayProcess | undefined
 }
 
 const sessions = new WeakMap<Tape, TapeChildren>()
 
 /**
  * Gives a child process a tape's test starts the boundary of that tape, as `agent-tape record`
- * gives the processes of a command theirs: a Node child gets the preload and the session of the
- * tape's children, in the lane `child-<n>` (its own children in `child-<n>/<m>`), recording its
- * decisions for the tape's cassette or replaying them from it; what it cannot answer from the
- * cassette is refused there, and the tape fails with it. Its report is read as the tape finishes
+ * gives the processes of a command theirs, in the lane `child-<n>` (its own children in
+ * `child-<n>/<m>`): a Node child gets the preload and the session of the tape's children; a
+ * program outside Node gets the variables of the gateway of the tape's children (base URLs, the
+ * proxy), which runs in a thread of this process. Each records its decisions for the tape's
+ * cassette or replays them from it; what it cannot answer from the cassette is refused there,
+ * and the tape fails with it. Its report is read as the tape finishes
  * (see {@link adoptChildren}). A program outside Node passes the variables on to the Node
  * processes it starts, which are taped in its lane. Returns the lane; nothing is done for a tape
  * that neither records nor replays.
  */
 export function tapeChild(start: ChildStart, tape: Tape): string | undefined {
-  if (tape.action === 'passthrough' || tape.mode === 'live') return undefined
+  // A process of a recorded command gives its children the command's session (see `ProcessPlace`);
+  // a run captured in a server adds nothing to the app's processes.
+  if (tape.action === 'passthrough' || tape.mode === 'live' || tape.runsIn !== 'test') return undefined
   let children = sessions.get(tape)
   if (!children) {
-    children = { dir: openChildSession(tape), started: 0 }
+    children = openChildSession(tape)
     sessions.set(tape, children)
   }
   children.started++
   const slot: ProcessSlot = { path: `child-${children.started}`, lane: `child-${children.started}` }
-  for (const [name, value] of Object.entries(
-    boundaryVariables(children.dir, slot, start.getEnv('NODE_OPTIONS')),
-  ))
-    start.setEnv(name, value)
+  const variables = {
+    ...boundaryVariables(children.dir, slot, start.getEnv('NODE_OPTIONS')),
+    ...(children.gateway
+      ? gatewayVariables(children.gateway.address, slot, (name) => start.getEnv(name))
+      : {}),
+  }
+  for (const [name, value] of Object.entries(variables)) start.setEnv(name, value)
   return slot.lane
 }
 
@@ -55,7 +68,7 @@ export function tapeChild(start: ChildStart, tape: Tape): string | undefined {
  * being started): what each child's boundary does, and in a replay the cassette it answers from,
  * as the tape read it.
  */
-function openChildSession(tape: Tape): string {
+function openChildSession(tape: Tape): TapeChildren {
   const dir = mkdtempSync(join(tmpdir(), 'agent-tape-children-'))
   const replaying = tape.action === 'replay'
   const opened = replaying ? tapeInternals(tape).openedCassette() : undefined
@@ -74,7 +87,14 @@ function openChildSession(tape: Tape): string {
     rerecordCommand: tape.rerecordCommand,
   }
   writeFileSync(sessionFiles.config(dir), JSON.stringify(config))
-  return dir
+  const children: TapeChildren = { dir, mode: config.mode, started: 0 }
+  const gateway = startGatewayThread({ dir, mode: config.mode, env: process.env })
+  if ('failed' in gateway)
+    tape.warn(
+      `[agent-tape] The gateway for the test's child processes outside Node did not start (${gateway.failed}): what they send is not seen`,
+    )
+  else children.gateway = gateway
+  return children
 }
 
 /**
@@ -88,6 +108,21 @@ export async function adoptChildren(tape: Tape): Promise<void> {
   if (!children) return
   sessions.delete(tape)
   try {
+    const notices = (await children.gateway?.close()) ?? []
+    if (notices.length > 0) {
+      const listed = notices.map((n) => `${n.request} (${n.why})`).join(', ')
+      if (tape.action === 'record')
+        tape.warn(
+          `[agent-tape] Not recorded: requests of the test's child processes outside Node that the gateway could not tape: ${listed}`,
+        )
+      else
+        tape.reportDivergence(
+          childError(
+            'ERR_TAPE_NETWORK',
+            `[agent-tape] Cannot replay requests of the test's child processes outside Node: ${listed}; they were refused, since a replay makes no connection`,
+          ),
+        )
+    }
     const results = await readSessionResults(children.dir)
     const internals = tapeInternals(tape)
     for (const report of results.reports) {
