@@ -1,6 +1,7 @@
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CountingServer, startCountingServer } from '../support/counting-server.js'
+import { findPython } from '../support/python.js'
 import { configure, RUNNERS, type RunnerProject, testFile } from './runners.js'
 import { count } from './scenarios.js'
 
@@ -27,6 +28,33 @@ const CHILD = [
   "  execFileSync(process.execPath, ['-e', connect])",
   '})',
 ]
+
+// A Node child, a Python child and curl, each asking the model: taped (the default), each in a lane of its own.
+const CHILDREN = [
+  "import { execFile } from 'node:child_process'",
+  "import { promisify } from 'node:util'",
+  '',
+  "it.tape('children', async () => {",
+  "  const question = process.env.QUESTION ?? 'Hi'",
+  "  const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: question }] })",
+  "  const ask = `fetch(process.env.FAKE_PROVIDER_URL + '/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' }, body: ${JSON.stringify(body)} }).then((r) => r.json()).then((a) => process.stdout.write(a.choices[0].message.content))`",
+  "  const fromNode = (await promisify(execFile)(process.execPath, ['-e', ask])).stdout",
+  "  const env = { ...process.env, OPENAI_BASE_URL: process.env.FAKE_PROVIDER_URL + '/v1' }",
+  "  const fromPython = (await promisify(execFile)(process.env.PYTHON, ['ask.py', question], { env })).stdout",
+  // curl through the proxy variables, plain HTTP, straight to the provider.
+  "  const curl = ['-s', '-X', 'POST', process.env.FAKE_PROVIDER_URL + '/v1/chat/completions', '-H', 'content-type: application/json', '-H', 'authorization: Bearer sk-test', '-d', body]",
+  "  const fromCurl = JSON.parse((await promisify(execFile)('curl', curl)).stdout).choices[0].message.content",
+  "  expect([fromNode, fromPython, fromCurl]).toEqual(['Hello.', 'Hello.', 'Hello.'])",
+  '})',
+]
+
+const ASK_PY = [
+  'import json, os, sys, urllib.request',
+  "body = json.dumps({'model': 'gpt-4o-mini', 'messages': [{'role': 'user', 'content': sys.argv[1]}]}).encode()",
+  "request = urllib.request.Request(os.environ['OPENAI_BASE_URL'] + '/chat/completions', data=body, headers={'content-type': 'application/json', 'authorization': 'Bearer sk-test'})",
+  "sys.stdout.write(json.load(urllib.request.urlopen(request))['choices'][0]['message']['content'])",
+  '',
+].join('\n')
 
 const LEAKY = [
   "import OpenAI from 'openai'",
@@ -141,6 +169,36 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     )
     expect(refused[runner.summaryStream]).toContain(`    test/child.test.ts > child: ${command} (refused)`)
     expect(counting.connections).toBe(before + 1)
+  })
+
+  it.sequential('tapes the Node, Python and curl children a test starts, each in its lane: recorded, then replayed in CI with no connection, a changed question failing the test', async () => {
+    const paths = project('children.test.ts', CHILDREN)
+    paths.write('ask.py', ASK_PY)
+    const python = findPython([])
+    const before = model.requests.length
+    const recorded = await paths.runTests('test/children.test.ts', env({ PYTHON: python }))
+    expect(recorded.code, recorded.output).toBe(0)
+    expect(model.requests.length).toBe(before + 3)
+    const cassette = paths.read('test/__cassettes__/children.test.ts/children.jsonl')
+    expect(
+      cassette
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => JSON.parse(line).lane),
+    ).toEqual(['child-1', 'child-2', 'child-3'])
+    const connections = model.connections
+    const replayed = await paths.runTests('test/children.test.ts', env({ PYTHON: python, CI: 'true' }))
+    expect(replayed.code, replayed.output).toBe(0)
+    expect(replayed.output).toContain('1 tape: 1 replayed cleanly')
+    const changed = await paths.runTests(
+      'test/children.test.ts',
+      env({ PYTHON: python, CI: 'true', QUESTION: 'Hello?' }),
+    )
+    expect(changed.code).toBe(1)
+    expect(changed.output).toContain('[agent-tape] Replay miss at step 1 of lane "child-1"')
+    expect(changed.output).toContain('"Hi" → "Hello?"')
+    expect(model.connections).toBe(connections)
   })
 
   it.sequential('refuses the network use of a worker thread a tape starts, and fails its test', async () => {
