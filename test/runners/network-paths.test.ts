@@ -2,6 +2,7 @@ import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CountingServer, startCountingServer } from '../support/counting-server.js'
 import { findPython } from '../support/python.js'
+import { startTlsServer } from '../support/tls-server.js'
 import { configure, RUNNERS, type RunnerProject, testFile } from './runners.js'
 import { count } from './scenarios.js'
 
@@ -55,6 +56,19 @@ const ASK_PY = [
   "sys.stdout.write(json.load(urllib.request.urlopen(request))['choices'][0]['message']['content'])",
   '',
 ].join('\n')
+
+// curl over HTTPS through the proxy variables, to a model on a loopback TLS server.
+const HTTPS_CHILD = [
+  "import { execFile } from 'node:child_process'",
+  "import { promisify } from 'node:util'",
+  '',
+  "it.tape('https child', async () => {",
+  "  const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] })",
+  "  const curl = ['-sS', '--fail', '-X', 'POST', process.env.FAKE_PROVIDER_URL + '/v1/chat/completions', '-H', 'content-type: application/json', '-H', 'authorization: Bearer sk-test', '-d', body]",
+  "  const answer = JSON.parse((await promisify(execFile)('curl', curl)).stdout)",
+  "  expect(answer.choices[0].message.content).toBe('Hello over TLS.')",
+  '})',
+]
 
 const LEAKY = [
   "import OpenAI from 'openai'",
@@ -199,6 +213,38 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     expect(changed.output).toContain('[agent-tape] Replay miss at step 1 of lane "child-1"')
     expect(changed.output).toContain('"Hi" → "Hello?"')
     expect(model.connections).toBe(connections)
+  })
+
+  it.sequential('tapes the HTTPS of a curl child with interceptHttps (without, its tunnel to loopback passes untaped)', async () => {
+    const tls = await startTlsServer('model')
+    try {
+      // The test process (and the gateway's thread in it) and curl trust the server, as they would a
+      // real provider; with interceptHttps, curl is given the run's authority instead.
+      const tlsEnv = (more: Record<string, string> = {}) =>
+        env({
+          FAKE_PROVIDER_URL: tls.origin,
+          NODE_EXTRA_CA_CERTS: tls.certFile,
+          CURL_CA_BUNDLE: tls.certFile,
+          ...more,
+        })
+      const plain = project('https.test.ts', HTTPS_CHILD)
+      const named = await plain.runTests('test/https.test.ts', tlsEnv())
+      expect(named.code, named.output).toBe(0)
+      expect(named.output).toContain('decisions: 0 replayed, 0 recorded, 0 missed, 0 unused')
+      const paths = project('https.test.ts', HTTPS_CHILD)
+      configure(runner, paths, 'interceptHttps: true')
+      const recorded = await paths.runTests('test/https.test.ts', tlsEnv())
+      expect(recorded.code, recorded.output).toBe(0)
+      const line = paths.read('test/__cassettes__/https.test.ts/https child.jsonl').trim().split('\n')[1]!
+      expect(JSON.parse(line)).toMatchObject({ kind: 'llm', lane: 'child-1' })
+      const connections = tls.connections
+      const replayed = await paths.runTests('test/https.test.ts', tlsEnv({ CI: 'true' }))
+      expect(replayed.code, replayed.output).toBe(0)
+      expect(replayed.output).toContain('1 tape: 1 replayed cleanly')
+      expect(tls.connections).toBe(connections)
+    } finally {
+      await tls.close()
+    }
   })
 
   it.sequential('refuses the network use of a worker thread a tape starts, and fails its test', async () => {

@@ -17,8 +17,9 @@ export interface TlsServer {
 }
 
 /**
- * A loopback HTTPS server with a certificate made for it by `openssl` (for 127.0.0.1), answering
- * every request with a small JSON body that names the path, and counting its connections.
+ * A loopback HTTPS server with a certificate made for it by `openssl` (for 127.0.0.1), counting
+ * its connections: `POST /v1/chat/completions` gets a chat completion in the OpenAI format (its
+ * answer `Hello over TLS.`), any other request a small JSON body that names the path.
  */
 export async function startTlsServer(name: string): Promise<TlsServer> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-tape-tls-'))
@@ -49,7 +50,21 @@ export async function startTlsServer(name: string): Promise<TlsServer> {
     throw new Error(`openssl could not make the test server's certificate:\n${made.stderr}`)
   let connections = 0
   const server = createServer({ key: readFileSync(key), cert: readFileSync(certFile) }, (req, res) => {
-    const body = JSON.stringify({ server: name, path: req.url, method: req.method })
+    req.resume()
+    const body = JSON.stringify(
+      req.method === 'POST' && req.url === '/v1/chat/completions'
+        ? {
+            id: 'chatcmpl-tls',
+            object: 'chat.completion',
+            created: 1_700_000_000,
+            model: 'gpt-4o-mini',
+            choices: [
+              { index: 0, message: { role: 'assistant', content: 'Hello over TLS.' }, finish_reason: 'stop' },
+            ],
+            usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 },
+          }
+        : { server: name, path: req.url, method: req.method },
+    )
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
     res.end(body)
   })

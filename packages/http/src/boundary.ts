@@ -20,6 +20,8 @@ export interface BoundarySettings {
   tapeHosts?: HostPattern[]
   timing: ReplayTiming
   childProcesses?: ChildProcessPolicy
+  /** Tape the HTTPS of a tape's children outside Node with a certificate authority of the process's (see `tapeChild`). */
+  interceptHttps?: boolean
 }
 
 /**
@@ -84,6 +86,7 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
     existing.settings.allowHosts.push(...(options.allowHosts ?? []))
     if (options.timing) existing.settings.timing = options.timing
     if (options.childProcesses) existing.settings.childProcesses = options.childProcesses
+    if (options.interceptHttps !== undefined) existing.settings.interceptHttps = options.interceptHttps
     return existing
   }
   const settings: BoundarySettings = {
@@ -91,6 +94,7 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
     allowHosts: [...(options.allowHosts ?? [])],
     timing: options.timing ?? 'instant',
     ...(options.childProcesses ? { childProcesses: options.childProcesses } : {}),
+    ...(options.interceptHttps ? { interceptHttps: true } : {}),
   }
   let loading: Promise<void> | undefined
   let removeApplied: (() => void) | undefined

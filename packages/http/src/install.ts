@@ -23,6 +23,13 @@ export interface HttpBoundaryOptions {
    * and fails the tape.
    */
   childProcesses?: ChildProcessPolicy
+  /**
+   * Tape the HTTPS that a tape's child processes outside Node send through the proxy variables,
+   * with a certificate authority made for this process (its certificate given to each child
+   * through `SSL_CERT_FILE` and the like, its key in memory). Default `false`: such a tunnel is
+   * named while recording and refused in replay.
+   */
+  interceptHttps?: boolean
 }
 
 export interface HttpBoundary {
@@ -53,11 +60,18 @@ export function installHttpBoundary(options: HttpBoundaryOptions = {}): HttpBoun
   assertHostPatterns(hosts)
   assertTiming(options.timing)
   assertChildProcesses(options.childProcesses)
+  if (options.interceptHttps !== undefined && typeof options.interceptHttps !== 'boolean')
+    throw new ConfigError({
+      what: `Invalid interceptHttps option ${JSON.stringify(options.interceptHttps)}`,
+      why: 'it is true or false',
+      fix: 'Write interceptHttps: true, or leave it out',
+    })
   const prepared = prepareBoundary({
     modelEndpoints: patterns,
     allowHosts: hosts,
     ...(options.timing ? { timing: options.timing } : {}),
     ...(options.childProcesses ? { childProcesses: options.childProcesses } : {}),
+    ...(options.interceptHttps ? { interceptHttps: true } : {}),
   })
   const { settings } = prepared
   return {

@@ -15,10 +15,16 @@ export interface MswInterceptionConfig {
   allowHosts: HostPattern[]
   timing?: ReplayTiming
   childProcesses?: ChildProcessPolicy
+  interceptHttps?: boolean
 }
 
 const KEY = Symbol.for('agent-tape.msw-interception')
 const holder = globalThis as { [KEY]?: MswInterceptionConfig }
+
+/** The options a runner gave `useMswInterception`, when the team's MSW server is the interception. */
+export function mswInterceptionConfig(): Readonly<MswInterceptionConfig> | undefined {
+  return holder[KEY]
+}
 
 /**
  * Sets the runner up for `interception: 'msw'`: no interceptor of agent-tape's own is installed
@@ -34,6 +40,7 @@ export function useMswInterception(config: MswInterceptionConfig): () => void {
   current.allowHosts.push(...config.allowHosts)
   if (config.timing) current.timing = config.timing
   if (config.childProcesses) current.childProcesses = config.childProcesses
+  if (config.interceptHttps !== undefined) current.interceptHttps = config.interceptHttps
   let removeGuards: (() => void) | undefined
   let disposed = false
   let loading: Promise<void> | undefined

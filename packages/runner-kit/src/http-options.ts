@@ -5,7 +5,7 @@ import { type Pattern, toPattern } from './patterns.js'
 
 /** The options the HTTP boundary reads: its slice of the config. */
 export type HttpConfig = Pick<TapeConfig, 'modelEndpoints' | 'allowHosts' | 'timing'> &
-  Partial<Pick<TapeConfig, 'childProcesses'>>
+  Partial<Pick<TapeConfig, 'childProcesses' | 'interceptHttps'>>
 
 /** What the HTTP boundary takes from a config: its slice, patterns compiled. */
 export function toHttpOptions(config: HttpConfig): {
@@ -13,6 +13,7 @@ export function toHttpOptions(config: HttpConfig): {
   allowHosts: Pattern[]
   timing: ReplayTiming
   childProcesses: 'tape' | 'allow' | 'refuse'
+  interceptHttps?: true
 } {
   return {
     modelEndpoints: config.modelEndpoints.map(toPattern),
@@ -20,6 +21,7 @@ export function toHttpOptions(config: HttpConfig): {
     timing: config.timing,
     // A config resolved by an older runner has none: the default.
     childProcesses: config.childProcesses ?? 'tape',
+    ...(config.interceptHttps ? { interceptHttps: true as const } : {}),
   }
 }
 

@@ -184,6 +184,18 @@ export const RUNNER_OPTIONS = {
       )
     },
   }),
+  interceptHttps: option<boolean>({
+    doc: "Tape the HTTPS that a tape's child processes outside Node send through the proxy variables (`curl https://…`), with a certificate authority made for the test process, given to them through `SSL_CERT_FILE` and the like.",
+    default: false,
+    check(value, { invalid }) {
+      if (typeof value === 'boolean') return value
+      throw invalid(
+        'interceptHttps',
+        `true or false, got ${describe(value)}`,
+        'Write interceptHttps: true, or leave it out',
+      )
+    },
+  }),
   viewDir: option<string, undefined>({
     doc: 'Folder, relative to the project root, where the run summary writes the HTML view of each test whose replay diverged.',
     default: undefined,

@@ -78,6 +78,14 @@ export interface RunnerOptions {
    */
   childProcesses?: 'tape' | 'allow' | 'refuse'
   /**
+   * Tape the HTTPS that the child processes outside Node of a tape's test send through the proxy
+   * variables (`curl https://…`), with a certificate authority made for the test process: its
+   * certificate is given to each child through `SSL_CERT_FILE`, `REQUESTS_CA_BUNDLE`,
+   * `CURL_CA_BUNDLE` and `NODE_EXTRA_CA_CERTS`, its key stays in memory. Default `false`: such a
+   * tunnel is named while recording and refused in replay.
+   */
+  interceptHttps?: boolean
+  /**
    * Folder, relative to the project root, where the run summary writes the divergence view of
    * every test whose replay diverged (one HTML page each), for a CI job to keep as an artifact.
    * Default: none; the failure report always names the command that writes one.

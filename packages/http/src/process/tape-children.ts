@@ -13,6 +13,7 @@ import { installedBoundary } from '../boundary.js'
 import { gatewayVariables } from '../gateway/address.js'
 import type { GatewayProcess } from '../gateway/gateway-process.js'
 import { startGatewayThread } from '../gateway/gateway-thread.js'
+import { mswInterceptionConfig } from '../msw-interception.js'
 import type { ChildStart } from '../network/child-processes.js'
 import { boundaryVariables } from './child-env.js'
 import { type ProcessSessionConfig, type ProcessSlot, sessionFiles } from './session.js'
@@ -74,7 +75,8 @@ function openChildSession(tape: Tape): TapeChildren {
   const opened = replaying ? tapeInternals(tape).openedCassette() : undefined
   const cassetteFile = opened ? join(dir, 'cassette.jsonl') : undefined
   if (opened && cassetteFile) writeFileSync(cassetteFile, serializeCassette(opened))
-  const settings = installedBoundary()?.settings
+  // The interception's options: agent-tape's own, or those given with the team's MSW server.
+  const settings = installedBoundary()?.settings ?? mswInterceptionConfig()
   const config: ProcessSessionConfig = {
     mode: replaying ? (tape.mode === 'live-tools' ? 'live-tools' : 'replay') : 'record',
     id: tape.id,
@@ -88,7 +90,12 @@ function openChildSession(tape: Tape): TapeChildren {
   }
   writeFileSync(sessionFiles.config(dir), JSON.stringify(config))
   const children: TapeChildren = { dir, mode: config.mode, started: 0 }
-  const gateway = startGatewayThread({ dir, mode: config.mode, env: process.env })
+  const gateway = startGatewayThread({
+    dir,
+    mode: config.mode,
+    env: process.env,
+    ...(settings?.interceptHttps ? { interceptHttps: true } : {}),
+  })
   if ('failed' in gateway)
     tape.warn(
       `[agent-tape] The gateway for the test's child processes outside Node did not start (${gateway.failed}): what they send is not seen`,
