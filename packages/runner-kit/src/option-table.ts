@@ -173,7 +173,7 @@ export const RUNNER_OPTIONS = {
     check: (value) => value === true,
   }),
   childProcesses: option<'tape' | 'allow' | 'refuse'>({
-    doc: "What a tape does with the child processes its test starts: `'tape'` gives a Node child the tape's boundary in a lane of its own (`child-1`, …: its requests recorded into the test's cassette or replayed from it, a miss failing the test); `'allow'` starts them untaped and the run summary names them, leaving the promise that a replay reaches no network; `'refuse'` fails the test that starts one.",
+    doc: "What a tape does with the child processes its test starts: `'tape'` tapes each in a lane of its own (`child-1`, …; a Node child through the preload, a program outside Node through the gateway's base URLs and proxy variables), its requests recorded into the test's cassette or replayed from it, a miss failing the test; `'allow'` starts them untaped and the run summary names them, leaving the promise that a replay reaches no network; `'refuse'` fails the test that starts one.",
     default: 'tape',
     check(value, { invalid }) {
       if (value === 'tape' || value === 'allow' || value === 'refuse') return value
