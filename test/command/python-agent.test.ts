@@ -136,24 +136,35 @@ it('records through the proxy variables a Python agent given its provider URL di
   expect(replayed).toMatchObject({ code: 0, connections: 0, output: ANSWER })
 })
 
-it("fails the replay of a one-word prompt edit with the miss, its diff and exit code 3, and the agent gets the provider's error", async () => {
-  await cli(['record', 'edit.jsonl', '--', ...agent()], dir, env())
-  const edited = await replay([
-    'edit.jsonl',
-    '--',
-    python,
-    'agent.py',
-    '--task',
-    'Which charge is the refund?',
-  ])
-  expect(edited.code).toBe(3)
-  expect(edited.connections).toBe(0)
-  expect(edited.stderr).toContain('[agent-tape] Replay miss at step 1, model request (gpt-4o-mini)')
-  expect(edited.stderr).toContain(
-    'body.messages[1].content: "Which charge is the duplicate?" → "Which charge is the refund?"',
-  )
-  expect(edited.stderr).toContain('Replay of edit.jsonl diverged (0 of 6 recorded decisions replayed)')
-})
+it.each([
+  ['openai', 'body.messages[1].content', 'gpt-4o-mini'],
+  ['anthropic', 'body.messages[0].content', 'claude-sonnet-4-5'],
+])(
+  "fails the replay of a one-word prompt edit (%s format) with the miss, its diff and exit code 3, and the agent gets the provider's error",
+  async (format, path, model) => {
+    const file = `edit-${format}.jsonl`
+    await cli(['record', file, '--', ...agent('--format', format)], dir, env())
+    const edited = await replay([
+      file,
+      '--',
+      python,
+      'agent.py',
+      '--task',
+      'Which charge is the refund?',
+      '--format',
+      format,
+    ])
+    expect(edited.code).toBe(3)
+    expect(edited.connections).toBe(0)
+    expect(edited.stderr).toContain(`[agent-tape] Replay miss at step 1, model request (${model})`)
+    expect(edited.stderr).toContain(
+      `${path}: "Which charge is the duplicate?" → "Which charge is the refund?"`,
+    )
+    expect(edited.stderr).toContain(`Replay of ${file} diverged (0 of 6 recorded decisions replayed)`)
+    // The agent was answered with the provider's error and printed no answer.
+    expect(edited.output).toBe('')
+  },
+)
 
 it('replays 3 concurrent requests of one Python process (an asyncio gather) in the same lane, three times over', async () => {
   const recorded = await cli(['record', 'gather.jsonl', '--', ...agent('--parallel', '3')], dir, env())

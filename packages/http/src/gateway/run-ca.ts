@@ -1,7 +1,9 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls'
-import forge from 'node-forge'
+import type Forge from 'node-forge'
+
+type Forge = typeof Forge
 
 /**
  * A certificate authority made for one run of a command (`--intercept-https`): the gateway ends
@@ -21,14 +23,16 @@ export interface RunCa {
 /** How long the run's certificates are valid: a day, from a minute ago (clocks differ a little). */
 const VALID_MS = 24 * 60 * 60 * 1000
 
-export function createRunCa(): RunCa {
-  const authority = keyPair()
-  const leafKey = keyPair()
+export async function createRunCa(): Promise<RunCa> {
+  // Loaded only where a run asks for it: node-forge is large, and every test file loads the boundary.
+  const forge = ((await import('node-forge')) as { default: Forge }).default
+  const authority = keyPair(forge)
+  const leafKey = keyPair(forge)
   const name = [
     { name: 'commonName', value: `agent-tape run ${randomBytes(4).toString('hex')}` },
     { name: 'organizationName', value: 'agent-tape (this run only)' },
   ]
-  const ca = certificate(authority.publicKey, name, name, [
+  const ca = certificate(forge, authority.publicKey, name, name, [
     { name: 'basicConstraints', cA: true, critical: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
@@ -42,7 +46,7 @@ export function createRunCa(): RunCa {
     contextFor(host) {
       let context = contexts.get(host)
       if (!context) {
-        const leaf = certificate(leafKey.publicKey, [{ name: 'commonName', value: host }], name, [
+        const leaf = certificate(forge, leafKey.publicKey, [{ name: 'commonName', value: host }], name, [
           { name: 'basicConstraints', cA: false },
           { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
           { name: 'extKeyUsage', serverAuth: true },
@@ -66,7 +70,7 @@ export function createRunCa(): RunCa {
 }
 
 /** An RSA key pair, made by Node's crypto (fast) and read into forge's form. */
-function keyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey } {
+function keyPair(forge: Forge): { privateKey: Forge.pki.rsa.PrivateKey; publicKey: Forge.pki.rsa.PublicKey } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
   return {
     privateKey: forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
@@ -75,11 +79,12 @@ function keyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki
 }
 
 function certificate(
-  publicKey: forge.pki.rsa.PublicKey,
-  subject: forge.pki.CertificateField[],
-  issuer: forge.pki.CertificateField[],
+  forge: Forge,
+  publicKey: Forge.pki.rsa.PublicKey,
+  subject: Forge.pki.CertificateField[],
+  issuer: Forge.pki.CertificateField[],
   extensions: object[],
-): forge.pki.Certificate {
+): Forge.pki.Certificate {
   const cert = forge.pki.createCertificate()
   cert.publicKey = publicKey
   // Positive, 16 bytes: unique per certificate, as clients expect of one issuer.

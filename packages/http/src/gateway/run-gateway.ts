@@ -42,7 +42,7 @@ export async function runGateway(start: GatewayStart, env: NodeJS.ProcessEnv): P
   let ca: RunCa | undefined
   let caFile: string | undefined
   if (start.ca) {
-    ca = createRunCa()
+    ca = await createRunCa()
     // The certificate only (its key stays here), in the session folder removed with the run.
     caFile = join(start.dir, 'ca-bundle.pem')
     writeFileSync(caFile, ca.bundlePem)
