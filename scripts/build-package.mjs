@@ -25,7 +25,12 @@ const exclude = ['src/**/*.test.ts', 'src/**/*.test-d.ts', ...own]
 const PATH_ENTRIES = {
   // preload.mjs (NODE_OPTIONS=--import), a worker's `--require` (network/worker-guard.ts), and the
   // gateway's process (gateway/gateway-process.ts) and thread (gateway/gateway-thread.ts).
-  '@agent-tape/http': ['process/process-boundary', 'network/worker-preload', 'gateway/main', 'gateway/worker'],
+  '@agent-tape/http': [
+    'process/process-boundary',
+    'network/worker-preload',
+    'gateway/main',
+    'gateway/worker',
+  ],
   // The `agent-tape` bin of the package.json.
   '@agent-tape/cli': ['bin'],
   // bin/agent-tape-jest.cjs.

@@ -38,7 +38,8 @@ const CHILDREN = [
   "it.tape('children', async () => {",
   "  const question = process.env.QUESTION ?? 'Hi'",
   "  const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: question }] })",
-  "  const ask = `fetch(process.env.FAKE_PROVIDER_URL + '/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' }, body: ${JSON.stringify(body)} }).then((r) => r.json()).then((a) => process.stdout.write(a.choices[0].message.content))`",
+  // The child's source: the request's body given as a JSON literal.
+  "  const ask = \"fetch(process.env.FAKE_PROVIDER_URL + '/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' }, body: \" + JSON.stringify(body) + \" }).then((r) => r.json()).then((a) => process.stdout.write(a.choices[0].message.content))\"",
   "  const fromNode = (await promisify(execFile)(process.execPath, ['-e', ask])).stdout",
   "  const env = { ...process.env, OPENAI_BASE_URL: process.env.FAKE_PROVIDER_URL + '/v1' }",
   "  const fromPython = (await promisify(execFile)(process.env.PYTHON, ['ask.py', question], { env })).stdout",
@@ -186,33 +187,40 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
   })
 
   it.sequential('tapes the Node, Python and curl children a test starts, each in its lane: recorded, then replayed in CI with no connection, a changed question failing the test', async () => {
-    const paths = project('children.test.ts', CHILDREN)
-    paths.write('ask.py', ASK_PY)
-    const python = findPython([])
-    const before = model.requests.length
-    const recorded = await paths.runTests('test/children.test.ts', env({ PYTHON: python }))
-    expect(recorded.code, recorded.output).toBe(0)
-    expect(model.requests.length).toBe(before + 3)
-    const cassette = paths.read('test/__cassettes__/children.test.ts/children.jsonl')
-    expect(
-      cassette
-        .trim()
-        .split('\n')
-        .slice(1)
-        .map((line) => JSON.parse(line).lane),
-    ).toEqual(['child-1', 'child-2', 'child-3'])
-    const connections = model.connections
-    const replayed = await paths.runTests('test/children.test.ts', env({ PYTHON: python, CI: 'true' }))
-    expect(replayed.code, replayed.output).toBe(0)
-    expect(replayed.output).toContain('1 tape: 1 replayed cleanly')
-    const changed = await paths.runTests(
-      'test/children.test.ts',
-      env({ PYTHON: python, CI: 'true', QUESTION: 'Hello?' }),
-    )
-    expect(changed.code).toBe(1)
-    expect(changed.output).toContain('[agent-tape] Replay miss at step 1 of lane "child-1"')
-    expect(changed.output).toContain('"Hi" → "Hello?"')
-    expect(model.connections).toBe(connections)
+    // A provider of its own: the other tests of the suite count the requests of theirs.
+    const kids = await startFakeProvider({ reply: () => ({ text: 'Hello.' }) })
+    try {
+      const paths = project('children.test.ts', CHILDREN)
+      paths.write('ask.py', ASK_PY)
+      const python = findPython([])
+      const kidsEnv = (more: Record<string, string> = {}) =>
+        env({ FAKE_PROVIDER_URL: kids.url, PYTHON: python, ...more })
+      const recorded = await paths.runTests('test/children.test.ts', kidsEnv())
+      expect(recorded.code, recorded.output).toBe(0)
+      expect(kids.requests.length).toBe(3)
+      const cassette = paths.read('test/__cassettes__/children.test.ts/children.jsonl')
+      expect(
+        cassette
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((line) => JSON.parse(line).lane),
+      ).toEqual(['child-1', 'child-2', 'child-3'])
+      const connections = kids.connections
+      const replayed = await paths.runTests('test/children.test.ts', kidsEnv({ CI: 'true' }))
+      expect(replayed.code, replayed.output).toBe(0)
+      expect(replayed.output).toContain('1 tape: 1 replayed cleanly')
+      const changed = await paths.runTests(
+        'test/children.test.ts',
+        kidsEnv({ CI: 'true', QUESTION: 'Hello?' }),
+      )
+      expect(changed.code).toBe(1)
+      expect(changed.output).toContain('[agent-tape] Replay miss at step 1 of lane "child-1"')
+      expect(changed.output).toContain('"Hi" → "Hello?"')
+      expect(kids.connections).toBe(connections)
+    } finally {
+      await kids.close()
+    }
   })
 
   it.sequential('tapes the HTTPS of a curl child with interceptHttps (without, its tunnel to loopback passes untaped)', async () => {

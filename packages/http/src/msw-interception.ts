@@ -21,11 +21,6 @@ export interface MswInterceptionConfig {
 const KEY = Symbol.for('agent-tape.msw-interception')
 const holder = globalThis as { [KEY]?: MswInterceptionConfig }
 
-/** The options a runner gave `useMswInterception`, when the team's MSW server is the interception. */
-export function mswInterceptionConfig(): Readonly<MswInterceptionConfig> | undefined {
-  return holder[KEY]
-}
-
 /**
  * Sets the runner up for `interception: 'msw'`: no interceptor of agent-tape's own is installed
  * (the team's MSW server, with `tapeHandlers()` among its handlers, is the interception), the

@@ -1,9 +1,9 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls'
-import type Forge from 'node-forge'
+import type forge from 'node-forge'
 
-type Forge = typeof Forge
+type Forge = typeof forge
 
 /**
  * A certificate authority made for one run of a command (`--intercept-https`): the gateway ends
@@ -25,28 +25,28 @@ const VALID_MS = 24 * 60 * 60 * 1000
 
 export async function createRunCa(): Promise<RunCa> {
   // Loaded only where a run asks for it: node-forge is large, and every test file loads the boundary.
-  const forge = ((await import('node-forge')) as { default: Forge }).default
-  const authority = keyPair(forge)
-  const leafKey = keyPair(forge)
+  const lib = ((await import('node-forge')) as { default: Forge }).default
+  const authority = keyPair(lib)
+  const leafKey = keyPair(lib)
   const name = [
     { name: 'commonName', value: `agent-tape run ${randomBytes(4).toString('hex')}` },
     { name: 'organizationName', value: 'agent-tape (this run only)' },
   ]
-  const ca = certificate(forge, authority.publicKey, name, name, [
+  const ca = certificate(lib, authority.publicKey, name, name, [
     { name: 'basicConstraints', cA: true, critical: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ])
-  ca.sign(authority.privateKey, forge.md.sha256.create())
-  const caPem = forge.pki.certificateToPem(ca)
-  const leafKeyPem = forge.pki.privateKeyToPem(leafKey.privateKey)
+  ca.sign(authority.privateKey, lib.md.sha256.create())
+  const caPem = lib.pki.certificateToPem(ca)
+  const leafKeyPem = lib.pki.privateKeyToPem(leafKey.privateKey)
   const contexts = new Map<string, SecureContext>()
   return {
     bundlePem: [caPem, ...rootCertificates].join('\n'),
     contextFor(host) {
       let context = contexts.get(host)
       if (!context) {
-        const leaf = certificate(forge, leafKey.publicKey, [{ name: 'commonName', value: host }], name, [
+        const leaf = certificate(lib, leafKey.publicKey, [{ name: 'commonName', value: host }], name, [
           { name: 'basicConstraints', cA: false },
           { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
           { name: 'extKeyUsage', serverAuth: true },
@@ -57,10 +57,10 @@ export async function createRunCa(): Promise<RunCa> {
           { name: 'subjectKeyIdentifier' },
           { name: 'authorityKeyIdentifier', keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
         ])
-        leaf.sign(authority.privateKey, forge.md.sha256.create())
+        leaf.sign(authority.privateKey, lib.md.sha256.create())
         context = createSecureContext({
           key: leafKeyPem,
-          cert: `${forge.pki.certificateToPem(leaf)}${caPem}`,
+          cert: `${lib.pki.certificateToPem(leaf)}${caPem}`,
         })
         contexts.set(host, context)
       }
@@ -70,22 +70,22 @@ export async function createRunCa(): Promise<RunCa> {
 }
 
 /** An RSA key pair, made by Node's crypto (fast) and read into forge's form. */
-function keyPair(forge: Forge): { privateKey: Forge.pki.rsa.PrivateKey; publicKey: Forge.pki.rsa.PublicKey } {
+function keyPair(lib: Forge): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
   return {
-    privateKey: forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
-    publicKey: forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
+    privateKey: lib.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
+    publicKey: lib.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString()),
   }
 }
 
 function certificate(
-  forge: Forge,
-  publicKey: Forge.pki.rsa.PublicKey,
-  subject: Forge.pki.CertificateField[],
-  issuer: Forge.pki.CertificateField[],
+  lib: Forge,
+  publicKey: forge.pki.rsa.PublicKey,
+  subject: forge.pki.CertificateField[],
+  issuer: forge.pki.CertificateField[],
   extensions: object[],
-): Forge.pki.Certificate {
-  const cert = forge.pki.createCertificate()
+): forge.pki.Certificate {
+  const cert = lib.pki.createCertificate()
   cert.publicKey = publicKey
   // Positive, 16 bytes: unique per certificate, as clients expect of one issuer.
   cert.serialNumber = `01${randomBytes(15).toString('hex')}`

@@ -14,6 +14,11 @@ export type ChildProcessPolicy = 'tape' | 'allow' | 'refuse'
 
 export interface ChildProcessConfig {
   childProcesses?: ChildProcessPolicy
+  /** What a taped child's boundary is told: the model endpoints and hosts of the interception (see `tapeChild`). */
+  modelEndpoints?: readonly unknown[]
+  allowHosts?: readonly unknown[]
+  /** Tape a child's HTTPS through the proxy with a certificate authority of the process's. */
+  interceptHttps?: boolean
 }
 
 /**
@@ -138,7 +143,9 @@ function onStart(
     owner.report(error)
     throw error
   }
-  const lane = [...configs].some((c) => c.childProcesses === 'allow') ? undefined : tapeChild(start, tape)
+  const lane = [...configs].some((c) => c.childProcesses === 'allow')
+    ? undefined
+    : tapeChild(start, tape, configs)
   named.push(lane ? `${command} (lane ${lane})` : command)
   for (const prepare of state.preparers) prepare(start, tape)
 }

@@ -12,8 +12,10 @@ export interface NetworkGuardConfig {
   allowHosts: readonly HostPattern[]
   /** Whose interception the requests went through: agent-tape's own, or the team's MSW server. */
   interception?: 'boundary' | 'msw'
-  /** What a tape does with the child processes its test starts (default `allow`: start and name them). */
+  /** What a tape does with the child processes its test starts (default `tape`: a lane each). */
   childProcesses?: ChildProcessPolicy
+  /** Tape the HTTPS of a tape's children outside Node with a certificate authority of the process's. */
+  interceptHttps?: boolean
 }
 
 /**

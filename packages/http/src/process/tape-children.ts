@@ -9,12 +9,10 @@ import {
   type Tape,
   tapeInternals,
 } from '@agent-tape/core/internal'
-import { installedBoundary } from '../boundary.js'
 import { gatewayVariables } from '../gateway/address.js'
 import type { GatewayProcess } from '../gateway/gateway-process.js'
 import { startGatewayThread } from '../gateway/gateway-thread.js'
-import { mswInterceptionConfig } from '../msw-interception.js'
-import type { ChildStart } from '../network/child-processes.js'
+import type { ChildProcessConfig, ChildStart } from '../network/child-processes.js'
 import { boundaryVariables } from './child-env.js'
 import { type ProcessSessionConfig, type ProcessSlot, sessionFiles } from './session.js'
 import { readSessionResults } from './session-results.js'
@@ -43,13 +41,17 @@ const sessions = new WeakMap<Tape, TapeChildren>()
  * processes it starts, which are taped in its lane. Returns the lane; nothing is done for a tape
  * that neither records nor replays.
  */
-export function tapeChild(start: ChildStart, tape: Tape): string | undefined {
+export function tapeChild(
+  start: ChildStart,
+  tape: Tape,
+  configs: ReadonlySet<ChildProcessConfig>,
+): string | undefined {
   // A process of a recorded command gives its children the command's session (see `ProcessPlace`);
   // a run captured in a server adds nothing to the app's processes.
   if (tape.action === 'passthrough' || tape.mode === 'live' || tape.runsIn !== 'test') return undefined
   let children = sessions.get(tape)
   if (!children) {
-    children = openChildSession(tape)
+    children = openChildSession(tape, configs)
     sessions.set(tape, children)
   }
   children.started++
@@ -69,22 +71,24 @@ export function tapeChild(start: ChildStart, tape: Tape): string | undefined {
  * being started): what each child's boundary does, and in a replay the cassette it answers from,
  * as the tape read it.
  */
-function openChildSession(tape: Tape): TapeChildren {
+function openChildSession(tape: Tape, configs: ReadonlySet<ChildProcessConfig>): TapeChildren {
   const dir = mkdtempSync(join(tmpdir(), 'agent-tape-children-'))
   const replaying = tape.action === 'replay'
   const opened = replaying ? tapeInternals(tape).openedCassette() : undefined
   const cassetteFile = opened ? join(dir, 'cassette.jsonl') : undefined
   if (opened && cassetteFile) writeFileSync(cassetteFile, serializeCassette(opened))
-  // The interception's options: agent-tape's own, or those given with the team's MSW server.
-  const settings = installedBoundary()?.settings ?? mswInterceptionConfig()
+  // The interception's options (agent-tape's own, or those given with the team's MSW server).
+  const all = [...configs]
   const config: ProcessSessionConfig = {
     mode: replaying ? (tape.mode === 'live-tools' ? 'live-tools' : 'replay') : 'record',
     id: tape.id,
     cassettePath: tape.cassettePath,
     ...(cassetteFile ? { cassetteFile } : {}),
     // What a child's boundary can be told: base URLs and host names (a function or a pattern stays in this process).
-    modelEndpoints: (settings?.modelEndpoints ?? []).filter((e): e is string => typeof e === 'string'),
-    allowHosts: (settings?.allowHosts ?? []).filter((h): h is string => typeof h === 'string'),
+    modelEndpoints: all
+      .flatMap((c) => c.modelEndpoints ?? [])
+      .filter((e): e is string => typeof e === 'string'),
+    allowHosts: all.flatMap((c) => c.allowHosts ?? []).filter((h): h is string => typeof h === 'string'),
     allowSecrets: [],
     rerecordCommand: tape.rerecordCommand,
   }
@@ -94,7 +98,7 @@ function openChildSession(tape: Tape): TapeChildren {
     dir,
     mode: config.mode,
     env: process.env,
-    ...(settings?.interceptHttps ? { interceptHttps: true } : {}),
+    ...(all.some((c) => c.interceptHttps) ? { interceptHttps: true } : {}),
   })
   if ('failed' in gateway)
     tape.warn(
