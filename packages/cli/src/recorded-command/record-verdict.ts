@@ -160,7 +160,7 @@ function describeEnd(end: CommandEnd): string {
 function nothingRecorded(argv: readonly string[], ended: string, processes: number): string {
   const reached =
     processes === 0
-      ? "no Node process of it started with agent-tape, and no request reached the gateway of its processes outside Node (a Node process started with an environment of its own, without NODE_OPTIONS, is not reached; a program outside Node is seen through its model SDK's base URL, OPENAI_BASE_URL and the like, or the proxy variables, and one that ignores or unsets them is not)"
+      ? "no Node process of it started with agent-tape, and no request reached the gateway of its processes outside Node (a Node process started with an environment of its own, without NODE_OPTIONS, is not reached; a program outside Node is seen through its model SDK's base-URL variable or the proxy variables, and one that ignores or unsets them is not)"
       : `${plural(processes, 'process', 'processes')} ran with agent-tape and none made a model request, an MCP call, another HTTP request or an environment read it records (loopback requests to hosts that are not model endpoints pass through: name a local model server with --model-endpoint, a local API with --tape-host)`
   return new AgentTapeError('ERR_TAPE_USAGE', {
     what: `Recorded nothing: ${displayCommand(argv)} (${ended}) made no decision`,

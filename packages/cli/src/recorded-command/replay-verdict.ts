@@ -157,7 +157,7 @@ function unattributedMessage(targets: readonly string[]): string {
   return formatMessage({
     what: `Cannot replay ${targets.length === 1 ? 'a request' : `${targets.length} requests`} of the command: ${targets.join(', ')}`,
     why: "it reached the gateway of the command's processes outside Node in a form it cannot tape (an HTTPS tunnel through the proxy variables, a request it could not read or take); it was refused, since a replay makes no connection, and its answer was never recorded",
-    fix: 'Point the client at the gateway with a base URL (OPENAI_BASE_URL, …) or plain HTTP, make the request from a Node process, or leave it out of the command',
+    fix: "Point the client at the gateway with its SDK's base-URL variable or plain HTTP (--intercept-https tapes HTTPS), make the request from a Node process, or leave it out of the command",
   })
 }
 

@@ -17,6 +17,14 @@ export const anthropicMessagesCodec: ModelCodec = {
   name: 'anthropic-messages',
   hosts: ['api.anthropic.com'],
   keyVariables: ['ANTHROPIC_API_KEY'],
+  baseUrlVariables: [
+    {
+      variable: 'ANTHROPIC_BASE_URL',
+      route: 'anthropic',
+      upstream: 'https://api.anthropic.com',
+      readBy: 'the Anthropic SDKs (Python, Node, Go, Java), Claude Code',
+    },
+  ],
   behaviourHeaders: ['anthropic-version', 'anthropic-beta'],
   priceProviders: ['anthropic'],
   responseHeaders: ['anthropic-ratelimit-'],

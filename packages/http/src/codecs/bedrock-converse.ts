@@ -23,6 +23,14 @@ export const BEDROCK_RUNTIME = {
   // them set, the default credential chain stops at the environment instead of asking the
   // instance metadata service. The region is not a credential: it stays the user's to give.
   keyVariables: [{ allOf: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] }],
+  baseUrlVariables: [
+    {
+      variable: 'AWS_ENDPOINT_URL_BEDROCK_RUNTIME',
+      route: 'bedrock',
+      readBy:
+        'boto3, the AWS SDKs and CLI; taken over only when set, to an endpoint of your own: SigV4 signs the host, so AWS refuses a request signed for the gateway',
+    },
+  ],
   // The rest of the default credential chain: a profile, web identity, a container's role.
   otherCredentials: {
     variables: [

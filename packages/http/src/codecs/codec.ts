@@ -9,6 +9,18 @@ import type { AnswerParts, ModelRequest, StreamEvent } from './read.js'
  * recordings). Adding a provider is one new file next to this one, listed in `index.ts`; no
  * other file of agent-tape names a provider.
  */
+/** A variable an SDK reads its base URL from, as the gateway stands in for it. */
+export interface BaseUrlVariable {
+  /** The variable, as the SDKs read it. */
+  variable: string
+  /** The route's name in the gateway's URLs: `http://127.0.0.1:<port>/@<place>/<route>/…`. */
+  route: string
+  /** The upstream when the environment does not set the variable; none: the route is used only when it does. */
+  upstream?: string
+  /** Who reads it, for the documentation. */
+  readBy: string
+}
+
 export interface ModelCodec {
   /** Stable name, part of the key: `openai-chat`, `anthropic-messages`, … */
   readonly name: string
@@ -28,6 +40,12 @@ export interface ModelCodec {
    * may record gives the key variables no placeholder, which the SDK would take over them.
    */
   readonly otherCredentials?: OtherCredentials
+  /**
+   * The variables the provider's SDKs, in every language, read their base URL from: the gateway
+   * of a command's processes outside Node points each at a route of its own (see
+   * `gateway/routes.ts`). Several codecs of one provider list them once, in one of them.
+   */
+  readonly baseUrlVariables?: readonly BaseUrlVariable[]
   /** Request headers that change what the provider does: part of the key. */
   readonly behaviourHeaders: readonly string[]
   /** Response headers worth storing beyond the common ones: names, or prefixes ending in `-`. */

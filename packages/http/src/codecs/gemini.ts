@@ -28,6 +28,14 @@ export const geminiCodec: ModelCodec = {
   // `@google/genai` reads either of the first two (and warns when both are set); `@ai-sdk/google`
   // reads the third.
   keyVariables: [{ oneOf: ['GOOGLE_API_KEY', 'GEMINI_API_KEY'] }, 'GOOGLE_GENERATIVE_AI_API_KEY'],
+  baseUrlVariables: [
+    {
+      variable: 'GOOGLE_GEMINI_BASE_URL',
+      route: 'gemini',
+      upstream: 'https://generativelanguage.googleapis.com',
+      readBy: 'google-genai (Python) and @google/genai',
+    },
+  ],
   behaviourHeaders: [],
   // The Gemini API's prices; Vertex AI's are the same per token.
   priceProviders: ['google'],

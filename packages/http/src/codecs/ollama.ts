@@ -23,6 +23,14 @@ export const ollamaCodec: ModelCodec = {
   hosts: ['ollama.com'],
   // The `ollama` client sends it as a bearer token to https://ollama.com only.
   keyVariables: ['OLLAMA_API_KEY'],
+  baseUrlVariables: [
+    {
+      variable: 'OLLAMA_HOST',
+      route: 'ollama',
+      readBy:
+        'the Ollama clients (Python, JavaScript); taken over only when set, since `ollama serve` reads it as the address to listen on',
+    },
+  ],
   behaviourHeaders: [],
   // Models run on the user's machine (or Ollama's cloud, priced by plan): no price per token.
   priceProviders: [],

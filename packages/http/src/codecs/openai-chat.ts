@@ -38,6 +38,25 @@ export const openaiChatCodec: ModelCodec = {
     'api.x.ai',
     'api.perplexity.ai',
   ],
+  baseUrlVariables: [
+    {
+      variable: 'OPENAI_BASE_URL',
+      route: 'openai',
+      upstream: 'https://api.openai.com/v1',
+      readBy: 'the OpenAI SDKs (Python, Node, Go, Java, .NET), LiteLLM, the Agents SDK',
+    },
+    {
+      variable: 'OPENAI_API_BASE',
+      route: 'openai-api-base',
+      upstream: 'https://api.openai.com/v1',
+      readBy: 'openai-python before 1.0, LangChain',
+    },
+    {
+      variable: 'AZURE_OPENAI_ENDPOINT',
+      route: 'azure-openai',
+      readBy: "the OpenAI SDKs' Azure clients; your resource's URL, taken over only when set",
+    },
+  ],
   keyVariables: [
     'OPENAI_API_KEY',
     'AZURE_OPENAI_API_KEY',

@@ -58,8 +58,8 @@ export function gatewayVariables(
   const upstreams: Record<string, string> = {}
   for (const route of GATEWAY_ROUTES) {
     const value = read(route.variable)?.trim()
-    if (address.routes.includes(route.name) && value && !value.startsWith(`${address.url}/@`))
-      upstreams[route.name] = withScheme(value).replace(/\/+$/, '')
+    if (address.routes.includes(route.route) && value && !value.startsWith(`${address.url}/@`))
+      upstreams[route.route] = withScheme(value).replace(/\/+$/, '')
   }
   const tag = slotTag(slot, upstreams)
   const { host } = new URL(address.url)
@@ -68,8 +68,8 @@ export function gatewayVariables(
     for (const name of PROXY_VARIABLES) variables[name] = `http://${PROXY_USER}:${tag}@${host}`
   }
   for (const route of GATEWAY_ROUTES) {
-    if (address.routes.includes(route.name))
-      variables[route.variable] = `${address.url}/@${tag}/${route.name}`
+    if (address.routes.includes(route.route))
+      variables[route.variable] = `${address.url}/@${tag}/${route.route}`
   }
   if (address.caFile) for (const name of CA_VARIABLES) variables[name] = address.caFile
   return variables
@@ -108,7 +108,7 @@ export function replacedVariables(
   const names = [
     ...(proxy ? PROXY_VARIABLES : []),
     ...(ca ? CA_VARIABLES : []),
-    ...GATEWAY_ROUTES.filter((r) => routes.includes(r.name)).map((r) => r.variable),
+    ...GATEWAY_ROUTES.filter((r) => routes.includes(r.route)).map((r) => r.variable),
   ]
   return Object.fromEntries(names.map((name) => [name, env[name] ?? null]))
 }
