@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
+import { PROXY_VARIABLES } from '@agent-tape/http/process'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { BIN } from '../cli/support/bin.js'
 import { agentEnv, agentProject, cli, readCassette, startAgentProvider, TASK } from './support.js'
@@ -67,15 +68,7 @@ it('writes nothing for a command that exits before any request, and says so with
     'no Node process of it started with agent-tape, and no request reached the gateway of its processes outside Node',
   )
   // One that unsets the gateway's variables and goes to the network itself is not seen, and said so.
-  const variables = [
-    'HTTP_PROXY',
-    'HTTPS_PROXY',
-    'ALL_PROXY',
-    'http_proxy',
-    'https_proxy',
-    'all_proxy',
-    'OPENAI_BASE_URL',
-  ]
+  const variables = [...PROXY_VARIABLES, 'OPENAI_BASE_URL']
   const unset = `env ${variables.map((name) => `-u ${name}`).join(' ')} curl -s -o /dev/null http://127.0.0.1:9/v1`
   const unseen = await cli(['record', 'quiet.jsonl', '--', 'sh', '-c', unset], dir, agentEnv(provider))
   expect(unseen.stderr).toContain('one that ignores or unsets them is not)')

@@ -284,6 +284,24 @@ it('names, and never records as empty, requests the gateway cannot take: over th
   const replayed = await replay(['h2.jsonl'])
   expect(replayed.code).toBe(3)
   expect(replayed.stderr).toContain('Cannot replay a request of the command: an HTTP/2 connection')
+
+  // A request to the gateway that is no route, with a key in its path and query: named, the key masked.
+  writeFileSync(
+    join(dir, 'stray.py'),
+    [
+      'import os, sys, urllib.error, urllib.parse, urllib.request',
+      "proxy = urllib.parse.urlsplit(os.environ['HTTP_PROXY'])",
+      "url = f'http://{proxy.hostname}:{proxy.port}/stray/' + sys.argv[1] + '?key=' + sys.argv[1]",
+      'try:',
+      '    urllib.request.build_opener(urllib.request.ProxyHandler({})).open(url)',
+      'except urllib.error.HTTPError as error:',
+      '    print(error.code)',
+    ].join('\n'),
+  )
+  const stray = await cli(['record', 'stray.jsonl', '--', python, 'stray.py', KEY], dir, env())
+  expect(stray.output).toBe('404\n')
+  expect(stray.stderr).toContain('(/stray/[REDACTED')
+  expect(stray.stderr).not.toContain(KEY)
 })
 
 it("promotes a Python agent's run into a Vitest test that replays it with no key and no connection, and views its lanes", async () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { type AddressInfo, connect, type Socket } from 'node:net'
 import { TLSSocket } from 'node:tls'
-import { runWithTape, type Tape } from '@agent-tape/core/internal'
+import { maskForPrinting, runWithTape, type Tape } from '@agent-tape/core/internal'
 import { isLoopbackHost } from '../endpoints.js'
 import type { BoundaryConfig, RequestOutcome } from '../handle-request.js'
 import type { ProcessSlot } from '../process/session.js'
@@ -85,6 +85,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   await loadRequestHandling()
   const { handleRequest } = await import('../handle-request.js')
   const notices: GatewayNotice[] = []
+  /** Names what was not taped, as everything agent-tape prints: a secret in it masked (a key in a path, a host's credentials). */
+  const note = (notice: GatewayNotice) =>
+    notices.push({ request: maskForPrinting(notice.request), why: maskForPrinting(notice.why) })
   const sockets = new Set<Socket>()
   /** The HTTPS tunnels ended here: the origin their requests go to, and the place of the client that opened them. */
   const tunnels = new WeakMap<Socket, { origin: string; slot: ProcessSlot }>()
@@ -104,12 +107,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     const head = error.rawPacket?.subarray(0, 24).toString('latin1') ?? ''
     if (head.startsWith('PRI * HTTP/2.0')) {
-      notices.push({
+      note({
         request: 'an HTTP/2 connection',
         why: 'a client spoke HTTP/2 with prior knowledge; the gateway speaks HTTP/1.1',
       })
     } else if (error.code !== 'ECONNRESET' && !tunnels.has(socket)) {
-      notices.push({ request: 'a request the gateway could not read', why: `${error.code ?? error.message}` })
+      note({ request: 'a request the gateway could not read', why: `${error.code ?? error.message}` })
     }
     if (socket.writable)
       socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\nx-agent-tape: not http/1.1\r\n\r\n')
@@ -123,14 +126,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = targetOf(req)
     if ('refused' in target) {
-      notices.push({ request: `${req.method} ${req.url}`, why: target.refused })
+      note({ request: `${req.method} ${(req.url ?? '').split('?')[0]}`, why: target.refused })
       refuse(res, 404, target.refused)
       return
     }
     const body = await readBody(req, options.maxRequestBytes)
     if (body === 'too large') {
       const why = `its body is larger than the gateway's limit of ${options.maxRequestBytes} bytes`
-      notices.push({ request: `${req.method} ${target.url.origin}${target.url.pathname}`, why })
+      note({ request: `${req.method} ${target.url.origin}${target.url.pathname}`, why })
       refuse(res, 413, why)
       req.resume()
       return
@@ -203,7 +206,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       return
     }
     if (!isLoopbackHost(host)) {
-      notices.push({
+      note({
         request: `CONNECT ${target}`,
         why:
           options.mode === 'record'
@@ -243,7 +246,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const refused = (why: string) => {
       if (settled) return
       settled = true
-      notices.push({
+      note({
         request: `CONNECT ${target}`,
         why: `the client refused the run's certificate (${why}): it pins its own authority or does not read SSL_CERT_FILE, so what it sent was not seen`,
       })
