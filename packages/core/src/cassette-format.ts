@@ -32,6 +32,26 @@ export interface CassetteHeader {
    * the fields are stored, and no key depends on them.
    */
   ignore?: string[]
+  /**
+   * Set by a re-record in `resume` mode (see {@link RerecordedFrom}): where the run stopped
+   * matching the cassette it replaced and began to be recorded live.
+   */
+  rerecordedFrom?: RerecordedFrom
+}
+
+/**
+ * Where a `resume` re-record began to record: the first decision recorded live, by its `seq` in
+ * this cassette, its step and lane. Each lane switches at its own first miss, so a lane other than
+ * this one may have replayed decisions after it; `kept` counts every decision replayed from the
+ * cassette this one replaced and kept as it was recorded.
+ */
+export interface RerecordedFrom {
+  seq: number
+  step: number
+  /** The lane of that decision (absent in the main lane). */
+  lane?: string
+  /** Decisions kept from the earlier recording. */
+  kept: number
 }
 
 /**

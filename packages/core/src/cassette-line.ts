@@ -56,6 +56,7 @@ export const HEADER_FIELDS: readonly Field<CassetteHeader>[] = [
         ? undefined
         : `the header's "ignore" is ${JSON.stringify(v)}, not a list of paths`,
   },
+  { name: 'rerecordedFrom', check: (v) => (v === undefined ? undefined : checkRerecordedFrom(v)) },
 ]
 
 /**
@@ -215,6 +216,15 @@ function checkFormatVersion(
     }
   if (version < 1) return `unknown cassette format version ${version}`
   return undefined
+}
+
+function checkRerecordedFrom(value: unknown): string | undefined {
+  const bad = `the header's "rerecordedFrom" is ${JSON.stringify(value)}, not { seq, step, lane?, kept }`
+  if (!isRecord(value)) return bad
+  const { seq, step, lane, kept } = value
+  const count = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min
+  if (!count(seq, 1) || !count(step, 0) || !count(kept, 0)) return bad
+  return lane === undefined || typeof lane === 'string' ? undefined : bad
 }
 
 function checkSource(source: unknown): string | undefined {

@@ -11,6 +11,7 @@ export type {
   DecisionRecord,
   RecordedError,
   RecordingSource,
+  RerecordedFrom,
 } from './cassette-format.js'
 export { CASSETTE_FORMAT_VERSION, parseCassette, serializeCassette } from './cassette-format.js'
 export type { CassetteStore } from './cassette-store.js'

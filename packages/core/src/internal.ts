@@ -37,6 +37,7 @@ export {
   MODE_ENV,
   MODE_FROM_ENV,
   replaysModels,
+  rerecords,
   resolveMode,
   setModeFromFlag,
 } from './modes.js'

@@ -7,10 +7,19 @@ import { ConfigError } from './errors.js'
  * - `live`: neither replay nor record; every boundary runs for real.
  * - `live-tools`: model requests replay; tool calls (and MCP calls) run for real and are compared
  *   with the recording: a different result fails the test with a drift report. Never records.
+ * - `resume`: replay while the cassette matches, record from the first miss: each lane replays
+ *   its decisions while they match the recording, and from its first decision that does not, it
+ *   runs live and is recorded. The decisions replayed are kept in the new cassette as they were;
+ *   a run that matches entirely leaves the cassette untouched. Records, so refused in CI.
  */
-export type TapeMode = 'replay' | 'auto' | 'update' | 'live' | 'live-tools'
+export type TapeMode = 'replay' | 'auto' | 'update' | 'live' | 'live-tools' | 'resume'
 
-export const TAPE_MODES: readonly TapeMode[] = ['replay', 'auto', 'update', 'live', 'live-tools']
+export const TAPE_MODES: readonly TapeMode[] = ['replay', 'auto', 'update', 'live', 'live-tools', 'resume']
+
+/** Whether a run in this mode re-records cassettes that exist (so is refused in CI unless allowed). */
+export function rerecords(mode: TapeMode): boolean {
+  return mode === 'update' || mode === 'resume'
+}
 
 /** Whether a run in this mode only replays model requests (and so needs no provider API key). */
 export function replaysModels(mode: TapeMode): boolean {
@@ -27,7 +36,7 @@ export interface ResolveModeOptions {
   mode?: string | undefined
   /** Environment to read `AGENT_TAPE_MODE` and `CI` from. */
   env?: Record<string, string | undefined>
-  /** Allow `auto`/`update` to record even though `CI` is set. */
+  /** Allow `auto`, `update` and `resume` to record even though `CI` is set. */
   allowRecordingInCI?: boolean
 }
 
@@ -54,7 +63,7 @@ export function assertMode(value: string, origin: string): TapeMode {
 /**
  * Resolves the mode: `AGENT_TAPE_MODE` wins over the configured option; otherwise `replay`
  * when `CI` is set and `auto` locally. Recording is refused in CI unless explicitly allowed:
- * `update` throws, and `auto` degrades to `replay` so a missing cassette fails the test.
+ * `update` and `resume` throw, and `auto` degrades to `replay` so a missing cassette fails the test.
  */
 export function resolveMode(options: ResolveModeOptions = {}): ResolvedMode {
   const env = options.env ?? {}
@@ -70,10 +79,10 @@ export function resolveMode(options: ResolveModeOptions = {}): ResolvedMode {
   } else {
     resolved = { mode: ci ? 'replay' : 'auto', source: ci ? 'ci' : 'default', ci }
   }
-  if (!allowRecording && resolved.mode === 'update') {
+  if (!allowRecording && rerecords(resolved.mode)) {
     throw new ConfigError({
       what: 'Refusing to re-record cassettes in CI',
-      why: `mode "update" was requested (by ${describeSource(resolved.source, env)}) while ${describeCi(env)}, and CI runs must only replay`,
+      why: `mode "${resolved.mode}" was requested (by ${describeSource(resolved.source, env)}) while ${describeCi(env)}, and CI runs must only replay`,
       fix: `Re-record locally and commit the cassettes, or set ${ALLOW_CI_RECORDING_ENV}=1 for a job that is meant to record`,
     })
   }

@@ -12,6 +12,7 @@ import type { PartContext, TapePart } from './tape-part.js'
 import { PassthroughPart } from './tape-passthrough.js'
 import { RecordingPart } from './tape-recording.js'
 import { ReplayPart } from './tape-replay.js'
+import { ResumePart } from './tape-resume.js'
 
 /**
  * Opens the tape of one test: resolves the mode, loads and validates the cassette, and reads
@@ -75,12 +76,14 @@ export function openRecordingTape(
 }
 
 /**
- * The part of the action of this run, chosen once: `live` passes through, `update` records, and
- * the other modes replay the cassette, or record it when it is missing (in `auto`; the other
- * modes refused a missing cassette above).
+ * The part of the action of this run, chosen once: `live` passes through, `update` records,
+ * `resume` replays the cassette until the run leaves it and records from there, and the other
+ * modes replay the cassette. A missing cassette is recorded (in `auto` and `resume`; the other
+ * modes refused it above).
  */
 function partFor(mode: TapeMode, existing: Cassette | undefined): (context: PartContext) => TapePart {
   if (mode === 'live') return (context) => new PassthroughPart(context)
   if (mode === 'update' || !existing) return (context) => new RecordingPart(existing, context)
+  if (mode === 'resume') return (context) => new ResumePart(existing, context)
   return (context) => new ReplayPart(existing, context)
 }

@@ -23,6 +23,7 @@ const COMPUTED_HEADER = new Set([
   'envSalt',
   'env',
   'overlapped',
+  'rerecordedFrom',
 ])
 
 /**

@@ -1,5 +1,6 @@
 import type { DecisionPosition } from './canonical-key.js'
 import { encodeInputs } from './cassette-encoding.js'
+import { renumbered } from './cassette-inputs.js'
 import {
   type Cassette,
   type CassetteHeader,
@@ -59,6 +60,8 @@ export class RecordingPart extends TapePart {
   private readonly deferRedaction: boolean
   /** Set when a boundary refused a decision the run needs: the recording is not written. */
   private abandoned = false
+  /** Decisions replayed from the cassette this one replaces and kept as recorded (see {@link keep}). */
+  private readonly kept = new Set<DecisionRecord>()
   /**
    * The recording's first moment, from which each decision's `at` counts: the part is made as
    * its tape opens. Monotonic, as the durations are (a wall clock may step back).
@@ -101,6 +104,18 @@ export class RecordingPart extends TapePart {
   get envSalt(): string {
     this.salt ??= this.previous?.header.envSalt ?? createEnvSalt()
     return this.salt
+  }
+
+  /**
+   * Keeps a decision replayed from the cassette this recording replaces, as it was recorded, in
+   * its place in the run (a `resume` re-record); its `seq` is the next one. Returns that `seq`.
+   */
+  keep(record: DecisionRecord): number {
+    const seq = this.records.length + 1
+    const kept = record.seq === seq ? record : renumbered(record, seq)
+    this.records.push(kept)
+    this.kept.add(kept)
+    return seq
   }
 
   /** Records a decision whose outcome the caller completes later. */
@@ -176,7 +191,16 @@ export class RecordingPart extends TapePart {
     if (!this.held.delete(record)) return
     const index = this.records.indexOf(record)
     this.records.splice(index, 1)
-    for (let i = index; i < this.records.length; i++) this.records[i]!.seq = i + 1
+    for (let i = index; i < this.records.length; i++) {
+      const moved = this.records[i]!
+      if (!this.kept.has(moved)) moved.seq = i + 1
+      else {
+        // A kept record may be the cassette's own object, which this run does not change.
+        this.kept.delete(moved)
+        this.records[i] = renumbered(moved, i + 1)
+        this.kept.add(this.records[i]!)
+      }
+    }
   }
 
   async finish(): Promise<PartEnding> {
@@ -203,7 +227,13 @@ export class RecordingPart extends TapePart {
   }
 
   override tally(): PartTally {
-    return { inCassette: 0, replayed: 0, recorded: this.records.length, missed: 0, unused: [] }
+    return {
+      inCassette: 0,
+      replayed: this.kept.size,
+      recorded: this.records.length - this.kept.size,
+      missed: 0,
+      unused: [],
+    }
   }
 
   /**
@@ -280,7 +310,17 @@ export class RecordingPart extends TapePart {
       ...(this.overlapped ? { overlapped: true } : {}),
       ...(source ? { source } : {}),
       ...(ignores.size > 0 ? { ignore: ignores.paths } : {}),
+      ...this.rerecordedFrom(),
     })
+  }
+
+  /** Where a recording that kept decisions of the one it replaces began to record (see {@link keep}). */
+  private rerecordedFrom(): Pick<CassetteHeader, 'rerecordedFrom'> {
+    if (this.kept.size === 0) return {}
+    const first = this.records.find((r) => !this.kept.has(r))
+    if (!first) return {}
+    const { seq, step, lane } = first
+    return { rerecordedFrom: { seq, step, ...(lane === undefined ? {} : { lane }), kept: this.kept.size } }
   }
 }
 

@@ -6,6 +6,7 @@ import {
   redactUrl,
 } from '@agent-tape/core/internal'
 import { classifyUrl, type EndpointPattern } from './endpoints.js'
+import { refuseKeylessRecording } from './keyless-recording.js'
 import type { HostPattern } from './network/allow-hosts.js'
 import type { ReplayTiming } from './replay-timing.js'
 import { answerOutsideTapes } from './request-steps/attribution.js'
@@ -81,6 +82,14 @@ async function answerForTape(taped: TapedRequest): Promise<RequestOutcome> {
   const { decision, codec } = begun
   if (decision.action === 'passthrough') return { type: 'passthrough' }
   if (decision.action === 'replay') return replayedAnswer(taped, decision.record)
+  if (taped.tape.mode === 'resume') {
+    // A resumed run records from its first miss on, and never with a placeholder key either.
+    const refused = refuseKeylessRecording(taped.request, taped.url, taped.tape)
+    if (refused) {
+      decision.complete({ err: { name: 'AgentTapeError', message: 'not sent: no API key' } }, 0)
+      return refused
+    }
+  }
   return recordedAnswer(taped, decision, codec)
 }
 

@@ -20,11 +20,18 @@ export function refuseKeylessRecording(request: Request, url: URL, tape: Tape): 
   if (!variable) return undefined
   const error = new AgentTapeError('ERR_TAPE_NO_KEY', {
     what: `Cannot record test "${tape.id}": its request to ${url.host} would carry no API key`,
-    why: `${variable} is not set, so agent-tape gave it a placeholder for the tapes that replay from their cassettes, and this tape records (${tape.cassettePath} does not exist yet); the request was not sent, and nothing is written`,
+    why: `${variable} is not set, so agent-tape gave it a placeholder for the tapes that replay from their cassettes, and this tape records (${recordsBecause(tape)}); the request was not sent, and nothing is written`,
     fix: `Set ${variable} and run this test again to record it: ${tape.rerecordCommand}`,
   })
   tape.refuseRecording(error)
   const codec = findCodec(request.method, url.pathname)
   if (!codec) return { type: 'error', error }
   return { type: 'respond', response: errorAnswer(codec, error.message, 'no-key') }
+}
+
+/** Why the tape records the request. */
+function recordsBecause(tape: Tape): string {
+  if (tape.mode === 'resume') return `the run no longer matches ${tape.cassettePath} from this request on`
+  if (tape.mode === 'update') return `mode "update" re-records ${tape.cassettePath}`
+  return `${tape.cassettePath} does not exist yet`
 }

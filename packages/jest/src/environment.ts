@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { CI_FROM_ENV, isTruthyEnv, setModeFromFlag } from '@agent-tape/core/runtime'
+import { CI_FROM_ENV, isTruthyEnv } from '@agent-tape/core/runtime'
 import { provideReplayKeys } from '@agent-tape/http'
 import {
+  applyModeSwitch,
   detectExec,
   placeholderKeysFor,
   reportConfigOf,
   runModeOf,
   toPosix,
-  UPDATE_FLAG,
 } from '@agent-tape/runner-kit'
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
 import type { Circus } from '@jest/types'
@@ -38,7 +38,7 @@ export default class AgentTapeEnvironment extends TestEnvironment {
     // Jest's own CI verdict (`--ci`, or CI detected): it writes no snapshots then, and we record nothing.
     env.CI = globalConfig.ci ? 'true' : ''
     if (globalConfig.ci && !isTruthyEnv(process.env.CI)) env[CI_FROM_ENV] = "Jest's --ci"
-    if (updateRequested(globalConfig)) setModeFromFlag(env, 'update', UPDATE_FLAG)
+    applyModeSwitch(switchesGiven(globalConfig), env)
     // Refuses `update` in CI here, once per file, before any test runs.
     const mode = runModeOf(tapeConfig, env)
     // A tape that replays needs no API key: SDK clients built at import time get placeholders, and
@@ -104,10 +104,10 @@ export default class AgentTapeEnvironment extends TestEnvironment {
   }
 }
 
-/** `--update-cassettes` given after `--` reaches Jest as a test path pattern (matching no file). */
-function updateRequested(globalConfig: JestEnvironmentConfig['globalConfig']): boolean {
+/** `--update-cassettes` (or `--resume-cassettes`) given after `--` reaches Jest as a test path pattern (matching no file). */
+function switchesGiven(globalConfig: JestEnvironmentConfig['globalConfig']): string[] {
   const patterns = (globalConfig.testPathPatterns as { patterns?: unknown } | undefined)?.patterns
-  return Array.isArray(patterns) && patterns.includes(UPDATE_FLAG)
+  return Array.isArray(patterns) ? patterns.filter((p): p is string => typeof p === 'string') : []
 }
 
 function blockNamesOf(block: Circus.DescribeBlock): string[] {

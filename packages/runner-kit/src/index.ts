@@ -47,9 +47,10 @@ export {
   JEST_BIN,
   jestCommand,
   quoteShell,
+  RESUME_FLAG,
   UPDATE_FLAG,
 } from './rerecord-command.js'
-export { runModeOf } from './run-mode.js'
+export { applyModeSwitch, runModeOf } from './run-mode.js'
 export type { RunnerOptions } from './runner-options.js'
 export { CACHE_DIR_ENV, cacheDirFor } from './runs/cache-dir.js'
 export type { KeptRun } from './runs/diverged-run.js'

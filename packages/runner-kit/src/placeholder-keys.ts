@@ -5,13 +5,13 @@ import { type PlannedKey, planReplayKeys } from '@agent-tape/http/internal'
 /**
  * Whether a run in `mode` gives unset provider key variables placeholders, and how: every run that
  * may replay does, before the test files load, as SDK clients read their key when they are built,
- * at import time. `auto` may record as well: a provider whose SDKs find credentials elsewhere then
+ * at import time. `auto` and `resume` may record as well: a provider whose SDKs find credentials elsewhere then
  * keeps them, and a tape that records with a placeholder is refused, naming the variable.
  * `update` and `live` reach the providers with every tape: no placeholders.
  */
 export function placeholderKeysFor(mode: TapeMode): ReplayKeysOptions | undefined {
   if (replaysModels(mode)) return { mayRecord: false }
-  if (mode === 'auto') return { mayRecord: true }
+  if (mode === 'auto' || mode === 'resume') return { mayRecord: true }
   return undefined
 }
 

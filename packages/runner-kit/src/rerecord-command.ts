@@ -1,6 +1,13 @@
 /** The update switch every runner understands after `--`: runners reject unknown flags before it. */
 export const UPDATE_FLAG = '--update-cassettes'
 
+/**
+ * The sibling of {@link UPDATE_FLAG} for mode `resume`: each tape replays while its cassette
+ * matches and records from its first miss, so a change at step 40 spends the tokens of the steps
+ * from 40 on, not of the whole run.
+ */
+export const RESUME_FLAG = '--resume-cassettes'
+
 /** Jest's CLI with agent-tape's switches, the bin of `@agent-tape/jest` (decision 0006). */
 export const JEST_BIN = 'agent-tape-jest'
 

@@ -1,12 +1,11 @@
 import { fileURLToPath } from 'node:url'
-import { setModeFromFlag } from '@agent-tape/core/internal'
 import {
+  applyModeSwitch,
   detectExec,
   replayKeyPlanFor,
   reportConfigOf,
   resolveTapeConfig,
   runModeOf,
-  UPDATE_FLAG,
 } from '@agent-tape/runner-kit'
 import type { Plugin } from 'vitest/config'
 import { type AgentTapeOptions, type ProvidedTapeConfig, VITEST_CONFIG_SOURCE } from './options.js'
@@ -16,7 +15,7 @@ const SETUP_FILE = fileURLToPath(new URL('./setup.js', import.meta.url))
 
 /**
  * The agent-tape plugin for `vitest.config.*`: adds the setup file that installs the
- * boundaries, reads the update flag, and adds the run summary.
+ * boundaries, reads the update and resume switches, and adds the run summary.
  *
  * @example
  * import { defineConfig } from 'vitest/config'
@@ -31,7 +30,7 @@ export function agentTape(options: AgentTapeOptions = {}): Plugin {
     config: () => ({ test: { setupFiles: [SETUP_FILE] } }),
     configureVitest({ vitest, project }) {
       // Vitest rejects unknown flags before `--`; what follows `--` reaches process.argv untouched.
-      if (process.argv.includes(UPDATE_FLAG)) setModeFromFlag(process.env, 'update', UPDATE_FLAG)
+      applyModeSwitch(process.argv, process.env)
       // Fails the run once, here, when CI asks to record (rather than in every test); the workers
       // inherit this process's environment, so what it resolves is theirs too.
       const mode = runModeOf(config, process.env)

@@ -23,8 +23,10 @@ export async function preflight(taped: TapedRequest): Promise<RequestOutcome | u
     if (settled) return settled
   }
   if (passesThrough(requestClass)) return { type: 'passthrough' }
-  // A recording never sends a placeholder key: the test is told which key it needs.
-  if (tape.action === 'record' && deciding) return refuseKeylessRecording(request, url, tape)
+  // A recording never sends a placeholder key: the test is told which key it needs. A tape that
+  // resumes knows only once the request is keyed whether it replays (see `handle-request.ts`).
+  if (tape.action === 'record' && deciding && tape.mode !== 'resume')
+    return refuseKeylessRecording(request, url, tape)
   return undefined
 }
 
