@@ -40,8 +40,11 @@ export interface TapeSummaryEntry extends Pick<TapeState, KeptState> {
   usage?: DecisionUsage[]
   /** When the decisions of `usage` were recorded: prices are those of that time. */
   recordedAt?: string
-  /** A re-record that changed the cassette: the cassette it replaced, and the new one. */
-  rerecorded?: { before: RunTotals; after: RunTotals }
+  /**
+   * A re-record that changed the cassette: the cassette it replaced, and the new one; with
+   * `kept`, the decisions a `resume` re-record replayed from the old one and kept (not spent again).
+   */
+  rerecorded?: { before: RunTotals; after: RunTotals; kept?: RunTotals }
   /** What the tape warned about without failing (a model host that is not configured, a stale harness). */
   warnings?: string[]
   /** Tools whose live result differed from the recording (`live-tools` mode). */
@@ -144,7 +147,8 @@ function row(e: TapeSummaryEntry, cost: RunCost, i: number): string[] {
     e.test,
     e.mode,
     e.status === 'error' ? `error ${e.error ?? ''}`.trim() : e.status,
-    replaying ? `${e.replayed}/${e.inCassette}` : '-',
+    // A `resume` re-record replays part of its cassette too.
+    replaying || e.replayed > 0 ? `${e.replayed}/${e.inCassette}` : '-',
     e.action === 'record' ? `${e.recorded}${recordedNote(e)}` : '-',
     replaying ? String(e.missed) : '-',
     replaying && e.missed === 0 ? String(e.unused) : '-',

@@ -5,6 +5,7 @@ import {
   describeUsd,
   type PricedModel,
   priceUsage,
+  type RunTotals,
 } from '@agent-tape/inspect/cost'
 import { describeTokens, formatCount, formatUsd, modelName } from '@agent-tape/inspect/format'
 import type { TapeSummaryEntry } from '../tape-summary.js'
@@ -25,13 +26,44 @@ export interface RunCost {
 export function priceRun(entries: readonly TapeSummaryEntry[]): RunCost {
   const perEntry = entries.map((e) => (e.usage ? priceUsage(e.usage, e.recordedAt) : undefined))
   const pick = (action: TapeSummaryEntry['action']) =>
-    merge(entries.flatMap((e, i) => (e.action === action && perEntry[i] ? [perEntry[i]] : [])))
-  const deltas = entries.flatMap((e) =>
-    e.rerecorded
-      ? [{ test: e.test, line: describeCostDelta(tapeName(e), e.rerecorded.before, e.rerecorded.after) }]
-      : [],
+    entries.flatMap((e, i) =>
+      e.action === action && perEntry[i] && !e.rerecorded?.kept ? [perEntry[i]] : [],
+    )
+  // A `resume` re-record spent the decisions it recorded, and replayed those it kept.
+  const resumed = entries.flatMap((e) =>
+    e.usage && e.rerecorded?.kept ? [{ e, kept: e.rerecorded.kept }] : [],
   )
-  return { replayed: pick('replay'), recorded: pick('record'), perEntry, deltas }
+  const spent = resumed.map(({ e, kept }) => {
+    const seqs = new Set(kept.usage.map((u) => u.seq))
+    return priceUsage(
+      e.usage!.filter((u) => !seqs.has(u.seq)),
+      e.recordedAt,
+    )
+  })
+  const kept = resumed.map(({ kept }) => priceUsage(kept.usage, kept.recordedAt))
+  const deltas = entries.flatMap((e) => {
+    if (!e.rerecorded) return []
+    const { before, after, kept } = e.rerecorded
+    const line = describeCostDelta(tapeName(e), before, after)
+    return [{ test: e.test, line: kept ? `${line}; ${describeKept(kept)}` : line }]
+  })
+  return {
+    replayed: merge([...pick('replay'), ...kept]),
+    recorded: merge([...pick('record'), ...spent]),
+    perEntry,
+    deltas,
+  }
+}
+
+/**
+ * What a `resume` re-record replayed instead of spending it again, at the prices of the
+ * recording it came from: `replayed 6 decisions (1,120 tokens ≈ $0.0031), not spent again`.
+ */
+function describeKept(kept: RunTotals): string {
+  const report = priceUsage(kept.usage, kept.recordedAt)
+  const price = report.usd === undefined ? '' : ` ≈ ${formatUsd(report.usd)}`
+  const n = `${formatCount(kept.decisions)} decision${kept.decisions === 1 ? '' : 's'}`
+  return `replayed ${n} (${formatCount(total(report))} tokens${price}), not spent again`
 }
 
 /** The cost lines under the decision counts; none for a run whose tapes report no tokens. */

@@ -57,15 +57,20 @@ export function readRunUsage(tape: Tape, state: TapeState, reader: UsageReader):
 
 /**
  * What a finished re-record changed against the cassette it replaced, when it wrote one:
- * `undefined` for a first recording, a replay, or a re-record that changed nothing.
+ * `undefined` for a first recording, a replay, or a re-record that changed nothing. A re-record
+ * that replayed part of the run (mode `resume`) adds the decisions it kept: what it did not spend.
  */
 export function readRerecord(
   tape: Tape,
   state: TapeState,
   reader: UsageReader,
-): { before: RunTotals; after: RunTotals } | undefined {
+): { before: RunTotals; after: RunTotals; kept?: RunTotals } | undefined {
   const before = tape.action === 'record' && state.written ? tapeInternals(tape).openedCassette() : undefined
   const after = before ? tapeInternals(tape).completedRecording() : undefined
   if (!before || !after) return undefined
-  return { before: cassetteTotals(before, reader), after: cassetteTotals(after, reader) }
+  const totals = { before: cassetteTotals(before, reader), after: cassetteTotals(after, reader) }
+  const replayed = new Set(state.decisions.filter((d) => d.status === 'replayed').map((d) => d.seq))
+  if (replayed.size === 0) return totals
+  const kept = after.decisions.filter((d) => replayed.has(d.seq))
+  return { ...totals, kept: cassetteTotals({ header: before.header, decisions: kept }, reader) }
 }
