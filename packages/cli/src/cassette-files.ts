@@ -94,7 +94,7 @@ async function walk(dir: string, inCassetteDir: boolean, found: FoundFiles, name
 }
 
 /** Whether a file starts with a cassette header, and whether that header is a captured run's. */
-async function headerKind(file: string): Promise<'cassette' | 'captured' | undefined> {
+export async function headerKind(file: string): Promise<'cassette' | 'captured' | undefined> {
   const handle = await open(file, 'r')
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(HEAD_BYTES), 0, HEAD_BYTES, 0)

@@ -16,7 +16,9 @@ import { promoteCli } from './commands/promote.js'
 import { pruneCli } from './commands/prune.js'
 import { recordCli } from './commands/record.js'
 import { replayCli } from './commands/replay.js'
+import { setupGitCli } from './commands/setup-git.js'
 import { showCli } from './commands/show.js'
+import { textconvCli } from './commands/textconv.js'
 import { verifyCli } from './commands/verify.js'
 import { viewCli } from './commands/view.js'
 
@@ -30,6 +32,8 @@ export const COMMANDS: readonly Command[] = [
   pruneCli,
   migrateCli,
   promoteCli,
+  textconvCli,
+  setupGitCli,
 ]
 
 /** Exit codes: 0 success, 1 a finding (problems, differences), 2 a usage error or an unreadable input. */

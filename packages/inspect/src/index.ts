@@ -16,6 +16,13 @@ export type { CassetteDiff, CostSide, DiffEntry, EntryStatus } from './diff/comp
 export { diffCassettes, isUnanswered } from './diff/compare.js'
 export { maskVolatile } from './diff/volatile.js'
 export { describeTokens, formatCount, formatUsd, modelName, tokens } from './format/numbers.js'
+export type {
+  ConversationMessage,
+  ConversationPart,
+  OfferedTool,
+  RequestConversation,
+} from './reading/conversation.js'
+export { readConversation } from './reading/conversation.js'
 export { countKind, describeHarness, describeSource, previewJson } from './reading/preview.js'
 export type { CassetteSummary, DecisionSummary } from './reading/summarize.js'
 export { summarizeCassette, summarizeDecision } from './reading/summarize.js'

@@ -2,6 +2,7 @@ import type { Cassette, DecisionRecord } from '@agent-tape/core/internal'
 import { type ModelRequest, recordedStream } from '@agent-tape/http/internal'
 import { describeCost } from '../cost/run-cost.js'
 import { tokens } from '../format/numbers.js'
+import { toolNames } from '../reading/conversation.js'
 import { countKind, describeHarness, describeSource } from '../reading/preview.js'
 import { type CassetteSummary, type DecisionSummary, summarizeCassette } from '../reading/summarize.js'
 import type { CardData, HeaderData, SideData, SideRole } from './page-data.js'
@@ -96,17 +97,6 @@ function shareLast(request: ModelRequest, shared: SharedValues): ModelRequest {
   const last = request.last
   if (!last) return request
   return { ...request, last: { role: last.role, text: shared.share(last.text) as string } }
-}
-
-/** The names of the tools a model request offers: a tool's `name`, its function's, or its type. */
-function toolNames(input: unknown): string[] {
-  const tools = asRecord(asRecord(input).body).tools
-  if (!Array.isArray(tools)) return []
-  return tools.map((tool) => {
-    const t = asRecord(tool)
-    const name = t.name ?? asRecord(t.function).name ?? t.type
-    return typeof name === 'string' ? name : '(tool)'
-  })
 }
 
 function asRecord(value: unknown): Record<string, unknown> {
