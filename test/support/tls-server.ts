@@ -22,32 +22,7 @@ export interface TlsServer {
  * answer `Hello over TLS.`), any other request a small JSON body that names the path.
  */
 export async function startTlsServer(name: string): Promise<TlsServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-tape-tls-'))
-  const key = join(dir, 'key.pem')
-  const certFile = join(dir, 'cert.pem')
-  const made = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      certFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { encoding: 'utf8', stdio: 'pipe' },
-  )
-  if (made.status !== 0)
-    throw new Error(`openssl could not make the test server's certificate:\n${made.stderr}`)
+  const { dir, key, certFile } = makeCertificate()
   let connections = 0
   const server = createServer({ key: readFileSync(key), cert: readFileSync(certFile) }, (req, res) => {
     req.resume()
@@ -89,4 +64,38 @@ export async function startTlsServer(name: string): Promise<TlsServer> {
         })
       }),
   }
+}
+
+/**
+ * A key and a self-signed certificate for 127.0.0.1, made by `openssl` in a folder of their own
+ * (removed by the caller): the certificate is what a client must trust.
+ */
+export function makeCertificate(): { dir: string; key: string; certFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-tape-tls-'))
+  const key = join(dir, 'key.pem')
+  const certFile = join(dir, 'cert.pem')
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { encoding: 'utf8', stdio: 'pipe' },
+  )
+  if (made.status !== 0)
+    throw new Error(`openssl could not make the test server's certificate:\n${made.stderr}`)
+  return { dir, key, certFile }
 }

@@ -9,6 +9,7 @@ import {
   type InterceptionGuard,
   networkGuard,
   nodeRequestGuard,
+  webSocketGuard,
 } from './interception-guards.js'
 import { performingForTape } from './network/performing.js'
 import { loadRequestHandling } from './request-handling.js'
@@ -23,6 +24,7 @@ const GUARDS: readonly InterceptionGuard[] = [
   dispatcherGuard,
   http2Guard,
   networkGuard,
+  webSocketGuard,
 ]
 
 /**

@@ -48,6 +48,12 @@ export interface PreparedBoundary {
   readonly earlySessions: Map<ClientHttp2Session, unknown>
   /** Set by the guard that takes `node:http(s)` over on first need: what their stand-ins call first. */
   beforeRequest?: () => void
+  /**
+   * Set by the WebSocket guard: what the stand-ins of `http.request` and `https.request`
+   * (`secure`) ask next, given Node's own function. A WebSocket upgrade a tape takes comes back
+   * as the client's request; anything else, `undefined`, goes on to what stands behind them.
+   */
+  takeUpgrade?: (request: (...args: unknown[]) => never, args: unknown[], secure: boolean) => unknown
   /** Loads and applies what serves tapes behind the stand-ins (what the first tape awaits); idempotent. */
   load(): Promise<void>
   /** Whether {@link load} has finished. */
@@ -102,18 +108,25 @@ export function prepareBoundary(options: Partial<BoundarySettings>): PreparedBou
   const networkFetch = globalThis.fetch.bind(globalThis)
   const earlySessions = new Map<ClientHttp2Session, unknown>()
   const beforeUse = () => prepared.beforeRequest?.()
+  const upgradeOf =
+    (secure: boolean) =>
+    (request: (...args: unknown[]) => never, args: unknown[]): unknown =>
+      prepared.takeUpgrade?.(request, args, secure)
   const requests: StandIn[] = []
   const http2Connect: StandIn[] = []
   const network = standInNetworkGuards()
   const builtins = standInOnLoad({
     http: (http) =>
       requests.push(
-        standInFunction(http, 'request', beforeUse),
+        standInFunction(http, 'request', beforeUse, upgradeOf(false)),
         standInFunction(http, 'get', beforeUse),
         standInClass(http, 'ClientRequest', beforeUse),
       ),
     https: (https) =>
-      requests.push(standInFunction(https, 'request', beforeUse), standInFunction(https, 'get', beforeUse)),
+      requests.push(
+        standInFunction(https, 'request', beforeUse, upgradeOf(true)),
+        standInFunction(https, 'get', beforeUse),
+      ),
     http2: (http2) => http2Connect.push(standInConnect(http2, earlySessions)),
     ...network.onLoad,
   })

@@ -11,6 +11,8 @@ import { installNetworkGuards } from './network/guards.js'
 import { handleRequestWhenTaped } from './request-handling.js'
 import { patchBehind, unpatchBehind } from './stand-ins.js'
 import { createTapedFetch } from './taped-fetch.js'
+import { takeWebSocketUpgrade } from './websocket/take-upgrade.js'
+import type { RequestFunction } from './websocket/upgrade-request.js'
 
 /** What every guard of an installed boundary reads. */
 export interface GuardContext {
@@ -114,6 +116,22 @@ export const networkGuard: InterceptionGuard = {
   install({ config, prepared: { standIns } }) {
     const remove = patchBehind(standIns.network, () => installNetworkGuards(config))
     return () => unpatchBehind(standIns.network, remove)
+  },
+}
+
+/**
+ * WebSocket sessions opened by an HTTP/1.1 upgrade through `node:http(s)` (the `ws` package):
+ * recorded and replayed frame by frame (see websocket/taped-session.ts), ahead of the
+ * interceptor of `node:http(s)`, which answers requests, not sessions.
+ */
+export const webSocketGuard: InterceptionGuard = {
+  name: 'WebSocket sessions over node:http and node:https',
+  install({ config, prepared }) {
+    prepared.takeUpgrade = (request, args, secure) =>
+      takeWebSocketUpgrade(config, request as RequestFunction, args, secure)
+    return () => {
+      prepared.takeUpgrade = undefined
+    }
   },
 }
 

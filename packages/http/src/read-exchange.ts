@@ -12,6 +12,7 @@ import {
 import { bodyJson, isRecordedResponse, type RecordedResponse, type StreamEnd } from './recorded-response.js'
 import { streamEvents } from './streams/index.js'
 import { recordedUsage } from './usage.js'
+import { SESSION_KIND } from './websocket/session-ends.js'
 
 /**
  * Reads a recorded model response (`out` of an `llm` decision, `in.api` naming its codec),
@@ -93,9 +94,16 @@ function modelRequestLabel(kind: string, input: unknown): string | undefined {
   return model === undefined ? 'model request' : `model request (${model})`
 }
 
+/** A WebSocket session's decision by its frame and API: `websocket session.update (openai-realtime)`. */
+function sessionFrameLabel(kind: string, input: unknown): string | undefined {
+  const { api, frame } = asRecord(input)
+  if (kind !== SESSION_KIND || typeof frame !== 'string' || typeof api !== 'string') return undefined
+  return `websocket ${frame} (${api})`
+}
+
 /** A short label for a decision: core's, with the model of a model request read by its codec. */
 export function describeHttpDecision(kind: string, input: unknown): string {
-  return modelRequestLabel(kind, input) ?? describeDecision(kind, input)
+  return modelRequestLabel(kind, input) ?? sessionFrameLabel(kind, input) ?? describeDecision(kind, input)
 }
 
 let labelsAdded = false
@@ -108,6 +116,7 @@ export function useCodecLabels(): void {
   if (labelsAdded) return
   labelsAdded = true
   addDecisionLabels(modelRequestLabel)
+  addDecisionLabels(sessionFrameLabel)
 }
 
 function errorText(out: RecordedResponse, json: Json): string {

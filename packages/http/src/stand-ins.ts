@@ -55,13 +55,21 @@ export function standIn(
 
 /**
  * A stand-in for a function: the original until something is placed behind it. `beforeUse` runs
- * first on every call (what places something behind it on first need).
+ * first on every call (what places something behind it on first need); then `instead`, given the
+ * original and the arguments, may answer the call itself (anything but `undefined`).
  */
-export function standInFunction(owner: object, key: string, beforeUse?: () => void): StandIn {
+export function standInFunction(
+  owner: object,
+  key: string,
+  beforeUse?: () => void,
+  instead?: (original: (...args: unknown[]) => never, args: unknown[]) => unknown,
+): StandIn {
   return standIn(owner, key, (original, self) => {
     const fn = original as (...args: unknown[]) => unknown
     return function (this: unknown, ...args: unknown[]) {
       beforeUse?.()
+      const answer = instead?.(fn as (...args: unknown[]) => never, args)
+      if (answer !== undefined) return answer
       return ((self.patched as typeof fn | undefined) ?? fn).apply(this, args)
     }
   })

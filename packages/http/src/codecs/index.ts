@@ -3,9 +3,12 @@ import { bedrockConverseCodec } from './bedrock-converse.js'
 import { bedrockInvokeCodec } from './bedrock-invoke.js'
 import type { KeyVariable, ModelCodec, OtherCredentials } from './codec.js'
 import { geminiCodec } from './gemini.js'
+import { geminiLiveCodec } from './gemini-live.js'
 import { ollamaCodec } from './ollama.js'
 import { openaiChatCodec } from './openai-chat.js'
+import { openaiRealtimeCodec } from './openai-realtime.js'
 import { openaiResponsesCodec } from './openai-responses.js'
+import { genericSessionCodec, type SessionCodec } from './session-codec.js'
 import { UNREAD_PROVIDERS } from './unread-providers.js'
 
 /**
@@ -22,6 +25,22 @@ export const MODEL_CODECS: readonly ModelCodec[] = [
   bedrockInvokeCodec,
   geminiCodec,
 ]
+
+/**
+ * The realtime APIs spoken over a WebSocket session (see {@link SessionCodec}), tried in order;
+ * a session none of them owns is taped with the generic codec.
+ */
+export const SESSION_CODECS: readonly SessionCodec[] = [openaiRealtimeCodec, geminiLiveCodec]
+
+/** The codec of a WebSocket session to `url`: the API's, or the generic one. */
+export function findSessionCodec(url: URL): SessionCodec {
+  return SESSION_CODECS.find((codec) => codec.matches(url)) ?? genericSessionCodec
+}
+
+/** A session codec by its name (as a cassette stores it). */
+export function sessionCodecByName(name: string): SessionCodec | undefined {
+  return [...SESSION_CODECS, genericSessionCodec].find((codec) => codec.name === name)
+}
 
 export function findCodec(method: string, pathname: string): ModelCodec | undefined {
   return MODEL_CODECS.find((codec) => codec.matches(method, pathname))

@@ -1,0 +1,51 @@
+import { type AnswerParts, asArray, asRecord, emptyAnswer, type Json, str, toolCall } from './read.js'
+import { base64Digest, type SessionCodec } from './session-codec.js'
+
+/**
+ * The Gemini Live API (`wss://generativelanguage.googleapis.com/ws/…BidiGenerateContent`,
+ * `@google/genai`'s `ai.live.connect`; Vertex AI's `…LlmBidiService/BidiGenerateContent`): each
+ * client message is one field (`setup`, `clientContent`, `realtimeInput`, `toolResponse`), its
+ * name the message's type; the audio and video of `realtimeInput` keyed by their digest. The
+ * server has no error event (it closes the session with a reason), so a miss closes it.
+ */
+export const geminiLiveCodec: SessionCodec = {
+  name: 'gemini-live',
+  matches: (url) => /\/BidiGenerateContent(?:Constrained)?$/.test(url.pathname),
+  credentialQuery: ['key', 'access_token'],
+  behaviourHeaders: [],
+  credentialProtocols: [],
+  canonicalMessage(message) {
+    const fields = Object.keys(message)
+    const type = fields.length === 1 ? fields[0]! : 'json'
+    if (type !== 'realtimeInput') return { type, message }
+    return { type, message: { realtimeInput: digestMedia(asRecord(message.realtimeInput)) } }
+  },
+  missFrame: () => undefined,
+  readMessages(messages) {
+    const answer: AnswerParts = emptyAnswer()
+    for (const message of messages) {
+      const content = asRecord(message.serverContent)
+      for (const part of asArray(asRecord(content.modelTurn).parts))
+        answer.text += str(asRecord(part).text) ?? ''
+      if (content.turnComplete === true) answer.finishReason = 'turnComplete'
+      if (content.interrupted === true) answer.finishReason = 'interrupted'
+      for (const call of asArray(asRecord(message.toolCall).functionCalls)) {
+        const c = asRecord(call)
+        answer.toolCalls.push(toolCall(str(c.id), str(c.name), c.args ?? {}))
+      }
+    }
+    return answer
+  },
+}
+
+/** Media in a `realtimeInput` (a blob `{ data, mimeType }`, or a list of them) as digests. */
+function digestMedia(input: Json): Json {
+  const blob = (value: unknown) => {
+    const b = asRecord(value)
+    return typeof b.data === 'string' ? { ...b, data: base64Digest(b.data) } : value
+  }
+  const out: Json = { ...input }
+  for (const field of ['audio', 'video', 'media']) if (field in out) out[field] = blob(out[field])
+  if (Array.isArray(out.mediaChunks)) out.mediaChunks = out.mediaChunks.map(blob)
+  return out
+}

@@ -1,0 +1,57 @@
+import { type AnswerParts, asRecord, emptyAnswer, type Json, str, toolCall } from './read.js'
+import { digestField, type SessionCodec } from './session-codec.js'
+
+/** Text deltas, in the GA event names and the beta ones. */
+const TEXT_DELTAS = new Set(['response.output_text.delta', 'response.text.delta'])
+/** What a spoken answer says, when it has no text deltas. */
+const TRANSCRIPT_DELTAS = new Set([
+  'response.output_audio_transcript.delta',
+  'response.audio_transcript.delta',
+])
+
+/**
+ * OpenAI Realtime (`wss://api.openai.com/v1/realtime?model=…`, the `openai` SDK's
+ * `OpenAIRealtimeWS` and `OpenAIRealtimeWebSocket`, Azure's `…/openai/realtime`): JSON events,
+ * the client's `event_id` left out of the key, the audio of `input_audio_buffer.append` keyed
+ * by its digest; a miss is answered with an `error` event, which the SDK raises.
+ */
+export const openaiRealtimeCodec: SessionCodec = {
+  name: 'openai-realtime',
+  matches: (url) => /\/realtime$/.test(url.pathname),
+  credentialQuery: ['api-key', 'api_key', 'key'],
+  behaviourHeaders: ['openai-beta'],
+  // Browsers cannot set headers: the key travels as a subprotocol.
+  credentialProtocols: ['openai-insecure-api-key.', 'openai-organization.', 'openai-project.'],
+  canonicalMessage(message) {
+    const { event_id: _id, ...rest } = message
+    const type = str(rest.type) ?? 'json'
+    return { type, message: type === 'input_audio_buffer.append' ? digestField(rest, 'audio') : rest }
+  },
+  missFrame: (message) => ({
+    type: 'error',
+    error: { type: 'invalid_request_error', code: 'ERR_TAPE_MISS', message, param: null, event_id: null },
+  }),
+  readMessages(messages) {
+    const answer: AnswerParts = emptyAnswer()
+    let transcript = ''
+    for (const message of messages) {
+      const type = str(message.type) ?? ''
+      if (TEXT_DELTAS.has(type)) answer.text += str(message.delta) ?? ''
+      else if (TRANSCRIPT_DELTAS.has(type)) transcript += str(message.delta) ?? ''
+      else if (type === 'response.function_call_arguments.done')
+        answer.toolCalls.push(toolCall(str(message.call_id), str(message.name), message.arguments))
+      else if (type === 'response.done') {
+        const response = asRecord(message.response)
+        const status = str(response.status)
+        if (status) answer.finishReason = status
+      } else if (type === 'error') answer.error = errorText(asRecord(message.error))
+    }
+    if (answer.text === '') answer.text = transcript
+    return answer
+  },
+}
+
+function errorText(error: Json): string {
+  const kind = str(error.type) ?? str(error.code)
+  return `${kind ? `${kind}: ` : ''}${str(error.message) ?? 'error'}`
+}

@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto'
+import { type AnswerParts, asRecord, type Json } from './read.js'
+
+/**
+ * A realtime API spoken over a WebSocket session: which session URLs it owns, what of the
+ * handshake keys a session, how a client message becomes canonical decision input (its type and
+ * fields, audio as a digest), how a miss is told to the client in the API's own error event, and
+ * how the server's frames read back for `show` and `view` (text and tool calls). The session
+ * itself, the framing and the recording are common (`websocket/`); a codec names its provider.
+ */
+export interface SessionCodec {
+  /** Stable name, part of the key: `openai-realtime`, … */
+  readonly name: string
+  /** Whether a session URL belongs to this API (by its path). */
+  matches(url: URL): boolean
+  /** Query parameters that carry a credential: left out of the key and the cassette. */
+  readonly credentialQuery: readonly string[]
+  /** Handshake headers that change what the server does: part of the key. */
+  readonly behaviourHeaders: readonly string[]
+  /** Prefixes of subprotocols that carry a credential (a browser's way to send a key). */
+  readonly credentialProtocols: readonly string[]
+  /**
+   * A client message as canonical input: its type (`session.update`) and its fields, volatile
+   * ids dropped and audio replaced by a digest of its bytes.
+   */
+  canonicalMessage(message: Json): { type: string; message: unknown }
+  /** The frame that tells the client its message missed (the API's error event), if it has one. */
+  missFrame(message: string): Json | undefined
+  /** The answer the server's messages after one client message make: text and tool calls. */
+  readMessages(messages: readonly Json[]): AnswerParts
+}
+
+/** A session no codec owns: JSON messages keyed whole, by their `type` when they have one. */
+export const genericSessionCodec: SessionCodec = {
+  name: 'websocket',
+  matches: () => true,
+  credentialQuery: ['key', 'api_key', 'apikey', 'access_token', 'token'],
+  behaviourHeaders: [],
+  credentialProtocols: [],
+  canonicalMessage: (message) => ({
+    type: typeof message.type === 'string' ? message.type : 'json',
+    message,
+  }),
+  missFrame: () => undefined,
+  readMessages: () => ({ text: '', toolCalls: [] }),
+}
+
+/**
+ * The digest that stands for audio (or any base64 payload) in a key: its bytes' SHA-256 and
+ * length. A recording keeps the client's audio as this digest, so that a 30-second session is
+ * not stored twice; the server's audio is kept as sent (base64), since a replay plays it back.
+ */
+export function base64Digest(data: string): { sha256: string; bytes: number } {
+  const bytes = Buffer.from(data, 'base64')
+  return { sha256: createHash('sha256').update(bytes).digest('hex').slice(0, 32), bytes: bytes.length }
+}
+
+/** `record` with the string at `field` replaced by its {@link base64Digest}, when it is one. */
+export function digestField(record: unknown, field: string): unknown {
+  const json = asRecord(record)
+  const value = json[field]
+  return typeof value === 'string' ? { ...json, [field]: base64Digest(value) } : record
+}

@@ -1,0 +1,154 @@
+import type { IncomingMessage } from 'node:http'
+import { type BegunDecision, toRecordedError } from '@agent-tape/core/internal'
+import type { WebSocket } from 'ws'
+import { performingForTape } from '../network/performing.js'
+import { frameTooLarge, MAX_FRAME_BYTES, SESSION_KIND, type SessionEnds } from './session-ends.js'
+import { clientInput, frameOf, type OpenOutput, type RecordedFrame } from './session-frames.js'
+import type { UpgradeCall } from './upgrade-request.js'
+import { acceptUpgrade, closeAs, refuseUpgrade, wsModule } from './ws-module.js'
+
+type Recording = Extract<BegunDecision, { action: 'record' }>
+
+/** The decision being recorded: the server's frames since it began go to it. */
+interface Current {
+  begun: Recording
+  started: number
+  frames: RecordedFrame[]
+  /** The opening's answer, the first decision's. */
+  open?: { protocol?: string }
+}
+
+/**
+ * Records a session: opens it upstream for real (past the guards, as the boundary's own
+ * connection), answers the client's upgrade as the server answered it, and relays every frame
+ * both ways. Each client message begins a decision, which keeps the server's frames until the
+ * next one (the first, the opening's, those before any); the last ends with the session.
+ */
+export function recordSession(ends: SessionEnds, opening: Recording): void {
+  const { call, client, server, head, rest, tape } = ends
+  const { WebSocket } = wsModule()
+  const started = Date.now()
+  const upstream = performingForTape(
+    () =>
+      new WebSocket(call.url, offered(call), {
+        ...connectionOptions(call),
+        headers: forwardedHeaders(call.headers),
+        perMessageDeflate: false,
+      }),
+  )
+  let current: Current | undefined = { begun: opening, started, frames: [], open: {} }
+  const finish = () => {
+    const done = current
+    current = undefined
+    if (!done) return
+    const out: OpenOutput | { frames: RecordedFrame[] } = done.open
+      ? { status: 101, ...(done.open.protocol ? { protocol: done.open.protocol } : {}), frames: done.frames }
+      : { frames: done.frames }
+    done.begun.complete({ out }, Date.now() - done.started)
+  }
+  upstream.once('unexpected-response', (_request, response: IncomingMessage) => {
+    const chunks: Buffer[] = []
+    response.on('data', (chunk: Buffer) => chunks.push(chunk))
+    response.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8')
+      const headers = { 'content-type': String(response.headers['content-type'] ?? 'text/plain') }
+      const status = response.statusCode ?? 500
+      opening.complete({ out: { status, headers, body } }, Date.now() - started)
+      current = undefined
+      refuseUpgrade(server, status, headers, body)
+    })
+  })
+  upstream.on('error', (error) => {
+    if (current?.open && upstream.readyState !== upstream.OPEN) {
+      // Never opened: the client's request fails as it would have, with the error recorded.
+      current = undefined
+      opening.complete({ err: toRecordedError(error) }, Date.now() - started)
+      client.destroy(error)
+    }
+  })
+  upstream.once('open', () => {
+    if (current?.open && upstream.protocol) current.open.protocol = upstream.protocol
+    acceptUpgrade(server, head, rest, upstream.protocol || undefined, (local) => relay(local, upstream))
+  })
+  const relay = (local: WebSocket, remote: WebSocket) => {
+    const refuse = (bytes: number, from: 'client' | 'server') => {
+      tape.reportDivergence(frameTooLarge(call, bytes, from))
+      closeAs(local, 1009, 'agent-tape: frame too large for the cassette')
+      closeAs(remote, 1009, 'frame too large')
+    }
+    remote.on('message', (data: Buffer, isBinary: boolean) => {
+      if (data.length > MAX_FRAME_BYTES) return refuse(data.length, 'server')
+      if (current) current.frames.push(frameOf(data, isBinary, Date.now() - current.started))
+      local.send(data, { binary: isBinary })
+    })
+    local.on('message', (data: Buffer, isBinary: boolean) => {
+      if (data.length > MAX_FRAME_BYTES) return refuse(data.length, 'client')
+      finish()
+      const begun = tape.begin(SESSION_KIND, clientInput(call.codec, data, isBinary))
+      if (begun.action === 'record') current = { begun, started: Date.now(), frames: [] }
+      remote.send(data, { binary: isBinary })
+    })
+    remote.on('close', (code: number, reason: Buffer) => {
+      current?.frames.push({ at: Date.now() - current.started, close: { code, reason: reason.toString() } })
+      finish()
+      if (local.readyState === local.OPEN) closeAs(local, code, reason.toString())
+    })
+    local.on('close', (code: number, reason: Buffer) => {
+      finish()
+      if (remote.readyState === remote.OPEN) closeAs(remote, code, reason.toString())
+    })
+  }
+}
+
+/** The subprotocols the client offered, those with credentials included (the server needs them). */
+function offered(call: UpgradeCall): string[] {
+  const header = call.headers['sec-websocket-protocol']
+  return header
+    ? header
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== '')
+    : []
+}
+
+/** The handshake's own headers, which the upstream client writes again. */
+const HANDSHAKE_HEADERS = new Set([
+  'host',
+  'connection',
+  'upgrade',
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-extensions',
+  'sec-websocket-protocol',
+])
+
+function forwardedHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HANDSHAKE_HEADERS.has(name)))
+}
+
+/** What of the client's options reaches the server the same way: TLS trust, an agent (a proxy), timeouts. */
+const CONNECTION_OPTIONS = [
+  'agent',
+  'ca',
+  'cert',
+  'key',
+  'pfx',
+  'passphrase',
+  'rejectUnauthorized',
+  'servername',
+  'checkServerIdentity',
+  'family',
+  'localAddress',
+  'lookup',
+  'timeout',
+  'maxPayload',
+]
+
+function connectionOptions(call: UpgradeCall): Record<string, unknown> {
+  const options: Record<string, unknown> = {}
+  for (const name of CONNECTION_OPTIONS)
+    if (call.options[name] !== undefined) options[name] = call.options[name]
+  if (options.timeout !== undefined) options.handshakeTimeout = options.timeout
+  delete options.timeout
+  return options
+}

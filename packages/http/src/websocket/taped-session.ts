@@ -1,0 +1,110 @@
+import type { ClientRequest } from 'node:http'
+import { type BegunDecision, isAgentTapeError, type Tape, toReplayedError } from '@agent-tape/core/internal'
+import type { WebSocket } from 'ws'
+import { replaySpeed, sleep } from '../replay-timing.js'
+import { recordSession } from './record-session.js'
+import { SESSION_KIND, type SessionEnds, type SessionSettings } from './session-ends.js'
+import { clientInput, framesOf, type OpenOutput, type RecordedFrame } from './session-frames.js'
+import { readUpgradeHead, socketPair } from './socket-pair.js'
+import { openInput, type RequestFunction, type UpgradeCall } from './upgrade-request.js'
+import { acceptUpgrade, closeAs, refuseUpgrade } from './ws-module.js'
+
+/**
+ * A WebSocket session of `tape`: the client's upgrade request is made over an in-memory socket,
+ * whose other end this boundary serves with server-side framing. A replay answers from the
+ * cassette and opens no connection; a recording opens the session upstream and relays each
+ * frame, recording the handshake and the server's frames after each client message.
+ */
+export function openTapedSession(
+  tape: Tape,
+  call: UpgradeCall,
+  request: RequestFunction,
+  settings: SessionSettings,
+): ClientRequest {
+  const [client, server] = socketPair(call.url.protocol === 'wss:')
+  const { createConnection: _own, agent: _agent, ...options } = call.options
+  const made = request(
+    { ...options, createConnection: () => client },
+    ...(call.callback ? [call.callback] : []),
+  )
+  void readUpgradeHead(server).then((read) => {
+    if (!read) return
+    const ends: SessionEnds = { tape, call, client, server, ...read }
+    let begun: BegunDecision
+    try {
+      begun = tape.begin(SESSION_KIND, openInput(call))
+    } catch (error) {
+      // A miss (the tape has it): the client's request fails as the server's refusal would.
+      refuseUpgrade(
+        server,
+        500,
+        { 'content-type': 'text/plain' },
+        isAgentTapeError(error) ? error.message : String(error),
+      )
+      return
+    }
+    if (begun.action === 'replay')
+      replaySession(ends, begun.record.out as OpenOutput | undefined, begun.record.err, settings)
+    else if (begun.action === 'record') recordSession(ends, begun)
+  })
+  return made
+}
+
+function replaySession(
+  ends: SessionEnds,
+  out: OpenOutput | undefined,
+  err: { name: string; message: string; code?: string | number } | undefined,
+  settings: SessionSettings,
+): void {
+  const { tape, call, server, head, rest } = ends
+  if (err || !out) {
+    ends.client.destroy(toReplayedError(err ?? { name: 'Error', message: 'socket hang up' }))
+    return
+  }
+  if (out.status !== 101) {
+    const refused = out as Extract<OpenOutput, { body: string }>
+    refuseUpgrade(server, refused.status, refused.headers, refused.body)
+    return
+  }
+  const opened = out as Extract<OpenOutput, { status: 101 }>
+  acceptUpgrade(server, head, rest, opened.protocol, (ws) => {
+    const speed = replaySpeed(settings.timing)
+    let queue = play(ws, opened.frames, speed)
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      let begun: BegunDecision
+      try {
+        begun = tape.begin(SESSION_KIND, clientInput(call.codec, data, isBinary))
+      } catch (error) {
+        queue = queue.then(() => refuseMessage(ws, call, error))
+        return
+      }
+      if (begun.action !== 'replay') return
+      queue = queue.then(() => play(ws, framesOf(begun.record.out), speed))
+    })
+  })
+}
+
+/** Sends recorded frames in order, paced as recorded unless `speed` is 0 (instant). */
+async function play(ws: WebSocket, frames: readonly RecordedFrame[], speed: number): Promise<void> {
+  let last = 0
+  for (const frame of frames) {
+    if (speed > 0 && frame.at > last) await sleep((frame.at - last) / speed)
+    last = frame.at
+    if (ws.readyState !== ws.OPEN) return
+    if ('text' in frame) ws.send(frame.text)
+    else if ('binary' in frame) ws.send(Buffer.from(frame.binary, 'base64'), { binary: true })
+    else closeAs(ws, frame.close.code, frame.close.reason)
+  }
+}
+
+/**
+ * A client message no recording answers: the API's error event, when it has one, tells the
+ * client; the session then closes as a server's internal error (1011). The tape has the miss.
+ */
+function refuseMessage(ws: WebSocket, call: UpgradeCall, error: unknown): void {
+  const message = isAgentTapeError(error) ? error.message : String(error)
+  const frame = call.codec.missFrame(message)
+  if (frame && ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame))
+  // A close reason is at most 123 bytes.
+  closeAs(ws, 1011, 'agent-tape: no recording answers this message (see the test failure)')
+}
