@@ -5,12 +5,21 @@ import {
   cassetteNameFor,
   createCassetteListing,
   DEFAULT_CASSETTE_DIR,
+  type DirectoryReader,
   findObsoleteCassettes,
   listCassettes,
   toPosix,
 } from '@agent-tape/runner-kit'
 import { SKIPPED_DIRS } from '../cassette-files.js'
 import { readTapeNames } from './tape-names.js'
+
+/** What the reading needs of a tree of files: the file system's, or a commit's (`diff --base`). */
+export interface SourceTree extends DirectoryReader {
+  stat(path: string): Promise<{ isFile(): boolean }>
+  readFile(path: string): Promise<string>
+}
+
+const FILE_SYSTEM: SourceTree = { readdir, stat, readFile: (path) => readFile(path, 'utf8') }
 
 export interface ObsoleteCassette {
   file: string
@@ -44,20 +53,23 @@ export interface CassetteFolder {
  * cassette at a tape's former path (its name alone) is in use until the one at its describe path
  * exists. A test file that names tapes or describe blocks dynamically is reported and left alone.
  */
-export async function findObsoleteFolders(dirs: readonly string[]): Promise<CassetteFolder[]> {
+export async function findObsoleteFolders(
+  dirs: readonly string[],
+  fs: SourceTree = FILE_SYSTEM,
+): Promise<CassetteFolder[]> {
   const folders: CassetteFolder[] = []
-  for (const cassetteDir of await findCassetteDirs(dirs)) {
+  for (const cassetteDir of await findCassetteDirs(dirs, fs)) {
     const parent = dirname(cassetteDir)
     const dirName = basename(cassetteDir)
-    const listing = createCassetteListing(toPosix(parent), { readdir, stat })
+    const listing = createCassetteListing(toPosix(parent), fs)
     const judged: CollectedTestFile[] = []
     const declaredBy = new Map<string, string[][]>()
     const verdicts: CassetteFolder[] = []
-    for (const entry of await sortedEntries(cassetteDir)) {
+    for (const entry of await sortedEntries(cassetteDir, fs)) {
       if (!entry.isDirectory()) continue
       const folder = join(cassetteDir, entry.name)
       const testFile = join(parent, entry.name)
-      const info = await stat(testFile).catch(() => undefined)
+      const info = await fs.stat(testFile).catch(() => undefined)
       const verdict: CassetteFolder = {
         folder,
         testFile,
@@ -66,7 +78,7 @@ export async function findObsoleteFolders(dirs: readonly string[]): Promise<Cass
       }
       verdicts.push(verdict)
       if (!verdict.testFileExists) continue
-      const declared = readTapeNames(await readFile(testFile, 'utf8'))
+      const declared = readTapeNames(await fs.readFile(testFile))
       const tapes = declared.dynamic ? undefined : usableTapes(entry.name, declared.tapes)
       if (declared.dynamic || !tapes) {
         const reason = declared.dynamic ?? { line: 1, reason: 'a tape name is not one agent-tape accepts' }
@@ -112,10 +124,10 @@ function usableTapes(testFile: string, tapes: string[][]): string[][] | undefine
   }
 }
 
-async function findCassetteDirs(dirs: readonly string[]): Promise<string[]> {
+async function findCassetteDirs(dirs: readonly string[], fs: SourceTree): Promise<string[]> {
   const found: string[] = []
   const walk = async (dir: string): Promise<void> => {
-    for (const entry of await sortedEntries(dir)) {
+    for (const entry of await sortedEntries(dir, fs)) {
       if (!entry.isDirectory() || SKIPPED_DIRS.has(entry.name)) continue
       const full = join(dir, entry.name)
       if (entry.name === DEFAULT_CASSETTE_DIR) found.push(full)
@@ -129,7 +141,7 @@ async function findCassetteDirs(dirs: readonly string[]): Promise<string[]> {
   return [...new Set(found)].sort()
 }
 
-async function sortedEntries(dir: string) {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
+async function sortedEntries(dir: string, fs: SourceTree) {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => [])
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }

@@ -1,0 +1,291 @@
+import { join } from 'node:path'
+import {
+  type Cassette,
+  diffWordHunks,
+  type FieldChange,
+  formatChange,
+  parseCassette,
+  redactCassetteForReading,
+  SecretScanner,
+  secretEnvValues,
+  type WordPart,
+} from '@agent-tape/core/internal'
+import {
+  type CassetteDiff,
+  cassetteTotals,
+  type DecisionSummary,
+  type DiffEntry,
+  describeCost,
+  diffCassettes,
+  previewJson,
+  priceUsage,
+  summarizeDecision,
+} from '@agent-tape/inspect'
+import { DEFAULT_CASSETTE_DIR } from '@agent-tape/runner-kit'
+import { displayPath } from '../cassette-files.js'
+import { findObsoleteFolders } from '../prune/find-obsolete.js'
+import type { GitTree } from './git-tree.js'
+
+export type TapeChangeStatus = 'changed' | 'added' | 'removed' | 'obsolete'
+
+/** One recording of a cassette, as a pull request's reader weighs it. */
+export interface RecordingSide {
+  /** Model requests. */
+  steps: number
+  decisions: number
+  tokens: { input: number; output: number }
+  /** `$0.0013`, `no price (llama3.2)`, with each model's share when several answered. */
+  cost: string
+  usd?: number
+  /** The models that answered, in the order they first did. */
+  models: string[]
+  /** SDK versions seen while recording, by package name. */
+  sdks: Record<string, string>
+  /** The agent-tape version that recorded it. */
+  agentTape?: string
+  recordedAt: string
+}
+
+/** An input change: the words that changed in a text, or the whole change of another value. */
+export interface InputChange {
+  path: string
+  /** Hunks of a changed text (see `diffWordHunks`). */
+  words?: WordPart[][]
+  /** `path: before → after`, for what is not a text changed in place. */
+  line?: string
+}
+
+/** A decision of a changed cassette that differs, with what differs in it. */
+export interface DecisionChange {
+  seq: number
+  step: number
+  label: string
+  status: DiffEntry['status']
+  input: InputChange[]
+  output: string[]
+  /** For an added or removed decision: the whole decision on one line. */
+  what?: string
+}
+
+export interface TapeChange {
+  /** Relative to the working directory, with `/`. */
+  path: string
+  status: TapeChangeStatus
+  before?: RecordingSide
+  after?: RecordingSide
+  /** The first decision that differs (changed cassettes). */
+  first?: DecisionChange
+  /** When the first difference is not in an input (a tool's result): the first input that changed after it. */
+  firstInput?: DecisionChange
+  /** Tool calls made in one recording and not the other, as `name {args}`. */
+  toolCalls?: { added: string[]; removed: string[] }
+  /** The re-record line: `paris: 5 → 5 decisions, 420 → 431 tokens (+3%), $0.0012 → $0.0013`. */
+  costLine?: string
+  /** Why an obsolete cassette is: its test file is gone, or no longer declares its tape. */
+  why?: string
+  /** The whole comparison, as `agent-tape diff <a> <b> --json` prints it. */
+  diff?: CassetteDiff
+}
+
+export interface TapeChanges {
+  base: { ref: string; commit: string }
+  /** `ref` and `commit` absent: the working tree. */
+  head: { ref?: string; commit?: string }
+  cassettes: TapeChange[]
+  counts: Record<TapeChangeStatus, number>
+}
+
+export interface CompareOptions {
+  root: string
+  cwd: string
+  env: Record<string, string | undefined>
+  /** Whether a cassette (its path relative to the working directory) is compared. */
+  include(path: string): boolean
+}
+
+const ORDER: readonly TapeChangeStatus[] = ['changed', 'added', 'removed', 'obsolete']
+/** Input changes listed per decision, as `diff` lists them by default. */
+const MAX_INPUT_CHANGES = 12
+
+/**
+ * What a pull request changed in its cassettes: each one added, removed or changed between the
+ * two trees (a changed one compared decision by decision with `diffCassettes`), and each one left
+ * behind by a test that no longer declares it (obsolete at head, as `prune` reads test files,
+ * and not already at base). A cassette re-recorded to the same decisions is not a change.
+ */
+export async function compareTapeTrees(
+  base: GitTree,
+  head: GitTree,
+  options: CompareOptions,
+): Promise<TapeChanges> {
+  const scanner = new SecretScanner(secretEnvValues(options.env))
+  const show = (path: string) => displayPath(join(options.root, path), options.cwd)
+  const cassettesOf = (tree: GitTree) =>
+    new Set(tree.files.filter((f) => isCassette(f) && options.include(show(f))))
+  const before = cassettesOf(base)
+  const after = cassettesOf(head)
+  const load = async (tree: GitTree, path: string) => {
+    const text = await tree.read(path)
+    const where = tree.commit ? `${tree.ref}:${path}` : show(path)
+    return { text, cassette: redactCassetteForReading(parseCassette(text, where), scanner) }
+  }
+  const [obsoleteAtBase, obsoleteAtHead] = await Promise.all([
+    obsoleteIn(base, options),
+    obsoleteIn(head, options),
+  ])
+  const cassettes: TapeChange[] = []
+  for (const path of [...new Set([...before, ...after])].sort()) {
+    const a = before.has(path) ? await load(base, path) : undefined
+    const b = after.has(path) ? await load(head, path) : undefined
+    const shown = show(path)
+    if (!a) cassettes.push({ path: shown, status: 'added', after: sideOf(b!.cassette) })
+    else if (!b) cassettes.push({ path: shown, status: 'removed', before: sideOf(a.cassette) })
+    else {
+      const diff = a.text === b.text ? undefined : diffCassettes(shown, a.cassette, shown, b.cassette)
+      if (diff && (diff.header.length > 0 || diff.entries.some((e) => e.status !== 'unchanged')))
+        cassettes.push(changeOf(shown, a.cassette, b.cassette, diff))
+      else if (obsoleteAtHead.has(path) && !obsoleteAtBase.has(path))
+        cassettes.push({
+          path: shown,
+          status: 'obsolete',
+          before: sideOf(a.cassette),
+          after: sideOf(b.cassette),
+          why: obsoleteAtHead.get(path)!,
+        })
+    }
+  }
+  cassettes.sort((x, y) => ORDER.indexOf(x.status) - ORDER.indexOf(y.status) || (x.path < y.path ? -1 : 1))
+  const counts = { changed: 0, added: 0, removed: 0, obsolete: 0 }
+  for (const c of cassettes) counts[c.status]++
+  return {
+    base: { ref: base.ref!, commit: base.commit! },
+    head: head.commit ? { ref: head.ref!, commit: head.commit } : {},
+    cassettes,
+    counts,
+  }
+}
+
+/** A `.jsonl` file in a `__cassettes__` folder, as `verify` and `prune` find cassettes. */
+function isCassette(path: string): boolean {
+  const parts = path.split('/')
+  return path.endsWith('.jsonl') && parts.includes(DEFAULT_CASSETTE_DIR) && !parts.includes('node_modules')
+}
+
+/** The obsolete cassettes of a tree (paths relative to the root), each with why. */
+async function obsoleteIn(tree: GitTree, { root, cwd }: CompareOptions): Promise<Map<string, string>> {
+  const found = new Map<string, string>()
+  const rel = (path: string) => path.slice(root.length + 1).replaceAll('\\', '/')
+  const show = (path: string) => displayPath(path, cwd)
+  for (const folder of await findObsoleteFolders([root], tree.source)) {
+    for (const o of folder.obsolete) {
+      const why = !folder.testFileExists
+        ? `${show(folder.testFile)} no longer exists`
+        : o.movedTo
+          ? `the tape "${o.movedTo.tape}" reads ${show(o.movedTo.file)} now`
+          : `${show(folder.testFile)} declares no tape ${JSON.stringify(o.name.split('/').join(' > '))}`
+      found.set(rel(o.file), why)
+    }
+  }
+  return found
+}
+
+function changeOf(path: string, a: Cassette, b: Cassette, diff: CassetteDiff): TapeChange {
+  const differing = diff.entries.filter((e) => e.status !== 'unchanged')
+  const firstEntry = differing[0]
+  const change: TapeChange = {
+    path,
+    status: 'changed',
+    before: sideOf(a),
+    after: sideOf(b),
+    toolCalls: toolCallsChanged(diff.entries),
+    costLine: diff.cost.line,
+    diff,
+  }
+  if (firstEntry) {
+    change.first = decisionChange(firstEntry)
+    if (change.first.input.length === 0) {
+      const next = differing.find((e) => e.status === 'changed' && e.input.length > 0)
+      if (next) change.firstInput = decisionChange(next)
+    }
+  }
+  return change
+}
+
+function decisionChange(entry: DiffEntry): DecisionChange {
+  const d = (entry.b ?? entry.a)!
+  const change: DecisionChange = {
+    seq: d.seq,
+    step: d.step,
+    label: d.label,
+    status: entry.status,
+    input: entry.input.slice(0, MAX_INPUT_CHANGES).map(inputChange),
+    output: entry.output,
+  }
+  if (entry.status === 'added' || entry.status === 'removed') change.what = describeDecision(d)
+  return change
+}
+
+function inputChange(change: FieldChange): InputChange {
+  if (change.type === 'changed' && typeof change.before === 'string' && typeof change.after === 'string')
+    return { path: change.path, words: diffWordHunks(change.before, change.after) }
+  return { path: change.path, line: formatChange(change) }
+}
+
+/** Tool calls one recording made that the other did not, each counted as often as it was made. */
+function toolCallsChanged(entries: readonly DiffEntry[]): { added: string[]; removed: string[] } {
+  const calls = (side: 'a' | 'b') =>
+    entries.flatMap((e) => {
+      const tool = e[side]?.tool
+      return tool ? [`${tool.name} ${previewJson(tool.args, 80)}`] : []
+    })
+  const without = (from: string[], other: string[]) => {
+    const left = [...other]
+    return from.filter((call) => {
+      const i = left.indexOf(call)
+      if (i === -1) return true
+      left.splice(i, 1)
+      return false
+    })
+  }
+  const a = calls('a')
+  const b = calls('b')
+  return { added: without(b, a), removed: without(a, b) }
+}
+
+function describeDecision(d: DecisionSummary): string {
+  if (d.tool) return `${d.tool.name} ${previewJson(d.tool.args, 80)}`
+  const answer = d.model?.answer
+  if (answer) {
+    const parts = [
+      ...(answer.text ? [previewJson(answer.text, 60)] : []),
+      ...answer.toolCalls.map((c) => `call ${c.name}`),
+    ]
+    return parts.join(' · ') || `status ${answer.status}`
+  }
+  return previewJson(d.input, 80)
+}
+
+/** A recording's steps, tokens, cost and provenance, priced as of its recording. */
+export function sideOf(cassette: Cassette): RecordingSide {
+  const totals = cassetteTotals(cassette)
+  const report = priceUsage(totals.usage, totals.recordedAt)
+  const models: string[] = []
+  for (const d of cassette.decisions) {
+    if (d.kind !== 'llm') continue
+    const model = summarizeDecision(d).model
+    const name = model?.answer?.model ?? model?.request.model
+    if (name && !models.includes(name)) models.push(name)
+  }
+  const { header } = cassette
+  return {
+    steps: totals.steps,
+    decisions: totals.decisions,
+    tokens: { input: report.tokens.input, output: report.tokens.output },
+    cost: describeCost(report),
+    ...(report.usd === undefined ? {} : { usd: report.usd }),
+    models,
+    sdks: header.sdks ?? {},
+    ...(header.runtime?.agentTape ? { agentTape: header.runtime.agentTape } : {}),
+    recordedAt: header.recordedAt,
+  }
+}
