@@ -5,8 +5,8 @@ import { EVERY_PRINTER, shown, throughEveryPrinter } from '../support/secret-pri
 
 // Every writer of files and every printer, run over every secret form and every ordinary text:
 // the miss report, the run file kept for the view, the live-tools drift report, the run summary,
-// the GitHub step summary, the divergence view page, and the CLI's show, diff, view and verify
-// on a cassette written by hand. A secret shows at most 4 characters anywhere; ordinary text is
+// the GitHub step summary, the divergence view page, and the CLI's show, diff, view, verify and
+// textconv on a cassette written by hand. A secret shows at most 4 characters anywhere; ordinary text is
 // shown as it is.
 describe.each(SECRET_FORMS.map((f) => [f.class, f.id, f] as const))('secret %s: %s', (_, id, form) => {
   it('is shown by no printer and written by no writer', async () => {

@@ -9,8 +9,8 @@ import { finishRun, openTestTape, type TapeSummaryEntry } from '@agent-tape/runn
 /**
  * Every writer of files and every printer agent-tape has, run over values: the miss report, the
  * run file kept for the view, the live-tools drift report, the run summary, the GitHub step
- * summary, the divergence view page, and the CLI's show, diff, view and verify on a cassette
- * written by hand. Several values go through one run (each in its own decisions), so that a
+ * summary, the divergence view page, and the CLI's show, diff, view, verify and textconv on a
+ * cassette written by hand. Several values go through one run (each in its own decisions), so that a
  * corpus of hundreds costs a few runs, not hundreds.
  */
 
@@ -48,6 +48,7 @@ export const EVERY_PRINTER = [
   'view a.jsonl -o run.html (page)',
   'view a.jsonl b.jsonl -o diff.html (page)',
   'verify a.jsonl',
+  'textconv a.jsonl',
 ]
 
 /** Runs the values through every writer and printer, and collects what each produced. */
@@ -145,6 +146,7 @@ export async function throughEveryPrinter(
     ['view', 'a.jsonl', '-o', 'run.html'],
     ['view', 'a.jsonl', 'b.jsonl', '-o', 'diff.html'],
     ['verify', 'a.jsonl'],
+    ['textconv', 'a.jsonl'],
   ]) {
     const { code, output } = await cli(args, root, env)
     printed[args.join(' ')] = output
