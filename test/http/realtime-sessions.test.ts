@@ -1,9 +1,9 @@
-import { createMemoryStore, isReplayMiss, parseCassette } from '@agent-tape/core'
+import { createMemoryStore, isReplayMiss, isSecretLeakError, parseCassette } from '@agent-tape/core'
 import { installHttpBoundary } from '@agent-tape/http'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RealtimeServer, startRealtimeServer } from '../support/realtime-server.js'
+import { AUDIO_CHUNK_BYTES, type RealtimeServer, startRealtimeServer } from '../support/realtime-server.js'
 import { runTaped } from '../support/tape-run.js'
 
 // OpenAI Realtime sessions through the SDK's OpenAIRealtimeWS (the `ws` package), recorded
@@ -178,5 +178,124 @@ describe('a text session with a function call', () => {
     expect(run.result?.errors[0]).toContain('ERR_TAPE_MISS')
     expect(run.result?.close?.code).toBe(1011)
     expect(server.connections).toBe(before)
+  })
+})
+
+/** Thirty seconds of 24 kHz 16-bit mono audio, sent in 100 ms chunks, answered in audio. */
+const audioSession = (chunks: number, altered?: number) =>
+  session(async (rt, next) => {
+    rt.send({ type: 'session.update', session: { type: 'realtime', output_modalities: ['audio'] } } as never)
+    await next('session.updated')
+    for (let i = 0; i < chunks; i++) {
+      const pcm = Buffer.alloc(AUDIO_CHUNK_BYTES, i === altered ? 255 : i % 200)
+      rt.send({ type: 'input_audio_buffer.append', audio: pcm.toString('base64') })
+    }
+    rt.send({ type: 'input_audio_buffer.commit' })
+    rt.send({ type: 'response.create' })
+    if ((await next('response.done')).type === 'closed') return
+    // A binary frame each way (the fake sends its bytes back reversed).
+    rt.socket.send(Buffer.from([1, 2, 3, 4]))
+    await new Promise((resolve) => rt.socket.once('message', resolve))
+    rt.close()
+  })
+
+describe('an audio session', () => {
+  let recorded: Seen
+
+  it('keeps the server audio as sent (base64) and the client audio as digests: 30 s in under 2.1 MB', async () => {
+    const run = await runTaped(store, 'audio.jsonl', 'update', audioSession(300))
+    expect(run.failure).toBeUndefined()
+    recorded = run.result!
+    expect(recorded.audioBytes).toBe(300 * AUDIO_CHUNK_BYTES)
+    expect(recorded.binary).toEqual(['04030201'])
+    const text = store.files['audio.jsonl']!
+    const size = Buffer.byteLength(text)
+    // 1.44 MB of PCM from the server is 1.92 MB as base64; the client's 1.44 MB are 300 digests.
+    expect(size).toBeGreaterThan(300 * AUDIO_CHUNK_BYTES * (4 / 3))
+    expect(size).toBeLessThan(2_100_000)
+    const append = cassette('audio.jsonl').decisions.find(
+      (d) => (d.in as { frame: string }).frame === 'input_audio_buffer.append',
+    )
+    expect((append!.in as { message: unknown }).message).toEqual({
+      type: 'input_audio_buffer.append',
+      audio: { sha256: expect.stringMatching(/^[0-9a-f]{32}$/), bytes: AUDIO_CHUNK_BYTES },
+    })
+  })
+
+  it('replays the audio and the binary frame with no connection', async () => {
+    const before = server.connections
+    const run = await runTaped(store, 'audio.jsonl', 'replay', audioSession(300))
+    expect(run.failure).toBeUndefined()
+    expect(run.result).toEqual(recorded)
+    expect(server.connections).toBe(before)
+  })
+
+  it('misses at the chunk whose audio changed, by its digest', async () => {
+    const run = await runTaped(store, 'audio.jsonl', 'replay', audioSession(300, 150))
+    expect(isReplayMiss(run.failure)).toBe(true)
+    const message = run.failure!.message
+    expect(message).toContain('websocket input_audio_buffer.append (openai-realtime)')
+    expect(message).toMatch(/message\.audio\.sha256: "[0-9a-f]{32}" → "[0-9a-f]{32}"/)
+  })
+})
+
+describe('a session that ends early', () => {
+  const breaking = session(async (rt, next) => {
+    rt.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'break' }] },
+    })
+    await next('error')
+  })
+  const leaving = session(async (rt, next) => {
+    rt.send({ type: 'session.update', session: { type: 'realtime', instructions: 'Hi.' } } as never)
+    await next('session.updated')
+    rt.send({ type: 'response.create' })
+    rt.close(1000, 'done')
+  })
+
+  it('closed by the server with an error event replays the error and the close', async () => {
+    const recording = await runTaped(store, 'broken.jsonl', 'update', breaking)
+    expect(recording.failure).toBeUndefined()
+    expect(recording.result!.errors).toEqual([
+      'The server had an error. code=null param=undefined type=server_error event_id=undefined',
+    ])
+    expect(recording.result!.close).toEqual({ code: 1011, reason: 'internal error' })
+    const before = server.connections
+    const replay = await runTaped(store, 'broken.jsonl', 'replay', breaking)
+    expect(replay.failure).toBeUndefined()
+    expect(replay.result).toEqual(recording.result)
+    expect(server.connections).toBe(before)
+  })
+
+  it('closed by the client before the answer replays as recorded', async () => {
+    const recording = await runTaped(store, 'left.jsonl', 'update', leaving)
+    expect(recording.failure).toBeUndefined()
+    expect(recording.result!.close?.code).toBe(1000)
+    const replay = await runTaped(store, 'left.jsonl', 'replay', leaving)
+    expect(replay.failure).toBeUndefined()
+    expect(replay.result!.close).toEqual(recording.result!.close)
+  })
+})
+
+describe('fail closed', () => {
+  it('refuses a session no cassette answers, and reaches no server', async () => {
+    const before = server.connections
+    const run = await runTaped(store, 'left.jsonl', 'replay', textSession('Be brief.'))
+    expect(isReplayMiss(run.failure)).toBe(true)
+    expect(run.failure!.message).toContain('websocket session.update (openai-realtime)')
+    expect(server.connections).toBe(before)
+  })
+
+  it('refuses to write a secret a frame carries', async () => {
+    const leak = `sk-proj-${'Op3nAiK3y'.repeat(5)}`
+    const error = await runTaped(store, 'leak.jsonl', 'update', textSession(`Use the key ${leak}.`)).catch(
+      (e: unknown) => e,
+    )
+    expect(isSecretLeakError(error)).toBe(true)
+    expect((error as Error).message).toContain(
+      'decision #2 (websocket session.update (openai-realtime), step 0) out.frames[1].text contains an OpenAI-style API key',
+    )
+    expect(store.files['leak.jsonl']).toBeUndefined()
   })
 })
