@@ -138,9 +138,9 @@ function renderRequest(
   }
   for (const message of conversation.messages.slice(shared)) {
     for (const part of message.parts) {
-      if (part.type === 'text') fields.text(message.role, part.text)
-      else if (part.type === 'call') fields.text(message.role, `call ${part.name} ${part.arguments}`)
-      else fields.json(message.role, part.type === 'result' ? parseText(part.value) : part.value)
+      // A message that is JSON text (a tool's result) is printed as JSON, a member a line when long.
+      if (part.type === 'call') fields.call(message.role, `call ${part.name}`, part.arguments)
+      else fields.json(message.role, parseText(part.type === 'text' ? part.text : part.value))
     }
   }
 }
@@ -149,7 +149,7 @@ function renderAnswer(answer: ModelAnswer, asked: string | undefined, fields: Fi
   fields.text('answer', `${answer.streamed ? 'streamed' : 'json'}, status ${answer.status}`)
   if (answer.model && answer.model !== asked) fields.text('answered', answer.model)
   if (answer.text) fields.text('text', answer.text)
-  for (const call of answer.toolCalls) fields.text('call', `${call.name} ${call.arguments}`)
+  for (const call of answer.toolCalls) fields.call('call', call.name, call.arguments)
   if (answer.finishReason) fields.text('finish', answer.finishReason)
   if (answer.usage) fields.text('tokens', tokens(answer.usage))
   if (answer.error) fields.text('error', answer.error)
@@ -176,7 +176,7 @@ function renderOther(d: DecisionSummary, fields: Fields): void {
   else if (stream) fields.text('body', `${stream.items.length} stream events`)
 }
 
-/** A tool result or a message that is JSON text, parsed, so that it prints a member a line. */
+/** A value that is JSON text (a tool's result, as a message carries it), parsed. */
 function parseText(value: unknown): unknown {
   if (typeof value !== 'string' || !/^\s*[[{]/.test(value)) return value
   try {
@@ -201,6 +201,13 @@ class Fields {
   json(label: string, value: unknown, head = ''): void {
     if (typeof value === 'string' && head === '') this.text(label, value)
     else this.push(label, jsonLines(value, TEXT_WIDTH, head))
+  }
+
+  /** A tool call: its name, then its arguments as JSON when they parse, else as the model sent them. */
+  call(label: string, name: string, args: string): void {
+    const parsed = parseText(args)
+    if (typeof parsed === 'string') this.text(label, `${name} ${args}`)
+    else this.json(label, parsed, `${name} `)
   }
 
   private push(label: string, values: readonly string[]): void {
