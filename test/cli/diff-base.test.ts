@@ -349,7 +349,7 @@ it('outside a git repository, --base is a usage error; --head, --markdown or one
       ['--markdown', 'a.jsonl', 'b.jsonl'],
       '--markdown reports a comparison of two refs, and no --base is given',
     ],
-    [['a.jsonl'], 'expected two cassettes, or --base <ref>, got "a.jsonl"'],
+    [['a.jsonl'], 'expected <a> <b>, got 1 argument'],
   ] as const) {
     const result = await runCli(['diff', ...args], dir)
     expect(result.code, args.join(' ')).toBe(2)

@@ -15,7 +15,7 @@ const COMMAND = 'agent-tape diff'
 export const diffCli: Command = {
   spec: {
     name: 'diff',
-    args: '<a> <b> | --base <ref> [paths…]',
+    args: '<a> <b>',
     summary: 'Show what changed between two recordings of the same test (before and after a re-record).',
     description: [
       'Decisions are aligned by position, kind, step and key, so an inserted tool call shows as one added decision and an edited prompt as one changed model request. Changed inputs are shown field by field; changed outputs as text, tool calls, finish reason and token usage. Fields that change on every recording (the ids a provider generates, created times, request ids, timings, recordedAt, and what each provider codec names) are ignored.',
@@ -66,12 +66,13 @@ export const diffCli: Command = {
         '--markdown reports a comparison of two refs, and no --base is given',
         'Add --base <ref>, or leave out --markdown',
       )
-    if (positionals.length !== 2)
+    if (positionals.length !== 2) {
+      const n = positionals.length
       throw usageError(
         COMMAND,
-        `expected two cassettes, or --base <ref>, got ${positionals.length === 0 ? 'nothing' : positionals.map((p) => JSON.stringify(p)).join(' ')}`,
-        'Run agent-tape diff <a> <b>, or agent-tape diff --base <ref> [paths…]',
+        `expected <a> <b>, got ${n === 0 ? 'none' : `${n} argument${n === 1 ? '' : 's'}`}`,
       )
+    }
     const [pathA, pathB] = positionals as [string, string]
     const a = await loadCassette('agent-tape diff', pathA, io)
     const b = await loadCassette('agent-tape diff', pathB, io)
