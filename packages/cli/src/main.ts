@@ -11,6 +11,7 @@ import { quoteShell } from '@agent-tape/runner-kit'
 import { parseCommandArgs, renderCommandHelp } from './args.js'
 import type { CliIo, Command } from './command.js'
 import { diffCli } from './commands/diff.js'
+import { driftCli } from './commands/drift.js'
 import { migrateCli } from './commands/migrate.js'
 import { promoteCli } from './commands/promote.js'
 import { pruneCli } from './commands/prune.js'
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   promoteCli,
   textconvCli,
   setupGitCli,
+  driftCli,
 ]
 
 /** Exit codes: 0 success, 1 a finding (problems, differences), 2 a usage error or an unreadable input. */

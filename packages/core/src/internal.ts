@@ -82,7 +82,14 @@ export {
 } from './tape-context.js'
 export type { TapeInternals } from './tape-internals.js'
 export { answersFromCassette, tapeInternals } from './tape-internals.js'
-export type { BegunDecision, ReservedRequest, WireRequest } from './tape-options.js'
+export type {
+  BegunDecision,
+  LiveDecision,
+  LiveGate,
+  LiveGateAnswer,
+  ReservedRequest,
+  WireRequest,
+} from './tape-options.js'
 export { diffTextRows, type TextPiece, type TextRow } from './text-rows.js'
 export { WIRE_SCHEME_VERSION } from './wire-hasher.js'
 export { diffWordHunks, type WordPart } from './word-diff.js'

@@ -1,5 +1,5 @@
 import type { DecisionPosition } from './canonical-key.js'
-import type { DecisionRecord, RecordedError, RecordingSource } from './cassette-format.js'
+import type { Cassette, DecisionRecord, RecordedError, RecordingSource } from './cassette-format.js'
 import type { CassetteStore } from './cassette-store.js'
 import type { AgentTapeError } from './errors.js'
 import type { HarnessProvider } from './harness.js'
@@ -91,7 +91,29 @@ export interface TapeOptions {
    * a server (a captured run, the default with {@link failOpen}).
    */
   runsIn?: RunPlace
+  /**
+   * Asked before a recording performs a decision for real, with the cassette it replaces: an
+   * answer with `refused` keeps the decision from happening (the run fails with that error and
+   * nothing is written); `settled` hears the decision once it has its outcome. What holds a
+   * drift run to its budget (`agent-tape drift --budget-usd`).
+   */
+  liveGate?: LiveGate
 }
+
+/** A decision a recording is about to perform for real (see {@link TapeOptions.liveGate}). */
+export interface LiveDecision {
+  kind: string
+  key: string
+  step: number
+  lane?: string
+  /** The cassette the recording replaces, when there is one. */
+  committed: Cassette | undefined
+}
+
+/** What a {@link LiveGate} says of a decision: refused, or let through (and told of its outcome). */
+export type LiveGateAnswer = { refused: AgentTapeError } | { settled?(record: DecisionRecord): void }
+
+export type LiveGate = (decision: LiveDecision) => LiveGateAnswer
 
 /** The handle of a decision begun with {@link Tape.begin}. */
 export type BegunDecision =

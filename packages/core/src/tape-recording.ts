@@ -1,6 +1,5 @@
 import type { DecisionPosition } from './canonical-key.js'
 import { encodeInputs } from './cassette-encoding.js'
-import { renumbered } from './cassette-inputs.js'
 import {
   type Cassette,
   type CassetteHeader,
@@ -8,6 +7,7 @@ import {
   isSameRecording,
   serializeCassette,
 } from './cassette-format.js'
+import { renumbered } from './cassette-inputs.js'
 import { createHeader } from './cassette-line.js'
 import { DivergenceError } from './divergence.js'
 import { createEnvSalt, envSummary } from './env-hash.js'
@@ -121,6 +121,7 @@ export class RecordingPart extends TapePart {
   /** Records a decision whose outcome the caller completes later. */
   begin(decision: KeyedDecision): RecordingDecision {
     const { kind, key, position } = decision
+    const settled = this.passGate(decision)
     const held = (decision.slot as HeldPlace | undefined)?.record
     const record: DecisionRecord = {
       // The cassette counts what it records; a decision the run could not walk is not among them.
@@ -153,6 +154,7 @@ export class RecordingPart extends TapePart {
         else if (outcome.out !== undefined) record.out = outcome.out
         this.pending.delete(pending)
         resolve()
+        settled?.(record)
       },
     }
   }
@@ -180,6 +182,29 @@ export class RecordingPart extends TapePart {
     }
     begun.complete({ out }, performance.now() - started)
     return value
+  }
+
+  /**
+   * Asks the tape's live gate (see `TapeOptions.liveGate`) before a decision is performed: a
+   * refusal fails the run, gives up the recording and is thrown to the boundary, which answers
+   * with it instead of performing the decision.
+   */
+  private passGate(decision: KeyedDecision): ((record: DecisionRecord) => void) | undefined {
+    const gate = this.context.options.liveGate
+    if (!gate) return undefined
+    const answer = gate({
+      kind: decision.kind,
+      key: decision.key,
+      step: decision.position.step,
+      ...(decision.position.lane === undefined ? {} : { lane: decision.position.lane }),
+      committed: this.previous,
+    })
+    if ('refused' in answer) {
+      this.context.log.diverge(answer.refused)
+      this.abandoned = true
+      throw answer.refused
+    }
+    return answer.settled
   }
 
   override abandon(): void {

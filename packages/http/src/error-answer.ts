@@ -9,7 +9,7 @@ import type { ModelCodec } from './codecs/codec.js'
 export function errorAnswer(
   codec: ModelCodec,
   message: string,
-  reason: 'replay-miss' | 'undeclared-model' | 'no-key' | 'two-interceptions',
+  reason: 'replay-miss' | 'undeclared-model' | 'no-key' | 'two-interceptions' | 'budget',
 ): Response {
   return Response.json(codec.errorBody(message), {
     status: 400,

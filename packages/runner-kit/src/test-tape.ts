@@ -1,7 +1,10 @@
+import { join, resolve } from 'node:path'
 import {
   type AgentTapeError,
   type CassetteStore,
   type HarnessProvider,
+  isAgentTapeError,
+  MODE_ENV,
   type Normalizer,
   openTape,
   type Redactor,
@@ -11,13 +14,22 @@ import {
   type TapeState,
   tapeInternals,
 } from '@agent-tape/core/internal'
-import { createFileStore, createGitHarness } from '@agent-tape/core/node'
+import { createGitHarness } from '@agent-tape/core/node'
 import { childProcessesOf } from '@agent-tape/http/internal'
 import { priceUsage, readRecordedUsage, type UsageReader } from '@agent-tape/inspect/cost'
 import { cassettePathFor } from './cassette-path.js'
 import { budgetFailure } from './cost/budget.js'
 import { readRerecord, readRunUsage } from './cost/tape-usage.js'
 import { provideRunMeasure } from './cost/usage-slot.js'
+import {
+  CASSETTE_OUT_ENV,
+  cassetteStoreFor,
+  DRIFT_DIR_ENV,
+  noteDriftTape,
+  readDriftPlan,
+  writtenPath,
+} from './drift/drift-folder.js'
+import { createSpendGate } from './drift/spend-ledger.js'
 import { chooseCassette } from './legacy-cassette.js'
 import type { TapeConfig } from './option-table.js'
 import { toPattern, toRegExp } from './patterns.js'
@@ -114,7 +126,8 @@ export interface TestTape {
 export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
   const { config, runtime, testFile, names } = input
   const id = `${testFile} > ${names.join(' > ')}`
-  const store = input.store ?? createFileStore(input.root)
+  const env = input.env ?? process.env
+  const store = input.store ?? cassetteStoreFor(input.root, env)
   const choice = await chooseCassette({
     store,
     testFile,
@@ -130,6 +143,7 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
     mode: openFailureMode(config, input.env),
   })
   const cassettePath = choice.path
+  const drift = driftOf(input.root, cassettePath, id, env)
   const runPath = runPathFor(input.root, cassettePath, input.env)
   const allowSecrets = [...config.allowSecrets.map(toPattern), ...(runtime.allowSecrets ?? [])]
   // What reaches the tape once it has finished: the test fails with it while `finish` still runs,
@@ -151,8 +165,9 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       id,
       cassettePath,
       store,
-      ...(input.env ? { env: input.env } : {}),
+      ...(input.env || drift?.env ? { env: drift?.env ?? env } : {}),
       ...(config.mode ? { mode: config.mode } : {}),
+      ...(drift?.liveGate ? { liveGate: drift.liveGate } : {}),
       allowRecordingInCI: config.allowRecordingInCI,
       ...(config.harness
         ? { harness: { provider: harnessOf(input), paths: config.harness, strict: config.strictHarness } }
@@ -171,7 +186,9 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       ...(input.testTimeoutMs ? { testTimeoutMs: input.testTimeoutMs } : {}),
     })
   } catch (error) {
-    input.report(summarizeOpenFailure(id, cassettePath, error, openFailureMode(config, input.env)))
+    const entry = summarizeOpenFailure(id, cassettePath, error, openFailureMode(config, input.env))
+    drift?.note(entry, isAgentTapeError(error) ? error : undefined)
+    input.report(entry)
     throw error
   }
   const reader = onceEach(runtime.usage ?? input.usage ?? readRecordedUsage)
@@ -196,8 +213,9 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       if (lateWhileFinishing.length > 0) entry.lateUses = lateWhileFinishing.map(describeLateUse)
       reported = entry
       phase = 'done'
-      input.report(entry)
       const failure = tape.failure() ?? lateWhileFinishing[0] ?? overBudget
+      drift?.note(entry, failure)
+      input.report(entry)
       return failure ? withoutFrames(failure, input.site) : undefined
     },
   }
@@ -252,6 +270,36 @@ function describeLateUse(error: AgentTapeError): string {
   const text = error.message.replace(/^\[agent-tape\] /, '')
   const end = text.indexOf(': ')
   return end === -1 ? text : text.slice(0, end)
+}
+
+/**
+ * What a run of `agent-tape drift` asks of this tape (see `DRIFT_DIR_ENV`): its outcome noted in
+ * the drift folder, the mode of a tape the plan keeps from going live (`replay`), and the budget's
+ * gate on its live model requests. `undefined` outside a drift run.
+ */
+function driftOf(root: string, cassettePath: string, test: string, env: Record<string, string | undefined>) {
+  const dir = env[DRIFT_DIR_ENV]
+  if (!dir) return undefined
+  const plan = readDriftPlan(dir)
+  const cassette = resolve(root, cassettePath)
+  const live = plan?.live === undefined || plan.live.includes(cassette)
+  return {
+    env: live ? undefined : { ...env, [MODE_ENV]: 'replay' },
+    // The ledger counts what a live run spends, with a budget or without.
+    liveGate: plan && live ? createSpendGate(join(dir, 'spend.jsonl'), plan.budget ?? {}, test) : undefined,
+    note(entry: TapeSummaryEntry, failure: AgentTapeError | undefined) {
+      noteDriftTape(dir, {
+        test,
+        cassette,
+        mode: entry.mode,
+        status: entry.status,
+        written: entry.written,
+        ...(env[CASSETTE_OUT_ENV] ? { out: writtenPath(root, cassettePath, env[CASSETTE_OUT_ENV]) } : {}),
+        ...(entry.run ? { run: resolve(root, entry.run) } : {}),
+        ...(failure ? { failure: { code: failure.code, message: failure.message } } : {}),
+      })
+    },
+  }
 }
 
 function toRedactor(redactor: TestTapeConfig['redactors'][number]): Redactor {

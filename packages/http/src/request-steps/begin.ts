@@ -1,6 +1,7 @@
 import {
   type BegunDecision,
   deepInputError,
+  isAgentTapeError,
   isReplayMiss,
   isStackOverflow,
   type ReplayMiss,
@@ -73,10 +74,14 @@ function readDecision(parts: RequestParts): RequestDecision {
 
 /**
  * What the tape threw while beginning the decision. A replay miss of a model request its codec
- * read (a decision of kind `llm`) is answered in the provider's error shape, so that the SDK
- * stops at once with the report; any other miss, and any other error, fails the request.
+ * read (a decision of kind `llm`), and a model request over a drift run's budget, are answered in
+ * the provider's error shape, so that the SDK stops at once with the report; any other miss, and
+ * any other error, fails the request.
  */
 function missAnswer(parts: RequestParts, error: unknown): RequestOutcome {
+  // A model request the tape's live gate refused (a drift run's budget) is never sent.
+  if (isAgentTapeError(error) && error.code === 'ERR_TAPE_BUDGET' && parts.codec)
+    return { type: 'respond', response: errorAnswer(parts.codec, error.message, 'budget') }
   if (!isReplayMiss(error)) return { type: 'error', error: error as Error }
   const codec = readByCodec(error) ? parts.codec : undefined
   if (!codec) return { type: 'error', error }
