@@ -12,4 +12,5 @@ export type { RecordCommandOptions, RecordCommandResult } from './recorded-comma
 export { recordCommand } from './recorded-command/record.js'
 export type { ReplayCommandOptions, ReplayCommandResult } from './recorded-command/replay.js'
 export { replayCommand } from './recorded-command/replay.js'
+export { type ResumeCommandOptions, resumeCommand } from './recorded-command/resume.js'
 export { MODEL_ENDPOINTS_ENV } from './recorded-command/session.js'

@@ -22,6 +22,8 @@ export interface BoundarySettings {
   childProcesses?: ChildProcessPolicy
   /** Tape the HTTPS of a tape's children outside Node with a certificate authority of the process's (see `tapeChild`). */
   interceptHttps?: boolean
+  /** The model every recorded model request is sent to instead of its own (`agent-tape replay --from --model`). */
+  liveModel?: string
 }
 
 /**

@@ -29,6 +29,11 @@ export interface BoundaryConfig {
    * copy of it is unread, which a live stream from the network makes likely.
    */
   streamWhileRecording?: boolean
+  /**
+   * The model every recorded model request is sent to instead of its own (`agent-tape replay
+   * --from <n> --model <name>`); the decision keeps the request as the caller made it.
+   */
+  liveModel?: string
 }
 
 /** What to do with an intercepted request. */

@@ -11,8 +11,11 @@ import { type CommandEnd, spawnCommand } from './spawn-command.js'
 
 /** One run of a command under agent-tape, as `record` and `replay` plan it. */
 export interface CommandRunPlan {
-  /** What the command's Node processes do: record their decisions, or replay them. */
-  mode: 'record' | 'replay' | 'live-tools'
+  /**
+   * What the command's Node processes do: record their decisions, replay them, or replay them
+   * while they match and record from the first that does not (`resume`).
+   */
+  mode: 'record' | 'replay' | 'live-tools' | 'resume'
   /** The cassette's id (its file name without `.jsonl`) and its path as printed. */
   id: string
   shown: string
@@ -35,6 +38,8 @@ export interface CommandRunPlan {
   envKeys: readonly string[] | undefined
   /** The upstreams of the gateway's routes a recording used (replay only). */
   upstreams?: Record<string, string>
+  /** The model the live model requests are sent to instead of their own (`resume` only). */
+  liveModel?: string
 }
 
 /** What a run of a command left to judge: how it ended and what its processes reported. */
@@ -69,13 +74,15 @@ export async function runCommand(plan: CommandRunPlan): Promise<CommandRun> {
     allowSecrets: [...(plan.options.allowSecrets ?? [])],
     rerecordCommand: plan.rerecordCommand,
     ...(plan.viewCommand ? { viewCommand: plan.viewCommand } : {}),
+    ...(plan.liveModel ? { liveModel: plan.liveModel } : {}),
   })
   try {
     const envTape = await openTape({ id: plan.id, cassettePath: plan.shown, ...plan.envTape })
     if (plan.envKeys?.length) envTape.env(plan.envKeys)
     const gateway = await startGatewayProcess({
       dir: session.dir,
-      mode: plan.mode,
+      // A resumed run reaches the network as a recording does.
+      mode: plan.mode === 'resume' ? 'record' : plan.mode,
       env: plan.env,
       ...(plan.upstreams ? { upstreams: plan.upstreams } : {}),
       ...(plan.options.gatewayPort !== undefined ? { port: plan.options.gatewayPort } : {}),

@@ -5,6 +5,7 @@ import {
   type Cassette,
   type CommandSource,
   isAgentTapeError,
+  type RerecordedFrom,
   redactUrl,
   SecretScanner,
   scanCassette,
@@ -53,6 +54,11 @@ export interface RecordPlan {
   allowSecrets: readonly string[]
   /** Paths whose git tree identifies the code that drives the agent. */
   harness: readonly string[]
+  /**
+   * Set for a run that replayed the start of a recording and recorded the rest (`agent-tape
+   * replay --from`): the recording's path as printed.
+   */
+  resumedFrom?: string
 }
 
 /**
@@ -103,10 +109,13 @@ export async function recordVerdict(run: CommandRun, plan: RecordPlan): Promise<
   if (processDecisions === 0) return notWritten(nothingRecorded(line.argv, ended, results.reports.length))
   const envPart = tapeInternals(envTape).completedRecording()!
   const harness = await createGitHarness(root).identify([...plan.harness])
-  const cassette: Cassette = mergeRecordings({ ...envPart.header, test: id, harness, source }, [
-    envPart,
-    ...recorded.map((r) => results.recordings.get(r.path)!),
-  ])
+  const parts = [envPart, ...recorded.map((r) => results.recordings.get(r.path)!)]
+  const kept = results.reports.reduce((n, r) => n + (r.recording?.kept ?? 0), 0)
+  const rerecordedFrom = plan.resumedFrom === undefined ? undefined : rerecordedFromOf(parts, kept)
+  const cassette: Cassette = mergeRecordings(
+    { ...envPart.header, test: id, harness, source, ...(rerecordedFrom ? { rerecordedFrom } : {}) },
+    parts,
+  )
   try {
     scanCassette(cassette, shown, new SecretScanner(secretEnvValues(env), allowSecrets))
   } catch (error) {
@@ -121,8 +130,12 @@ export async function recordVerdict(run: CommandRun, plan: RecordPlan): Promise<
       `Note: ${plural(inFlight, 'decision was', 'decisions were')} still in flight when ${inFlight === 1 ? 'its process' : 'their processes'} exited (a response never read to its end, or cut off by closing its client) and ${inFlight === 1 ? 'is' : 'are'} left out: a replay misses there.`,
     )
   }
+  const recordedWhat =
+    plan.resumedFrom === undefined
+      ? plural(cassette.decisions.length, 'decision')
+      : `${plural(kept, 'decision')} replayed from ${plan.resumedFrom} and ${cassette.decisions.length - kept} live${rerecordedFrom ? ` from decision #${rerecordedFrom.seq} (step ${rerecordedFrom.step}${rerecordedFrom.lane ? `, lane ${rerecordedFrom.lane}` : ''})` : ''}`
   const summary = [
-    `Recorded ${plural(cassette.decisions.length, 'decision')} of ${displayCommand(line.argv)} (${ended}) in ${shown}${interrupted ? `: the decisions complete when it was interrupted${inFlight > 0 ? `; ${plural(inFlight, 'decision')} still in flight left out` : ''}` : ''}.`,
+    `Recorded ${recordedWhat} of ${displayCommand(line.argv)} (${ended}) in ${shown}${interrupted ? `: the decisions complete when it was interrupted${inFlight > 0 ? `; ${plural(inFlight, 'decision')} still in flight left out` : ''}` : ''}.`,
     ...recorded.map(
       (r) =>
         `  ${laneLabel(r.lane)}  ${r.script || 'node'}  ${plural(results.recordings.get(r.path)!.decisions.length, 'decision')}`,
@@ -137,6 +150,21 @@ export async function recordVerdict(run: CommandRun, plan: RecordPlan): Promise<
     report: [...summary, ...lines].join('\n'),
     status,
   }
+}
+
+/**
+ * Where a resumed command's recording began to record live: the earliest first live decision of
+ * its parts, numbered as the merged cassette numbers it, with every decision its processes kept.
+ */
+function rerecordedFromOf(parts: readonly Cassette[], kept: number): RerecordedFrom | undefined {
+  let first: RerecordedFrom | undefined
+  let offset = 0
+  for (const part of parts) {
+    const from = part.header.rerecordedFrom
+    if (from && (!first || offset + from.seq < first.seq)) first = { ...from, seq: offset + from.seq }
+    offset += part.decisions.length
+  }
+  return first && { ...first, kept }
 }
 
 function relativeCwd(root: string, cwd: string): string {

@@ -131,7 +131,7 @@ function assertCommandGiven(argv: readonly string[]): void {
 }
 
 /** Refuses to record under `CI` unless allowed, as a test run's re-record is refused. */
-function assertMayRecord(env: Record<string, string | undefined>, allowCi: boolean): void {
+export function assertMayRecord(env: Record<string, string | undefined>, allowCi: boolean): void {
   if (!isTruthyEnv(env.CI) || allowCi || isTruthyEnv(env[ALLOW_CI_RECORDING_ENV])) return
   throw new ConfigError({
     what: 'Refusing to record a command in CI',

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import { AgentTapeError, type Cassette, type CassetteStore, parseCassette } from '@agent-tape/core/internal'
-import { provideReplayKeys } from '@agent-tape/http'
+import { provideReplayKeys, type ReplayKeysOptions } from '@agent-tape/http'
 import {
   binCommand,
   buildViewCommand,
@@ -60,10 +60,13 @@ export async function replayCommand(
  * What a replay runs and judges against: the cassette read, the recorded line with its
  * placeholders filled (or the command given instead), the folder it ran in, the endpoints, and
  * the commands its reports print. Throws before anything runs when one of them cannot be had.
+ * `keys` says how unset provider keys get placeholders (a run that records from some point on
+ * keeps credentials an SDK finds elsewhere).
  */
-async function planReplay(
+export async function planReplay(
   cassettePath: string,
   options: ReplayCommandOptions,
+  keys: ReplayKeysOptions = {},
 ): Promise<{ run: CommandRunPlan; verdict: ReplayPlan }> {
   const cwd = options.cwd ?? process.cwd()
   const baseEnv = options.env ?? process.env
@@ -83,7 +86,7 @@ async function planReplay(
   // No key is needed to replay: SDK clients that insist on one get a placeholder, and so does a
   // provider key the command line held (`--api-key "$OPENAI_API_KEY"`, kept as its placeholder).
   const env = withoutMode(baseEnv)
-  provideReplayKeys(env)
+  provideReplayKeys(env, keys)
   // The recorded line's placeholders are filled, or the replay refuses, before anything runs.
   const argv =
     options.argv?.length || !source

@@ -78,6 +78,11 @@ export const bedrockConverseCodec: ModelCodec = {
   idPrefixes: ['tooluse_'],
   apiPath: API_PATH,
   modelInPath: true,
+  pathWithModel: (pathname, model) =>
+    pathname.replace(
+      /\/model\/[^/]+\/(converse(?:-stream)?)$/,
+      (_, method: string) => `/model/${encodeURIComponent(model)}/${method}`,
+    ),
   matches: postsTo(API_PATH),
   canonicalBody(body) {
     // Metadata for logs and the service tier never change the answer.

@@ -26,6 +26,11 @@ export const bedrockInvokeCodec: ModelCodec = {
   idPrefixes: ['msg_bdrk_', 'toolu_bdrk_'],
   apiPath: API_PATH,
   modelInPath: true,
+  pathWithModel: (pathname, model) =>
+    pathname.replace(
+      /\/model\/[^/]+\/(invoke(?:-with-response-stream)?)$/,
+      (_, method: string) => `/model/${encodeURIComponent(model)}/${method}`,
+    ),
   matches: postsTo(API_PATH),
   // Volatile fields dropped and tools sorted by name, as for Anthropic's own API.
   canonicalBody: (body) => anthropicMessagesCodec.canonicalBody(body),

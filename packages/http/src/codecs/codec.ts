@@ -69,6 +69,11 @@ export interface ModelCodec {
    */
   readonly modelInPath: boolean
   /**
+   * The path of a request to `pathname` that asks for `model` instead, for an API whose path
+   * names the model ({@link modelInPath}); every other API names it in the body's `model`.
+   */
+  pathWithModel?(pathname: string, model: string): string
+  /**
    * The base path to declare in `modelEndpoints` for a request to `pathname`, when it is not the
    * path without the API's own suffix (`…/chat/completions`): an API whose paths name one
    * deployment of a resource gives the resource's.

@@ -46,6 +46,11 @@ export const geminiCodec: ModelCodec = {
   idPrefixes: [],
   apiPath: API_PATH,
   modelInPath: true,
+  pathWithModel: (pathname, model) =>
+    pathname.replace(
+      /\/(models|tunedModels|endpoints)\/[^/:]+:(generateContent|streamGenerateContent)$/,
+      (_, kind: string, method: string) => `/${kind}/${encodeURIComponent(model)}:${method}`,
+    ),
   matches: postsTo(API_PATH),
   // Vertex's `labels` are for billing reports; they do not decide the answer.
   canonicalBody: (body) => numberCallIds(sortFunctionDeclarations(withoutVolatile(body, ['labels']))),

@@ -48,7 +48,8 @@ export async function runGateway(start: GatewayStart, env: NodeJS.ProcessEnv): P
     writeFileSync(caFile, ca.bundlePem)
   }
   const gateway = await startGateway({
-    mode: config.mode,
+    // A resumed run reaches the network as a recording does.
+    mode: config.mode === 'resume' ? 'record' : config.mode,
     upstreams: start.upstreams,
     boundary: {
       // What arrives on a route is a model request: its upstream is a model endpoint by definition.

@@ -42,6 +42,7 @@ export async function startProcessBoundary(env: NodeJS.ProcessEnv = process.env)
   const place = new ProcessPlace(dir, slot)
   installHttpBoundary({ modelEndpoints: config.modelEndpoints, allowHosts: config.allowHosts })
   if (config.tapeHosts?.length) installedBoundary()!.settings.tapeHosts = [...config.tapeHosts]
+  if (config.liveModel) installedBoundary()!.settings.liveModel = config.liveModel
   const tape = await openSessionTape(config, env, () => place.laneOfDecisions())
   setProcessTape(tape)
   // For the life of the process: its report is written as it exits.

@@ -31,7 +31,13 @@ export interface ProcessReport {
   /** Problems to fix that did not fail the run (a model call to a host that is not a model endpoint). */
   warnings?: string[]
   /** When recording: how many decisions it kept, and how many were still in flight and left out. */
-  recording?: { decisions: number; inFlight: number; refused?: string }
+  recording?: {
+    decisions: number
+    inFlight: number
+    refused?: string
+    /** In a resumed run: how many of its decisions it replayed from the cassette and kept. */
+    kept?: number
+  }
   /** When replaying: how its decisions went (those of other processes left out), and its run if it diverged. */
   replay?: {
     decisions: DecisionState[]
@@ -70,11 +76,12 @@ export function writeProcessReport({ tape, place, dir, config, env, signal, scri
     ...(script === undefined ? {} : { gateway: true as const }),
     ...(signal ? { signal } : {}),
   }
-  if (config.mode === 'record') {
+  if (config.mode === 'record' || config.mode === 'resume') {
     const cassette = tapeInternals(tape).completedRecording()
     const kept = cassette?.decisions.length ?? 0
     const state = tape.state
-    report.recording = { decisions: kept, inFlight: state.recorded - kept }
+    report.recording = { decisions: kept, inFlight: state.recorded + state.replayed - kept }
+    if (config.mode === 'resume') report.recording.kept = state.replayed
     if (state.warnings.length > 0) report.warnings = state.warnings
     if (cassette && kept > 0) {
       try {

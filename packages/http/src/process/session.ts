@@ -20,8 +20,12 @@ export const SLOT_ENV = 'AGENT_TAPE_SLOT'
  * `record` and `replay`) in `session.json` before the command runs.
  */
 export interface ProcessSessionConfig {
-  /** `record` writes each process's decisions; `replay` and `live-tools` answer from `cassette`. */
-  mode: 'record' | 'replay' | 'live-tools'
+  /**
+   * `record` writes each process's decisions; `replay` and `live-tools` answer from `cassette`;
+   * `resume` answers from it while a process's decisions match, and records that process from its
+   * first miss on (writing its decisions, the replayed ones kept as recorded).
+   */
+  mode: 'record' | 'replay' | 'live-tools' | 'resume'
   /** The id written in the header of each process's recording. */
   id: string
   /** The cassette as messages show it (relative to the project root when inside it). */
@@ -40,6 +44,8 @@ export interface ProcessSessionConfig {
   rerecordCommand: string
   /** Printed in a miss report: how to open the run next to its recording. */
   viewCommand?: string
+  /** The model every recorded model request is sent to instead of its own (see `BoundarySettings.liveModel`). */
+  liveModel?: string
 }
 
 /** One spawned process's place: the tree path it is named by, and the lane it is given. */

@@ -96,7 +96,8 @@ function openChildSession(tape: Tape, configs: ReadonlySet<ChildProcessConfig>):
   const children: TapeChildren = { dir, mode: config.mode, started: 0 }
   const gateway = startGatewayThread({
     dir,
-    mode: config.mode,
+    // A test's children record or replay whole (they are never resumed): the cases are the session's.
+    mode: config.mode === 'resume' ? 'record' : config.mode,
     env: process.env,
     ...(all.some((c) => c.interceptHttps) ? { interceptHttps: true } : {}),
   })

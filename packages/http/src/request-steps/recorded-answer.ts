@@ -1,6 +1,7 @@
-import type { BegunDecision } from '@agent-tape/core/internal'
+import { type BegunDecision, isAgentTapeError, toRecordedError } from '@agent-tape/core/internal'
 import type { ModelCodec } from '../codecs/codec.js'
 import type { RequestOutcome } from '../handle-request.js'
+import { withLiveModel } from '../live-model.js'
 import { performAndRecord } from '../record-response.js'
 import { buildReplayResponse } from '../replay-response.js'
 import type { StreamEvent } from '../streams/format.js'
@@ -17,8 +18,19 @@ export async function recordedAnswer(
   decision: Extract<BegunDecision, { action: 'record' }>,
   codec: ModelCodec | undefined,
 ): Promise<RequestOutcome> {
-  const { request, config, perform } = taped
+  const { config, perform } = taped
   const isLastEvent = codec?.isLastEvent ? (event: StreamEvent) => codec.isLastEvent!(event) : undefined
+  let request = taped.request
+  const model = config.liveModel
+  if (model && codec) {
+    try {
+      request = await withLiveModel(request, codec, model)
+    } catch (error) {
+      decision.complete({ err: toRecordedError(error) }, 0)
+      if (isAgentTapeError(error)) taped.tape.reportDivergence(error)
+      return { type: 'error', error: error as Error }
+    }
+  }
   const recording = await performAndRecord(decision, request, perform, isLastEvent, taped.clock)
   if ('error' in recording) return { type: 'error', error: recording.error }
   const { teed } = recording

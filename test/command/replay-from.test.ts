@@ -1,0 +1,111 @@
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { FakeProvider } from '@agent-tape/fake-provider'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { agentEnv, agentProject, cli, readCassette, startAgentProvider, TASK } from './support.js'
+
+// `agent-tape replay --from <n>`: the first n decisions of a recorded command replayed, the rest
+// run live and recorded to a new file, with another model if asked.
+
+let provider: FakeProvider
+const project = agentProject('replay-from')
+const dir = project.dir
+const CASSETTE = 'issue-412.jsonl'
+let original = ''
+
+beforeAll(async () => {
+  provider = await startAgentProvider()
+  const recorded = await cli(
+    ['record', CASSETTE, '--', 'node', 'agent.mjs', '--task', TASK],
+    dir,
+    agentEnv(provider),
+  )
+  expect(recorded.code, recorded.stderr).toBe(0)
+  original = readFileSync(join(dir, CASSETTE), 'utf8')
+})
+afterAll(async () => {
+  await provider.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** The models of the requests the provider received while `run` ran. */
+async function received(run: () => Promise<unknown>): Promise<string[]> {
+  const before = provider.requests.length
+  await run()
+  return provider.requests.slice(before).map((r) => String(r.body.model))
+}
+
+it('replays the first 3 decisions and records steps 4 to 12 live to a new file that replays clean; the cassette is unchanged', async () => {
+  let run = { code: 0, stderr: '' }
+  const models = await received(async () => {
+    run = await cli(['replay', '--from', '3', CASSETTE], dir, agentEnv(provider))
+  })
+  expect(run.code, run.stderr).toBe(0)
+  expect(models).toEqual(Array(9).fill('gpt-4o-mini'))
+  expect(run.stderr.split('\n')[0]).toBe(
+    `Recorded 3 decisions replayed from ${CASSETTE} and 9 live from decision #4 (step 4) of node agent.mjs --task '${TASK}' (exit code 0) in issue-412.from-3.jsonl.`,
+  )
+  expect(readFileSync(join(dir, CASSETTE), 'utf8')).toBe(original)
+  const resumed = readCassette(join(dir, 'issue-412.from-3.jsonl'))
+  expect(resumed.header.rerecordedFrom).toEqual({ seq: 4, step: 4, kept: 3 })
+  expect(resumed.decisions.map((d) => d.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+  const recorded = readCassette(join(dir, CASSETTE))
+  expect(resumed.decisions.slice(0, 3).map((d) => d.out)).toEqual(
+    recorded.decisions.slice(0, 3).map((d) => d.out),
+  )
+
+  const before = provider.connections
+  const { OPENAI_API_KEY: _key, ...keyless } = agentEnv(provider)
+  const replayed = await cli(['replay', 'issue-412.from-3.jsonl'], dir, keyless)
+  expect(replayed.code, replayed.stderr).toBe(0)
+  expect(replayed.stderr).toContain('Replayed issue-412.from-3.jsonl cleanly: 12 of 12 decisions')
+  expect(provider.connections).toBe(before)
+})
+
+it('sends the live part to the model --model names, and keeps the requests as the command made them', async () => {
+  let run = { code: 0, stderr: '' }
+  const models = await received(async () => {
+    run = await cli(
+      ['replay', '--from', '10', '--model', 'gpt-test-large', '--out', 'runs/large.jsonl', CASSETTE],
+      dir,
+      agentEnv(provider),
+    )
+  })
+  expect(run.code, run.stderr).toBe(0)
+  expect(models).toEqual(['gpt-test-large', 'gpt-test-large'])
+  const resumed = readCassette(join(dir, 'runs/large.jsonl'))
+  expect(resumed.header.rerecordedFrom).toEqual({ seq: 11, step: 11, kept: 10 })
+  // What the command asked for is what a replay of the same command is keyed by.
+  const asked = resumed.decisions.map((d) => (d.in as { body: { model: string } }).body.model)
+  expect(new Set(asked)).toEqual(new Set(['gpt-4o-mini']))
+  const replayed = await cli(['replay', 'runs/large.jsonl'], dir, agentEnv(provider))
+  expect(replayed.code, replayed.stderr).toBe(0)
+})
+
+it.each([
+  [
+    ['--from', '0'],
+    '--from 0 replays no decision: it counts the decisions replayed before the run goes live, from 1',
+  ],
+  [['--from=-2'], '--from -2 replays no decision'],
+  [['--from', 'three'], '--from takes a whole number of decisions, not "three"'],
+  [['--from', '2.5'], '--from takes a whole number of decisions, not "2.5"'],
+  [
+    ['--from', '12'],
+    '--from 12 is beyond the decisions of issue-412.jsonl: it holds 12 decisions, so --from takes 1 to 11',
+  ],
+  [['--model', 'x'], '--model goes with --from, which was not given'],
+])('refuses %j with a usage error, running nothing', async (args, message) => {
+  const requests = provider.requests.length
+  const run = await cli(['replay', ...args, CASSETTE], dir, agentEnv(provider))
+  expect(run.code).toBe(2)
+  expect(run.stderr).toContain(message)
+  expect(provider.requests.length).toBe(requests)
+  expect(readFileSync(join(dir, CASSETTE), 'utf8')).toBe(original)
+})
+
+it('is refused in CI unless --allow-ci', async () => {
+  const run = await cli(['replay', '--from', '3', CASSETTE], dir, agentEnv(provider, { CI: 'true' }))
+  expect(run.code).toBe(2)
+  expect(run.stderr).toContain('Refusing to record a command in CI')
+})
