@@ -1,8 +1,12 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createMemoryStore, isReplayMiss, isSecretLeakError, parseCassette } from '@agent-tape/core'
 import { installHttpBoundary } from '@agent-tape/http'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../cli/support/cli.js'
 import { AUDIO_CHUNK_BYTES, type RealtimeServer, startRealtimeServer } from '../support/realtime-server.js'
 import { runTaped } from '../support/tape-run.js'
 
@@ -198,6 +202,30 @@ const audioSession = (chunks: number, altered?: number) =>
     await new Promise((resolve) => rt.socket.once('message', resolve))
     rt.close()
   })
+
+it('reads in show and view like a model exchange: its text, its tool call', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'agent-tape-realtime-'))
+  writeFileSync(join(root, 'text.jsonl'), store.files['text.jsonl']!)
+  const shown = await runCli(['show', 'text.jsonl'], root)
+  expect(shown.code).toBe(0)
+  const lines = shown.stdout.split('\n').map((line) => line.trim())
+  expect(lines).toContainEqual(
+    expect.stringMatching(/^#4 +step 0 +websocket response\.create \(openai-realtime\)/),
+  )
+  expect(lines).toContainEqual(expect.stringMatching(/^call +get_weather \{"city":"Paris"\}$/))
+  expect(lines).toContainEqual(expect.stringMatching(/^text +In Paris it is 21 degrees\.$/))
+  expect(lines).toContainEqual(expect.stringMatching(/^answer +streamed · 101 · finish completed$/))
+  const viewed = await runCli(['view', 'text.jsonl', '-o', 'text.html'], root)
+  expect(viewed.code).toBe(0)
+  const html = readFileSync(join(root, 'text.html'), 'utf8')
+  const page = JSON.parse(
+    /<script type="application\/json" id="agent-tape-data">([\s\S]*?)<\/script>/.exec(html)![1]!,
+  )
+  const calls = page.sides[0].cards.flatMap(
+    (card: { model?: { answer?: { toolCalls: unknown[] } } }) => card.model?.answer?.toolCalls ?? [],
+  )
+  expect(calls).toEqual([{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }])
+})
 
 describe('an audio session', () => {
   let recorded: Seen

@@ -5,7 +5,14 @@
 export type { PreparedBoundary } from './boundary.js'
 export { installedBoundary } from './boundary.js'
 export type { ModelCodec, TokenUsage } from './codecs/codec.js'
-export { codecByName, findCodec, isVolatileField, MODEL_CODECS, PROVIDER_ID } from './codecs/index.js'
+export {
+  codecByName,
+  findCodec,
+  isVolatileField,
+  MODEL_CODECS,
+  PROVIDER_ID,
+  SESSION_CODECS,
+} from './codecs/index.js'
 export type { AnswerToolCall, ModelAnswer, ModelRequest } from './codecs/read.js'
 export type { RequestClass } from './endpoints.js'
 export { classifyUrl, isLoopbackHost } from './endpoints.js'
@@ -32,3 +39,4 @@ export { planReplayKeys } from './replay-keys.js'
 export { readRequestParts, wireHead } from './request-input.js'
 export { recordedStream } from './streams/index.js'
 export { recordedUsage, sumUsage } from './usage.js'
+export { readSessionDecision } from './websocket/read-session.js'

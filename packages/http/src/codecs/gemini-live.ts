@@ -36,6 +36,26 @@ export const geminiLiveCodec: SessionCodec = {
     }
     return answer
   },
+  readMessage(message) {
+    const tools = asArray(asRecord(message.setup).tools).reduce<number>(
+      (n, tool) => n + asArray(asRecord(tool).functionDeclarations).length,
+      0,
+    )
+    const turns = asArray(asRecord(message.clientContent).turns)
+    const turn = asRecord(turns.at(-1))
+    if (turns.length > 0)
+      return { tools, last: { role: str(turn.role) ?? 'user', text: partsText(turn.parts) } }
+    const responses = asRecord(message.toolResponse).functionResponses
+    if (responses !== undefined) return { tools, last: { role: 'tool', text: JSON.stringify(responses) } }
+    const text = str(asRecord(message.realtimeInput).text)
+    return text === undefined ? { tools } : { tools, last: { role: 'user', text } }
+  },
+}
+
+function partsText(parts: unknown): string {
+  return asArray(parts)
+    .map((part) => str(asRecord(part).text) ?? '')
+    .join('')
 }
 
 /** Media in a `realtimeInput` (a blob `{ data, mimeType }`, or a list of them) as digests. */

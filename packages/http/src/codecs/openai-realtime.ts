@@ -1,4 +1,4 @@
-import { type AnswerParts, asRecord, emptyAnswer, type Json, str, toolCall } from './read.js'
+import { type AnswerParts, asArray, asRecord, emptyAnswer, type Json, str, toolCall } from './read.js'
 import { digestField, type SessionCodec } from './session-codec.js'
 
 /** Text deltas, in the GA event names and the beta ones. */
@@ -48,6 +48,17 @@ export const openaiRealtimeCodec: SessionCodec = {
     }
     if (answer.text === '') answer.text = transcript
     return answer
+  },
+  readMessage(message) {
+    const tools = asArray(asRecord(message.session).tools).length
+    const item = asRecord(message.item)
+    if (message.type !== 'conversation.item.create') return { tools }
+    if (item.type === 'function_call_output')
+      return { tools, last: { role: 'tool', text: str(item.output) ?? '' } }
+    const text = asArray(item.content)
+      .map((part) => str(asRecord(part).text) ?? str(asRecord(part).transcript) ?? '')
+      .join('')
+    return { tools, last: { role: str(item.role) ?? 'user', text } }
   },
 }
 

@@ -28,6 +28,14 @@ export interface SessionCodec {
   missFrame(message: string): Json | undefined
   /** The answer the server's messages after one client message make: text and tool calls. */
   readMessages(messages: readonly Json[]): AnswerParts
+  /** What a client message asks, in a few words: the tools it declares, the turn it adds. */
+  readMessage(message: Json): SessionRequest
+}
+
+/** A client message read for `show` and `view` (see {@link SessionCodec.readMessage}). */
+export interface SessionRequest {
+  tools: number
+  last?: { role: string; text: string }
 }
 
 /** A session no codec owns: JSON messages keyed whole, by their `type` when they have one. */
@@ -43,6 +51,7 @@ export const genericSessionCodec: SessionCodec = {
   }),
   missFrame: () => undefined,
   readMessages: () => ({ text: '', toolCalls: [] }),
+  readMessage: () => ({ tools: 0 }),
 }
 
 /**

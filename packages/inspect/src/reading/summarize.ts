@@ -7,6 +7,7 @@ import {
   type ModelRequest,
   readModelAnswer,
   readModelRequest,
+  readSessionDecision,
   sumUsage,
 } from '@agent-tape/http/internal'
 import { usageOfDecisions } from '../cost/decision-usage.js'
@@ -76,10 +77,14 @@ export function summarizeDecision(d: DecisionRecord): DecisionSummary {
   if (d.lane !== undefined) summary.lane = d.lane
   if (d.at !== undefined) summary.at = d.at
   const input = asRecord(d.in)
+  // A realtime session's message reads like a model request: its answer, its tool calls.
+  const session = d.kind === 'websocket' ? readSessionDecision(d.in, d.out) : undefined
   if (d.kind === 'llm') {
     const answer = readModelAnswer(d.in, d.out)
     summary.model = answer ? { request: readModelRequest(d.in), answer } : { request: readModelRequest(d.in) }
     if (!answer && d.out !== undefined) summary.output = d.out
+  } else if (session) {
+    summary.model = session
   } else if (d.kind === 'tool' && typeof input.name === 'string') {
     const args = Array.isArray(input.args) && input.args.length === 1 ? input.args[0] : input.args
     summary.tool = { name: input.name, args }
