@@ -85,6 +85,10 @@ it('takes a newcomer from an empty project to a replaying test with the document
   expect(provider.connections).toBeGreaterThan(connections)
 }, 120_000)
 
+/** A step's variables, the secret the workflow reads being this machine's fake key. */
+const keyFor = (env: Record<string, string>) =>
+  Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.startsWith('${{') ? 'sk-ci-test' : v]))
+
 interface WorkflowStep {
   run?: string
   uses?: string
@@ -116,22 +120,33 @@ it("runs the steps of the README's GitHub Actions workflow: replay and verify, t
   }
   expect(readFileSync(summary, 'utf8')).toContain('1 replayed cleanly')
 
-  // The drift job: the model replays, the tool runs for real and returns what it did.
-  expect(commands('drift').map((c) => c.run)).toEqual(['npx vitest run'])
+  // The drift job: the tests run live against the provider, which answers as it did; the
+  // committed cassette is only read, and the job's summary says what moved.
+  expect(commands('drift').map((c) => c.run)).toEqual([
+    'npx agent-tape drift --budget-usd 1 --markdown "$GITHUB_STEP_SUMMARY"',
+  ])
+  const cassette = project.read('test/__cassettes__/triage.test.ts/double-charge.jsonl')
+  const sent = provider.requests.length
   for (const { run, env } of commands('drift')) {
-    expect(env).toEqual({ AGENT_TAPE_MODE: 'live-tools' })
-    const result = await project.run(run, { ...actions, ...env })
+    const result = await project.run(run, {
+      ...actions,
+      ...keyFor(env),
+      OPENAI_BASE_URL: provider.openaiBaseURL,
+    })
     expect(result.code, `${run}\n${result.output}`).toBe(0)
-    expect(result.output).toContain('double-charge  live-tools  clean')
+    expect(result.output).toContain('agent-tape drift: 1 test: 1 unchanged')
   }
+  expect(provider.requests.length).toBeGreaterThan(sent)
+  expect(project.read('test/__cassettes__/triage.test.ts/double-charge.jsonl')).toBe(cassette)
+  expect(readFileSync(summary, 'utf8')).toContain('| unchanged | test/triage.test.ts > double-charge |  |')
 
   const before = provider.connections
   for (const { run, env } of commands('rerecord')) {
-    // The secret the workflow reads is this machine's fake key; the endpoint is the fake provider.
-    const secrets = Object.fromEntries(
-      Object.entries(env).map(([k, v]) => [k, v.startsWith('${{') ? 'sk-ci-test' : v]),
-    )
-    const result = await project.run(run, { ...actions, ...secrets, OPENAI_BASE_URL: provider.openaiBaseURL })
+    const result = await project.run(run, {
+      ...actions,
+      ...keyFor(env),
+      OPENAI_BASE_URL: provider.openaiBaseURL,
+    })
     expect(result.code, `${run}\n${result.output}`).toBe(0)
   }
   expect(provider.connections).toBeGreaterThan(before)
