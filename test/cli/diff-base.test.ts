@@ -12,6 +12,7 @@ import { readReadmeSection } from '../support/readme-section.js'
 import { launchChromium } from '../view/support/chromium.js'
 import { runCli } from './support/cli.js'
 import { markdownToHtml } from './support/markdown.js'
+import { recordCassette } from './support/record.js'
 
 // `agent-tape diff --base`: what a pull request changed in its cassettes, read from a real git
 // repository around a real Vitest or Jest project. The base commit records five tapes; the head
@@ -354,5 +355,51 @@ it('outside a git repository, --base is a usage error; --head, --markdown or one
     const result = await runCli(['diff', ...args], dir)
     expect(result.code, args.join(' ')).toBe(2)
     expect(result.stderr).toContain(why)
+  }
+})
+
+it('escapes what paths and prompts hold: the browser shows them as text, in the table and in the details', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-tape-diff-escape-'))
+  const hostile = 'test/a|b <i>x<i> *y* [z](u) `c` $d$ __e__.test.ts'
+  const prompt = 'Say | <script>alert(1)</script> **hi** `now` [x](y) $z$ &amp; _e_'
+  const record = (file: string, content: string) =>
+    recordCassette(dir, file, {
+      reply: [{ text: 'ok', usage: { inputTokens: 10, outputTokens: 4 } }],
+      run: (c) =>
+        c.openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }),
+    })
+  const gone = `test/__cassettes__/${hostile.slice('test/'.length)}/t.jsonl`
+  await record(gone, 'Hello')
+  await record('test/__cassettes__/ok.test.ts/p.jsonl', 'Say hi')
+  writeFileSync(join(dir, hostile), "it.tape('t', async () => {})\n")
+  writeFileSync(join(dir, 'test/ok.test.ts'), "it.tape('p', async () => {})\n")
+  git(dir, 'init', '-q', '-b', 'main')
+  git(dir, 'add', '.')
+  git(dir, 'commit', '-q', '-m', 'base')
+  git(dir, 'rm', '-q', hostile)
+  await record('test/__cassettes__/ok.test.ts/p.jsonl', prompt)
+
+  const { code, stdout } = await runCli(['diff', '--base', 'main', '--markdown'], dir)
+  expect(code).toBe(1)
+  browser ??= await launchChromium()
+  const page = await browser.newPage()
+  try {
+    await page.setContent(`<!doctype html><meta charset="utf-8"><body>${markdownToHtml(stdout)}</body>`)
+    const rendered = await page.evaluate(() => ({
+      rows: [...document.querySelectorAll('body > table tr')].map((tr) =>
+        [...tr.querySelectorAll('td')].slice(0, 2).map((cell) => cell.textContent),
+      ),
+      input: document.querySelector('details pre')?.textContent,
+      injected: document.querySelectorAll('script, i, strong, em, a, b, math').length,
+    }))
+    expect(rendered.rows).toEqual([
+      [],
+      ['test/__cassettes__/ok.test.ts/p.jsonl', 'changed'],
+      [gone, `obsolete: ${hostile} no longer exists`],
+    ])
+    expect(rendered.input).toBe(`in    body.messages[0].content: ${prompt}`)
+    expect(rendered.injected).toBe(0)
+  } finally {
+    await page.close()
   }
 })
