@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { REPO_ROOT } from '../support/fixture-project.js'
 import { agentEnv, agentProject, cli, readCassette, startAgentProvider, TASK } from './support.js'
 
 // `agent-tape replay --from <n>`: the first n decisions of a recorded command replayed, the rest
@@ -10,8 +11,18 @@ import { agentEnv, agentProject, cli, readCassette, startAgentProvider, TASK } f
 let provider: FakeProvider
 const project = agentProject('replay-from')
 const dir = project.dir
-const CASSETTE = 'issue-412.jsonl'
+const CASSETTE = 'runs/issue-412.jsonl'
+const RESUMED = 'runs/issue-412.from-3.jsonl'
 let original = ''
+
+/** The output docs/cli.md shows after `$ npx agent-tape <command>`. */
+function documentedOutput(command: string): string {
+  const docs = readFileSync(join(REPO_ROOT, 'docs/cli.md'), 'utf8')
+  const start = docs.indexOf(`$ npx agent-tape ${command}\n`)
+  if (start < 0) throw new Error(`docs/cli.md shows no output of agent-tape ${command}`)
+  const text = docs.slice(start).split('\n').slice(1).join('\n')
+  return text.slice(0, text.indexOf('```'))
+}
 
 beforeAll(async () => {
   provider = await startAgentProvider()
@@ -42,11 +53,10 @@ it('replays the first 3 decisions and records steps 4 to 12 live to a new file t
   })
   expect(run.code, run.stderr).toBe(0)
   expect(models).toEqual(Array(9).fill('gpt-4o-mini'))
-  expect(run.stderr.split('\n')[0]).toBe(
-    `Recorded 3 decisions replayed from ${CASSETTE} and 9 live from decision #4 (step 4) of node agent.mjs --task '${TASK}' (exit code 0) in issue-412.from-3.jsonl.`,
-  )
+  // What docs/cli.md shows, the task's text left out.
+  expect(run.stderr.replace(TASK, '…')).toBe(documentedOutput(`replay --from 3 ${CASSETTE}`))
   expect(readFileSync(join(dir, CASSETTE), 'utf8')).toBe(original)
-  const resumed = readCassette(join(dir, 'issue-412.from-3.jsonl'))
+  const resumed = readCassette(join(dir, RESUMED))
   expect(resumed.header.rerecordedFrom).toEqual({ seq: 4, step: 4, kept: 3 })
   expect(resumed.decisions.map((d) => d.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
   const recorded = readCassette(join(dir, CASSETTE))
@@ -56,9 +66,9 @@ it('replays the first 3 decisions and records steps 4 to 12 live to a new file t
 
   const before = provider.connections
   const { OPENAI_API_KEY: _key, ...keyless } = agentEnv(provider)
-  const replayed = await cli(['replay', 'issue-412.from-3.jsonl'], dir, keyless)
+  const replayed = await cli(['replay', RESUMED], dir, keyless)
   expect(replayed.code, replayed.stderr).toBe(0)
-  expect(replayed.stderr).toContain('Replayed issue-412.from-3.jsonl cleanly: 12 of 12 decisions')
+  expect(replayed.stderr).toContain(`Replayed ${RESUMED} cleanly: 12 of 12 decisions`)
   expect(provider.connections).toBe(before)
 })
 
@@ -92,7 +102,7 @@ it.each([
   [['--from', '2.5'], '--from takes a whole number of decisions, not "2.5"'],
   [
     ['--from', '12'],
-    '--from 12 is beyond the decisions of issue-412.jsonl: it holds 12 decisions, so --from takes 1 to 11',
+    '--from 12 is beyond the decisions of runs/issue-412.jsonl: it holds 12 decisions, so --from takes 1 to 11',
   ],
   [['--model', 'x'], '--model goes with --from, which was not given'],
 ])('refuses %j with a usage error, running nothing', async (args, message) => {
