@@ -31,7 +31,7 @@ it('shows the timeline docs/cli.md documents for the same run', async () => {
 
 it('documents every command the bin has', async () => {
   const help = (await runCli(['--help'], tmpdir())).stdout
-  for (const command of ['show', 'diff', 'verify', 'prune', 'promote']) {
+  for (const command of ['show', 'diff', 'verify', 'prune', 'promote', 'textconv', 'setup-git']) {
     expect(help).toContain(`  ${command} `)
     expect(section).toContain(`| \`agent-tape ${command} `)
   }

@@ -288,3 +288,19 @@ it('masks a secret in a cassette as everything agent-tape prints', async () => {
     expect(stdout).not.toContain(SECRET.slice(0, 16))
   }
 })
+
+it('prints what docs/cli.md shows for setup-git and git diff', () => {
+  const docs = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8')
+  const shown = (command: string) => {
+    const block = new RegExp(`\\$ ${command}\\n([\\s\\S]*?)\`\`\``).exec(docs)
+    if (!block) throw new Error(`docs/cli.md shows no output of ${command}`)
+    return block[1]!
+  }
+  // What differs between two runs: the blobs' hashes, the recording times, the Node version.
+  const mask = (text: string) =>
+    maskRun(text)
+      .replace(/^index [0-9a-f]+\.\.[0-9a-f]+/m, 'index <blob>..<blob>')
+      .replace(/^( node {7})v.*$/m, '$1<version>')
+  expect(shown('npx agent-tape setup-git')).toBe(out.setup)
+  expect(mask(shown('git diff'))).toBe(mask(out.diff))
+})
