@@ -10,7 +10,7 @@ import { base64Digest, type SessionCodec } from './session-codec.js'
  */
 export const geminiLiveCodec: SessionCodec = {
   name: 'gemini-live',
-  matches: (url) => /\/BidiGenerateContent(?:Constrained)?$/.test(url.pathname),
+  matches: (url) => /[./]BidiGenerateContent(?:Constrained)?$/.test(url.pathname),
   credentialQuery: ['key', 'access_token'],
   behaviourHeaders: [],
   credentialProtocols: [],
