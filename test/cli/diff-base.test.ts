@@ -374,6 +374,9 @@ it('escapes what paths and prompts hold: the browser shows them as text, in the 
   writeFileSync(join(dir, hostile), "it.tape('t', async () => {})\n")
   writeFileSync(join(dir, 'test/ok.test.ts'), "it.tape('p', async () => {})\n")
   git(dir, 'init', '-q', '-b', 'main')
+  // A diff driver for cassettes (as agent-tape setup-git writes one) changes nothing read from git.
+  writeFileSync(join(dir, '.gitattributes'), '*.jsonl diff=transcript\n')
+  git(dir, 'config', 'diff.transcript.textconv', 'echo not a cassette')
   git(dir, 'add', '.')
   git(dir, 'commit', '-q', '-m', 'base')
   git(dir, 'rm', '-q', hostile)

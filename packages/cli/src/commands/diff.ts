@@ -2,7 +2,7 @@ import { diffCassettes, isUnanswered } from '@agent-tape/inspect'
 import { HELP_OPTION, usageError } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
 import type { CliIo, Command } from '../command.js'
-import { gitRoot, openCommitTree, openWorkingTree } from '../diff/git-tree.js'
+import { changedPaths, gitRoot, openCommitTree, openWorkingTree } from '../diff/git-tree.js'
 import { renderDiff } from '../diff/render-diff.js'
 import { renderTapeChanges } from '../diff/render-tape-changes.js'
 import { renderTapeChangesMarkdown } from '../diff/render-tape-changes-markdown.js'
@@ -21,7 +21,7 @@ export const diffCli: Command = {
       'Decisions are aligned by position, kind, step and key, so an inserted tool call shows as one added decision and an edited prompt as one changed model request. Changed inputs are shown field by field; changed outputs as text, tool calls, finish reason and token usage. Fields that change on every recording (the ids a provider generates, created times, request ids, timings, recordedAt, and what each provider codec names) are ignored.',
       'With --base <ref>: what the commits since <ref> changed in the cassettes of the git repository of the current folder, up to --head <ref> (default: the working tree, uncommitted changes included). Each cassette (a .jsonl file in a __cassettes__ folder, under the current folder or the paths and * / ** globs given) added, removed or changed is listed, and each one left obsolete (its test file gone, or no longer declaring its tape by a string literal, as prune reads it). For a changed one: the first decision that differs with the words of its input that changed, tool calls added or removed, steps, tokens and cost before and after, and the model, SDK and agent-tape versions and recording time of both recordings. --markdown prints it for a pull request (a job summary, $GITHUB_STEP_SUMMARY, or a comment).',
       'Exit code 0 when the recordings are the same, 1 when they differ, 2 when a file cannot be read (with --base: when the ref names no commit, or the folder is not in a git repository).',
-      'To compare with the committed version: git show HEAD:<cassette> > /tmp/before.jsonl && agent-tape diff /tmp/before.jsonl <cassette>',
+      'To compare with the committed version: agent-tape diff --base HEAD <cassette>',
     ],
     options: {
       base: {
@@ -112,7 +112,14 @@ async function diffRefs(
   const limit = createIgnore(positionals)
   const include = (path: string) =>
     positionals.length > 0 ? limit(path) : !path.startsWith('../') && !path.startsWith('/')
-  const report = await compareTapeTrees(baseTree, headTree, { root, cwd: io.cwd, env: io.env, include })
+  const changed = await changedPaths(root, baseTree, headTree)
+  const report = await compareTapeTrees(baseTree, headTree, {
+    root,
+    cwd: io.cwd,
+    env: io.env,
+    include,
+    changed,
+  })
   if (values.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`)
   else if (values.markdown) io.stdout(renderTapeChangesMarkdown(report))
   else io.stdout(fitToWidth(renderTapeChanges(report, io.style), io.columns))

@@ -20,7 +20,7 @@ export interface GitTree {
 }
 
 const COMMAND = 'agent-tape diff'
-/** `git show` of a large cassette: well past any recording a test makes. */
+/** The largest cassette read from git: well past any recording a test makes. */
 const MAX_BUFFER = 256 * 1024 * 1024
 
 /** Runs git in `cwd`; rejects with git's own message. */
@@ -66,7 +66,8 @@ export async function openCommitTree(root: string, ref: string, option: string):
     )
   }
   const files = (await git(['ls-tree', '-r', '-z', '--name-only', commit], root)).split('\0').filter(Boolean)
-  const read = (path: string) => git(['show', `${commit}:${path}`], root)
+  // cat-file, not show: a textconv driver (agent-tape setup-git's) never rewrites what it reads.
+  const read = (path: string) => git(['cat-file', 'blob', `${commit}:${path}`], root)
   return { ref, commit, files, read, source: treeOf(root, files, read) }
 }
 
@@ -78,6 +79,22 @@ export async function openWorkingTree(root: string): Promise<GitTree> {
   const files = [...new Set(listed)].filter((path) => existsSync(join(root, path))).sort()
   const read = (path: string) => readFile(join(root, path), 'utf8')
   return { files, read, source: { readdir, stat, readFile: (path) => readFile(path, 'utf8') } }
+}
+
+/**
+ * The paths whose content differs between the commit `base` and `head` (a commit, or the working
+ * tree with untracked files), by git's own comparison: only these are read and compared, so a
+ * pull request that touches three cassettes of five hundred reads three pairs.
+ */
+export async function changedPaths(root: string, base: GitTree, head: GitTree): Promise<Set<string>> {
+  const list = (text: string) => text.split('\0').filter(Boolean)
+  const diff = ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', '--no-textconv', base.commit!]
+  if (head.commit) return new Set(list(await git([...diff, head.commit], root)))
+  const [tracked, untracked] = await Promise.all([
+    git(diff, root),
+    git(['ls-files', '-z', '--others', '--exclude-standard'], root),
+  ])
+  return new Set([...list(tracked), ...list(untracked)])
 }
 
 /** A listed tree read as the file system would be: folders are the prefixes of its files. */

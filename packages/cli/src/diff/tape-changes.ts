@@ -101,6 +101,8 @@ export interface CompareOptions {
   env: Record<string, string | undefined>
   /** Whether a cassette (its path relative to the working directory) is compared. */
   include(path: string): boolean
+  /** The paths (relative to the root) whose content differs between the trees; the others are not read twice. */
+  changed: ReadonlySet<string>
 }
 
 const ORDER: readonly TapeChangeStatus[] = ['changed', 'added', 'removed', 'obsolete']
@@ -135,16 +137,18 @@ export async function compareTapeTrees(
   ])
   const cassettes: TapeChange[] = []
   for (const path of [...new Set([...before, ...after])].sort()) {
+    const shown = show(path)
+    const newlyObsolete = obsoleteAtHead.has(path) && !obsoleteAtBase.has(path)
+    if (before.has(path) && after.has(path) && !options.changed.has(path) && !newlyObsolete) continue
     const a = before.has(path) ? await load(base, path) : undefined
     const b = after.has(path) ? await load(head, path) : undefined
-    const shown = show(path)
     if (!a) cassettes.push({ path: shown, status: 'added', after: sideOf(b!.cassette) })
     else if (!b) cassettes.push({ path: shown, status: 'removed', before: sideOf(a.cassette) })
     else {
       const diff = a.text === b.text ? undefined : diffCassettes(shown, a.cassette, shown, b.cassette)
       if (diff && (diff.header.length > 0 || diff.entries.some((e) => e.status !== 'unchanged')))
         cassettes.push(changeOf(shown, a.cassette, b.cassette, diff))
-      else if (obsoleteAtHead.has(path) && !obsoleteAtBase.has(path))
+      else if (newlyObsolete)
         cassettes.push({
           path: shown,
           status: 'obsolete',
