@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type FakeProvider, startFakeProvider, type Turn } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../cli/support/cli.js'
 import { REPO_ROOT, type RunResult } from '../support/fixture-project.js'
 import { configure, RUNNERS, type Runner, type RunnerProject, testFile } from './runners.js'
 
@@ -89,6 +91,44 @@ interface DriftJson {
   spend: { sent: number; refused: number; tokens: number; usd: number }
   exitCode: number
 }
+
+describe('bad input', () => {
+  const empty = () => mkdtempSync(join(tmpdir(), 'agent-tape-drift-args-'))
+
+  it('names the class --fail-on does not know, and the budget that is not a number, running nothing', async () => {
+    const dir = empty()
+    expect(await runCli(['drift', '--fail-on', 'model,weather'], dir)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        '[agent-tape] Invalid arguments for agent-tape drift: --fail-on "model,weather" names no class "weather"; the classes are model, tools, code, budget, error. Name one or more, comma-separated: --fail-on model,tools.\n',
+    })
+    expect((await runCli(['drift', '--budget-usd', 'one'], dir)).stderr).toBe(
+      '[agent-tape] Invalid arguments for agent-tape drift: --budget-usd "one" is not an amount in US dollars. Give dollars: --budget-usd 1.50.\n',
+    )
+    expect((await runCli(['drift', '--budget-tokens', '2.5'], dir)).stderr).toContain(
+      '--budget-tokens "2.5" is not a whole number of tokens',
+    )
+  })
+
+  it('says how to give the test command when the project names no runner, or when it runs no tape', async () => {
+    const dir = empty()
+    const none = await runCli(['drift'], dir)
+    expect(none.code).toBe(2)
+    expect(none.stderr).toBe(
+      `[agent-tape] Invalid arguments for agent-tape drift: cannot tell how ${dir} runs its tests: it has no Vitest or Jest config file, and its package.json names neither. Give the test command after --: agent-tape drift -- npx vitest run.\n`,
+    )
+    const failing = await runCli(
+      ['drift', '--', process.execPath, '-e', 'console.log("no tests here"); process.exit(3)'],
+      dir,
+    )
+    expect(failing.code).toBe(2)
+    expect(failing.stderr).toContain('no tests here')
+    expect(failing.stderr).toContain(
+      ' exited with 3 in the replay run before any tape ran: it printed the output above.',
+    )
+  })
+})
 
 describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
   const script: Script = { prefix: 'echo', tokens: 0 }

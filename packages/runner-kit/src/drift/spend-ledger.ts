@@ -154,7 +154,7 @@ function overBudget(
       ? `a request of "${first.test}" did not fit before it, and the drift run sends nothing after its first refusal`
       : est.usd === undefined && budget.usd !== undefined
         ? 'the committed recording gives this request no price to hold it to the budget in dollars'
-        : `${formatCount(state.spent.tokens)} tokens${budget.usd === undefined ? '' : ` (${formatUsd(state.spent.usd)})`} were spent or held, and this request is estimated at ${formatCount(est.tokens)} more${est.usd === undefined ? '' : ` (${formatUsd(est.usd)})`} from its committed recording`
+        : `${formatCount(state.spent.tokens)} tokens${budget.usd === undefined ? '' : ` (${formatUsd(state.spent.usd)})`} were spent or held, and this request is estimated at ${formatCount(est.tokens)} more${budget.usd === undefined || est.usd === undefined ? '' : ` (${formatUsd(est.usd)})`} from its committed recording`
   return new AgentTapeError('ERR_TAPE_BUDGET', {
     what: `Not sent: the model request at step ${step} of "${test}" is over the drift run's budget of ${limits.join(' and ')}`,
     why,
