@@ -7,7 +7,12 @@ import OpenAI from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../cli/support/cli.js'
-import { AUDIO_CHUNK_BYTES, type RealtimeServer, startRealtimeServer } from '../support/realtime-server.js'
+import {
+  AUDIO_CHUNK_BYTES,
+  type RealtimeServer,
+  SLOW_MS,
+  startRealtimeServer,
+} from '../support/realtime-server.js'
 import { runTaped } from '../support/tape-run.js'
 
 // OpenAI Realtime sessions through the SDK's OpenAIRealtimeWS (the `ws` package), recorded
@@ -325,5 +330,65 @@ describe('fail closed', () => {
       'decision #2 (websocket session.update (openai-realtime), step 0) out.frames[1].text contains an OpenAI-style API key',
     )
     expect(store.files['leak.jsonl']).toBeUndefined()
+  })
+})
+
+it('ends a session the test leaves open with its tape: recorded so far, replayed the same', async () => {
+  const leftOpen = async () => {
+    const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { ca: server.ca } }, client)
+    const types: string[] = []
+    rt.on('event', (event) => types.push(event.type))
+    await new Promise((resolve) => rt.socket.once('open', resolve))
+    rt.send({ type: 'session.update', session: { type: 'realtime', instructions: 'Open.' } } as never)
+    await new Promise<void>((resolve) => rt.on('session.updated', () => resolve()))
+    return { rt, types }
+  }
+  const recording = await runTaped(store, 'open.jsonl', 'update', leftOpen)
+  expect(recording.failure).toBeUndefined()
+  expect(recording.state.recorded).toBe(2)
+  const replay = await runTaped(store, 'open.jsonl', 'replay', leftOpen)
+  expect(replay.failure).toBeUndefined()
+  expect(replay.result!.types).toEqual(recording.result!.types)
+  for (const run of [recording, replay])
+    await new Promise((resolve) =>
+      run.result!.rt.socket.readyState === 3 ? resolve(0) : run.result!.rt.socket.once('close', resolve),
+    )
+})
+
+describe('limits and pacing', () => {
+  const update = (instructions: string) =>
+    session(async (rt, next) => {
+      rt.send({ type: 'session.update', session: { type: 'realtime', instructions } } as never)
+      await next('session.updated')
+      rt.close()
+    })
+
+  it('replays instantly by default, and with the recorded pacing when asked', async () => {
+    await runTaped(store, 'slow.jsonl', 'update', update('Take your time.'))
+    const timed = async () => {
+      const started = Date.now()
+      const run = await runTaped(store, 'slow.jsonl', 'replay', update('Take your time.'))
+      expect(run.failure).toBeUndefined()
+      return Date.now() - started
+    }
+    expect(await timed()).toBeLessThan(SLOW_MS / 2)
+    installHttpBoundary({ timing: 'recorded' })
+    try {
+      expect(await timed()).toBeGreaterThanOrEqual(SLOW_MS * 0.8)
+    } finally {
+      installHttpBoundary({ timing: 'instant' })
+    }
+  })
+
+  it('refuses a frame over the limit with a message, and closes the session', async () => {
+    const large = session(async (rt, next) => {
+      rt.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(4_000_000).toString('base64') })
+      await next('never')
+    })
+    const run = await runTaped(store, 'large.jsonl', 'update', large)
+    expect(run.failure?.message).toBe(
+      `[agent-tape] Refused a WebSocket frame of 5.1 MB from the client of wss://127.0.0.1:${new URL(server.baseURL).port}/v1/realtime?model=gpt-realtime: a cassette keeps frames up to 4.0 MB, and the session was closed rather than recorded without it. Send large payloads in smaller messages (audio in chunks of a fraction of a second, as the realtime APIs expect), or leave this session out of the tape by adding its host to allowHosts.`,
+    )
+    expect(run.result!.close).toEqual({ code: 1009, reason: 'agent-tape: frame too large for the cassette' })
   })
 })

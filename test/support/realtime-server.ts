@@ -20,6 +20,8 @@ export interface RealtimeServer {
 
 /** Milliseconds of 24 kHz 16-bit mono audio in one `response.output_audio.delta` of the fake. */
 export const AUDIO_DELTA_MS = 100
+/** How long the fake takes to confirm instructions of `Take your time.`. */
+export const SLOW_MS = 300
 /** Bytes of 100 ms of 24 kHz 16-bit mono PCM. */
 export const AUDIO_CHUNK_BYTES = 4800
 
@@ -30,7 +32,7 @@ export const AUDIO_CHUNK_BYTES = 4800
  * with a function call (`response.function_call_arguments.done`) while the conversation has a
  * user question and no tool output, with text deltas (`response.output_text.delta`) after a tool
  * output, and with audio deltas (as many 100 ms chunks as the client appended) when the session's
- * output is audio. A user message `break` gets an `error` event and a close with 1011; a binary
+ * output is audio. Instructions of `Take your time.` are confirmed {@link SLOW_MS} later. A user message `break` gets an `error` event and a close with 1011; a binary
  * frame is sent back reversed.
  */
 export async function startRealtimeServer(): Promise<RealtimeServer> {
@@ -82,6 +84,8 @@ function serveSession(ws: WebSocket, model: string): void {
     switch (event.type) {
       case 'session.update':
         Object.assign(session, event.session)
+        if (session.instructions === 'Take your time.')
+          return void setTimeout(() => send({ type: 'session.updated', session }), SLOW_MS)
         return send({ type: 'session.updated', session })
       case 'conversation.item.create': {
         const item = { id: `item_${items.length + 1}`, ...(event.item as Event) }

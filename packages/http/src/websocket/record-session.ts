@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import { onTapeFinish } from '@agent-tape/core/context'
 import { type BegunDecision, toRecordedError } from '@agent-tape/core/internal'
 import type { WebSocket } from 'ws'
 import { performingForTape } from '../network/performing.js'
@@ -46,7 +47,16 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
       : { frames: done.frames }
     done.begun.complete({ out }, Date.now() - done.started)
   }
+  let local: WebSocket | undefined
+  // A test that ends with its session open: what the server sent so far is its recording.
+  const stopWatching = onTapeFinish((finishing) => {
+    if (finishing !== tape) return
+    finish()
+    local?.terminate()
+    upstream.terminate()
+  })
   upstream.once('unexpected-response', (_request, response: IncomingMessage) => {
+    stopWatching()
     const chunks: Buffer[] = []
     response.on('data', (chunk: Buffer) => chunks.push(chunk))
     response.on('end', () => {
@@ -60,6 +70,7 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
   })
   upstream.on('error', (error) => {
     if (current?.open && upstream.readyState !== upstream.OPEN) {
+      stopWatching()
       // Never opened: the client's request fails as it would have, with the error recorded.
       current = undefined
       opening.complete({ err: toRecordedError(error) }, Date.now() - started)
@@ -68,7 +79,10 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
   })
   upstream.once('open', () => {
     if (current?.open && upstream.protocol) current.open.protocol = upstream.protocol
-    acceptUpgrade(server, head, rest, upstream.protocol || undefined, (local) => relay(local, upstream))
+    acceptUpgrade(server, head, rest, upstream.protocol || undefined, (ws) => {
+      local = ws
+      relay(ws, upstream)
+    })
   })
   const relay = (local: WebSocket, remote: WebSocket) => {
     const refuse = (bytes: number, from: 'client' | 'server') => {
@@ -94,6 +108,7 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
       if (local.readyState === local.OPEN) closeAs(local, code, reason.toString())
     })
     local.on('close', (code: number, reason: Buffer) => {
+      stopWatching()
       finish()
       if (remote.readyState === remote.OPEN) closeAs(remote, code, reason.toString())
     })

@@ -1,4 +1,5 @@
 import type { ClientRequest } from 'node:http'
+import { onTapeFinish } from '@agent-tape/core/context'
 import { type BegunDecision, isAgentTapeError, type Tape, toReplayedError } from '@agent-tape/core/internal'
 import type { WebSocket } from 'ws'
 import { replaySpeed, sleep } from '../replay-timing.js'
@@ -68,6 +69,11 @@ function replaySession(
   }
   const opened = out as Extract<OpenOutput, { status: 101 }>
   acceptUpgrade(server, head, rest, opened.protocol, (ws) => {
+    // A test that ends with its session open: the session ends with it, as the recording did.
+    const stopWatching = onTapeFinish((finishing) => {
+      if (finishing === tape) ws.terminate()
+    })
+    ws.once('close', stopWatching)
     const speed = replaySpeed(settings.timing)
     let queue = play(ws, opened.frames, speed)
     ws.on('message', (data: Buffer, isBinary: boolean) => {
