@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 // Every list of the modes agent-tape prints comes from core's TAPE_MODES, so a mode added there
 // reaches every message and help text; the docs' tables of modes list them all.
 const ROOT = join(import.meta.dirname, '..')
-const MODE = String.raw`["'\x60]?\b(?:replay|auto|update|live-tools|live)\b["'\x60]?`
+const MODE = String.raw`["'\x60]?\b(?:replay|auto|update|live-tools|live|resume)\b["'\x60]?`
 /** Three mode names or more in a row, however they are separated. */
 const LIST = new RegExp(String.raw`${MODE}(?:\s*(?:\||,|\/|\bor\b|\band\b)\s*${MODE}){2,}`)
 

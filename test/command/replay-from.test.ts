@@ -70,6 +70,11 @@ it('replays the first 3 decisions and records steps 4 to 12 live to a new file t
   expect(replayed.code, replayed.stderr).toBe(0)
   expect(replayed.stderr).toContain(`Replayed ${RESUMED} cleanly: 12 of 12 decisions`)
   expect(provider.connections).toBe(before)
+  // Its header's new field is one verify and migrate know.
+  const verified = await cli(['verify', RESUMED], dir, {})
+  expect(verified.code, verified.output + verified.stderr).toBe(0)
+  const migrated = await cli(['migrate', '--check', RESUMED], dir, {})
+  expect(migrated.code, migrated.output + migrated.stderr).toBe(0)
 })
 
 it('sends the live part to the model --model names, and keeps the requests as the command made them', async () => {

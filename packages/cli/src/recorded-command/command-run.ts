@@ -2,6 +2,7 @@ import { openTape, type Tape, type TapeOptions } from '@agent-tape/core/internal
 import {
   type GatewayNotice,
   gatewayVariables,
+  type ProcessSessionConfig,
   type SessionResults,
   startGatewayProcess,
 } from '@agent-tape/http/process'
@@ -15,7 +16,7 @@ export interface CommandRunPlan {
    * What the command's Node processes do: record their decisions, replay them, or replay them
    * while they match and record from the first that does not (`resume`).
    */
-  mode: 'record' | 'replay' | 'live-tools' | 'resume'
+  mode: ProcessSessionConfig['mode']
   /** The cassette's id (its file name without `.jsonl`) and its path as printed. */
   id: string
   shown: string

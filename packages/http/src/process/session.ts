@@ -25,7 +25,7 @@ export interface ProcessSessionConfig {
    * `resume` answers from it while a process's decisions match, and records that process from its
    * first miss on (writing its decisions, the replayed ones kept as recorded).
    */
-  mode: 'record' | 'replay' | 'live-tools' | 'resume'
+  mode: 'record' | ReadingMode | 'resume'
   /** The id written in the header of each process's recording. */
   id: string
   /** The cassette as messages show it (relative to the project root when inside it). */
@@ -47,6 +47,9 @@ export interface ProcessSessionConfig {
   /** The model every recorded model request is sent to instead of its own (see `BoundarySettings.liveModel`). */
   liveModel?: string
 }
+
+/** The modes in which a session's processes only answer from the cassette. */
+export type ReadingMode = 'replay' | 'live-tools'
 
 /** One spawned process's place: the tree path it is named by, and the lane it is given. */
 export interface ProcessSlot {
