@@ -7,6 +7,7 @@ import {
   describeSideRef,
   describeSteps,
   describeTokens,
+  oneLine,
 } from './render-tape-changes.js'
 import type { DecisionChange, RecordingSide, TapeChange, TapeChanges } from './tape-changes.js'
 
@@ -99,7 +100,7 @@ function decisionRows(change: DecisionChange): string[] {
 export function renderWordHunkHtml(hunk: readonly WordPart[]): string {
   return hunk
     .map(({ text, change }) => {
-      const body = escapeHtml(JSON.stringify(text).slice(1, -1))
+      const body = escapeHtml(oneLine(text))
       return change === 'removed' ? `<del>${body}</del>` : change === 'added' ? `<ins>${body}</ins>` : body
     })
     .join('')

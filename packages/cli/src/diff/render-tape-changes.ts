@@ -64,11 +64,16 @@ export function describeDecisionChange(change: DecisionChange): string {
   return `step ${change.step}, #${change.seq} ${change.label}${change.status === 'changed' ? '' : ` (${change.status})`}`
 }
 
+/** Text on one line: line breaks, other control characters and backslashes escaped as in JSON, quotes kept. */
+export function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\\]/g, (c) => JSON.stringify(c).slice(1, -1))
+}
+
 /** A hunk of a word diff on one line, removed words as `[-…-]` and added ones as `{+…+}`, as git's word diff prints them. */
 export function renderWordHunk(hunk: readonly WordPart[], style: Style): string {
   return hunk
     .map(({ text, change }) => {
-      const body = JSON.stringify(text).slice(1, -1)
+      const body = oneLine(text)
       if (change === 'removed') return style.red(`[-${body}-]`)
       if (change === 'added') return style.green(`{+${body}+}`)
       return body
