@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { MODEL_CODECS } from '@agent-tape/http/internal'
+import { MODEL_CODECS, SESSION_CODECS } from '@agent-tape/http/internal'
 import { describe, expect, it } from 'vitest'
 
 // A provider lives in its codec: adding one is a file in packages/http/src/codecs/ and its
@@ -82,13 +82,13 @@ describe('provider knowledge lives in the codecs', () => {
 
   it('lists every codec file among the codecs, each with a distinct name', () => {
     const dir = join(ROOT, 'packages/http/src/codecs')
-    const shared = new Set(['codec.ts', 'index.ts', 'read.ts', 'unread-providers.ts'])
+    const shared = new Set(['codec.ts', 'index.ts', 'read.ts', 'unread-providers.ts', 'session-codec.ts'])
     const codecFiles = readdirSync(dir).filter(
       (f) => f.endsWith('.ts') && !f.includes('.test') && !shared.has(f),
     )
-    expect(codecFiles.map((f) => f.replace(/\.ts$/, '')).sort()).toEqual(
-      MODEL_CODECS.map((c) => c.name).sort(),
-    )
-    expect(new Set(MODEL_CODECS.map((c) => c.name)).size).toBe(MODEL_CODECS.length)
+    // The codecs of model requests and those of realtime sessions (over a WebSocket).
+    const codecs = [...MODEL_CODECS, ...SESSION_CODECS]
+    expect(codecFiles.map((f) => f.replace(/\.ts$/, '')).sort()).toEqual(codecs.map((c) => c.name).sort())
+    expect(new Set(codecs.map((c) => c.name)).size).toBe(codecs.length)
   })
 })
