@@ -40,7 +40,7 @@ describe('resolveMode', () => {
 
   it('rejects unknown names from the environment, listing the valid ones', () => {
     expect(() => resolveMode({ env: { AGENT_TAPE_MODE: 'Replay' } })).toThrow(
-      '[agent-tape] Unknown agent-tape mode "Replay" (from AGENT_TAPE_MODE): valid modes are "replay", "auto", "update", "live", "live-tools". Use one of them, or leave the mode unset for "auto" locally and "replay" in CI.',
+      '[agent-tape] Unknown agent-tape mode "Replay" (from AGENT_TAPE_MODE): valid modes are "replay", "auto", "update", "live", "live-tools", "resume". Use one of them, or leave the mode unset for "auto" locally and "replay" in CI.',
     )
   })
 })

@@ -272,7 +272,7 @@ describe('modes and files', () => {
   it('rejects an unknown mode, listing the valid ones', async () => {
     const { open } = setup()
     await expect(open('record')).rejects.toThrow(
-      '[agent-tape] Unknown agent-tape mode "record" (from the "mode" option): valid modes are "replay", "auto", "update", "live", "live-tools". Use one of them, or leave the mode unset for "auto" locally and "replay" in CI.',
+      '[agent-tape] Unknown agent-tape mode "record" (from the "mode" option): valid modes are "replay", "auto", "update", "live", "live-tools", "resume". Use one of them, or leave the mode unset for "auto" locally and "replay" in CI.',
     )
   })
 
