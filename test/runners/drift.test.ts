@@ -245,22 +245,33 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     for (const printed of [run.output, markdown]) expect(printed).not.toContain(KEY.slice(12))
   })
 
-  it.sequential('stops sending once the budget would be exceeded, and says which tests did not run', async () => {
+  it.sequential('refuses the request that would go over the budget, sends nothing after it, and says the test did not run', async () => {
     const before = { tokens: script.tokens, requests: provider.requests.length }
-    const run = await drift(copy(), '--budget-tokens 100 --json')
+    // The tool loop's cassette alone: its three requests are estimated at 60, 60 and 134 tokens.
+    const run = await drift(copy(), '--budget-tokens 100 --json test/__cassettes__/weather.test.ts')
     const report = json(run)
-    // Every live request was estimated from the committed one before it was sent.
-    expect(script.tokens - before.tokens).toBeLessThanOrEqual(100)
-    expect(report.spend.tokens).toBe(script.tokens - before.tokens)
-    expect(report.spend.sent).toBe(provider.requests.length - before.requests)
-    expect(report.spend.refused).toBeGreaterThanOrEqual(1)
-    const notRun = report.tests.filter((t) => t.class === 'budget')
-    expect(notRun.length).toBeGreaterThanOrEqual(1)
-    expect(notRun[0]?.first?.what).toMatch(
-      /^Not sent: the model request at step \d of ".*" is over the drift run's budget of 100 tokens/,
-    )
+    expect(report.tests).toEqual([
+      {
+        test: PARIS,
+        cassette: 'test/__cassettes__/weather.test.ts/paris.jsonl',
+        class: 'budget',
+        first: {
+          where: 'live run',
+          what: `Not sent: the model request at step 2 of "${PARIS}" is over the drift run's budget of 100 tokens: 60 tokens were spent or held, and this request is estimated at 60 more from its committed recording. Raise --budget-usd or --budget-tokens, or run drift on fewer tests (agent-tape drift <test file>).`,
+        },
+      },
+    ])
+    expect(report.spend).toEqual({
+      sent: 1,
+      refused: 1,
+      tokens: 60,
+      usd: expect.any(Number),
+      budget: { tokens: 100 },
+    })
+    // What the fake model served: the first request, whose 60 tokens fit; not the second.
+    expect(provider.requests.length - before.requests).toBe(1)
+    expect(script.tokens - before.tokens).toBe(60)
     // Not run is no drift: the default --fail-on leaves it out.
-    expect(report.counts).toMatchObject({ model: 0, tools: 0, code: 0, error: 0 })
     expect(run.code, run.output).toBe(0)
   })
 })

@@ -19,12 +19,11 @@ export const driftCli: Command = {
   spec: {
     name: 'drift',
     args: '[cassettes or test files…] [-- <test command>]',
-    summary:
-      'Run the tapes against the live model and tools and say what moved under each test: the model, a tool, or the code.',
+    summary: 'Run the tests live and say what moved under each: the model, a tool, or the code.',
     description: [
       'Runs the tests twice. First replaying: a test whose code asks for a request its cassette does not hold is "code" (the code changed the request), and sends nothing live. Then the other tests live (mode update), each recording written to a scratch folder instead of over the committed cassette (AGENT_TAPE_CASSETTE_OUT), and compared with it by its first differing decision: the same model request answered differently is "model"; a tool call, MCP call or environment read answered differently is "tools"; a recording the same as the committed one is "unchanged". The committed cassettes are only read.',
       'The tests run with the project\'s runner (Vitest or Jest, from its config file or package.json), or with the command after --; cassettes named on the command line are the tests classified, and other arguments are passed to the runner as test filters. --budget-usd and --budget-tokens hold the live run to a budget: before each live model request, its estimate (the tokens of the committed decision it repeats, priced today) and what was spent so far must fit, or it is refused, its test is "not run (budget)", and nothing more is sent. The spending is kept in a ledger that the runner\'s workers share.',
-      'Prints a table (--json: JSON), and writes the same as Markdown to --markdown <file>, or appends it to $GITHUB_STEP_SUMMARY when that is set. Exit code 1 when a class named by --fail-on is found (default model,tools,code,error), 0 otherwise; 2 for bad arguments or a test command that ran no tape.',
+      'Prints a table (--json: JSON), and writes the same as Markdown to --markdown <file>, and appends it to $GITHUB_STEP_SUMMARY when that is set. Exit code 1 when a class named by --fail-on is found (default model,tools,code,error), 0 otherwise; 2 for bad arguments or a test command that ran no tape.',
     ],
     options: {
       'fail-on': {
