@@ -5,10 +5,12 @@ import { createMemoryStore, isReplayMiss, isSecretLeakError, parseCassette } fro
 import { installHttpBoundary } from '@agent-tape/http'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
+import { WebSocket as UndiciWebSocket } from 'undici7'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../cli/support/cli.js'
 import {
   AUDIO_CHUNK_BYTES,
+  REJECTED_KEY,
   type RealtimeServer,
   SLOW_MS,
   startRealtimeServer,
@@ -390,5 +392,42 @@ describe('limits and pacing', () => {
       `[agent-tape] Refused a WebSocket frame of 5.1 MB from the client of wss://127.0.0.1:${new URL(server.baseURL).port}/v1/realtime?model=gpt-realtime: a cassette keeps frames up to 4.0 MB, and the session was closed rather than recorded without it. Send large payloads in smaller messages (audio in chunks of a fraction of a second, as the realtime APIs expect), or leave this session out of the tape by adding its host to allowHosts.`,
     )
     expect(run.result!.close).toEqual({ code: 1009, reason: 'agent-tape: frame too large for the cassette' })
+  })
+})
+
+describe('the handshake', () => {
+  it('refused by the server (401) replays as that refusal, with no connection', async () => {
+    const refused = async () => {
+      const other = new OpenAI({ apiKey: REJECTED_KEY, baseURL: server.baseURL })
+      const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { ca: server.ca } }, other)
+      const errors: string[] = []
+      rt.on('error', (error) => errors.push(error.message))
+      await new Promise((resolve) => rt.socket.once('close', resolve))
+      return errors
+    }
+    const recording = await runTaped(store, 'refused.jsonl', 'update', refused)
+    expect(recording.failure).toBeUndefined()
+    expect(recording.error).toBeUndefined()
+    expect(recording.result).toEqual(['Unexpected server response: 401'])
+    expect(cassette('refused.jsonl').decisions[0]!.out).toMatchObject({ status: 401 })
+    const before = server.connections
+    const replay = await runTaped(store, 'refused.jsonl', 'replay', refused)
+    expect(replay.failure).toBeUndefined()
+    expect(replay.result).toEqual(recording.result)
+    expect(server.connections).toBe(before)
+  })
+
+  it("is refused at the socket when undici's WebSocket (the global one of Node 22) opens it in a replay", async () => {
+    const before = server.connections
+    const run = await runTaped(store, 'text.jsonl', 'replay', async () => {
+      const ws = new UndiciWebSocket(`${server.baseURL.replace('https', 'wss')}/realtime?model=gpt-realtime`)
+      return await new Promise<string>((resolve) => {
+        ws.onerror = () => resolve('error')
+        ws.onopen = () => resolve('open')
+      })
+    })
+    expect(run.result).toBe('error')
+    expect(run.failure?.code).toBe('ERR_TAPE_NETWORK')
+    expect(server.connections).toBe(before)
   })
 })

@@ -20,6 +20,8 @@ export interface RealtimeServer {
 
 /** Milliseconds of 24 kHz 16-bit mono audio in one `response.output_audio.delta` of the fake. */
 export const AUDIO_DELTA_MS = 100
+/** The key the fake refuses (401 at the handshake). */
+export const REJECTED_KEY = `sk-proj-${'Rejected'.repeat(5)}`
 /** How long the fake takes to confirm instructions of `Take your time.`. */
 export const SLOW_MS = 300
 /** Bytes of 100 ms of 24 kHz 16-bit mono PCM. */
@@ -32,8 +34,9 @@ export const AUDIO_CHUNK_BYTES = 4800
  * with a function call (`response.function_call_arguments.done`) while the conversation has a
  * user question and no tool output, with text deltas (`response.output_text.delta`) after a tool
  * output, and with audio deltas (as many 100 ms chunks as the client appended) when the session's
- * output is audio. Instructions of `Take your time.` are confirmed {@link SLOW_MS} later. A user message `break` gets an `error` event and a close with 1011; a binary
- * frame is sent back reversed.
+ * output is audio. Instructions of `Take your time.` are confirmed {@link SLOW_MS} later, and
+ * {@link REJECTED_KEY} gets a 401 at the handshake. A user message `break` gets an `error` event
+ * and a close with 1011; a binary frame is sent back reversed.
  */
 export async function startRealtimeServer(): Promise<RealtimeServer> {
   const { dir, key, certFile } = makeCertificate()
@@ -44,7 +47,14 @@ export async function startRealtimeServer(): Promise<RealtimeServer> {
   server.on('connection', () => {
     connections += 1
   })
-  const wss = new WebSocketServer({ server })
+  const wss = new WebSocketServer({
+    server,
+    // A key the fake does not know is refused at the handshake, as the API refuses it.
+    verifyClient: ({ req }, done) =>
+      req.headers.authorization === `Bearer ${REJECTED_KEY}`
+        ? done(false, 401, 'Unauthorized', { 'content-type': 'application/json' })
+        : done(true),
+  })
   wss.on('connection', (ws, req) => {
     handshakes.push({ url: req.url ?? '', headers: req.headers })
     const model = new URL(req.url ?? '/', 'https://x').searchParams.get('model')
