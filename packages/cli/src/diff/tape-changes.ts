@@ -1,71 +1,23 @@
 import { join } from 'node:path'
 import {
   type Cassette,
-  diffWordHunks,
-  type FieldChange,
-  formatChange,
   parseCassette,
   redactCassetteForReading,
   SecretScanner,
   secretEnvValues,
-  type WordPart,
 } from '@agent-tape/core/internal'
-import {
-  type CassetteDiff,
-  cassetteTotals,
-  type DecisionSummary,
-  type DiffEntry,
-  describeCost,
-  diffCassettes,
-  previewJson,
-  priceUsage,
-  summarizeDecision,
-} from '@agent-tape/inspect'
+import { type CassetteDiff, diffCassettes } from '@agent-tape/inspect'
 import { DEFAULT_CASSETTE_DIR } from '@agent-tape/runner-kit'
 import { displayPath } from '../cassette-files.js'
 import { findObsoleteFolders } from '../prune/find-obsolete.js'
+import { type DecisionChange, decisionChange, toolCallsChanged } from './decision-change.js'
 import type { GitTree } from './git-tree.js'
+import { type RecordingSide, sideOf } from './recording-side.js'
+
+export type { DecisionChange, InputChange } from './decision-change.js'
+export type { RecordingSide } from './recording-side.js'
 
 export type TapeChangeStatus = 'changed' | 'added' | 'removed' | 'obsolete'
-
-/** One recording of a cassette, as a pull request's reader weighs it. */
-export interface RecordingSide {
-  /** Model requests. */
-  steps: number
-  decisions: number
-  tokens: { input: number; output: number }
-  /** `$0.0013`, `no price (llama3.2)`, with each model's share when several answered. */
-  cost: string
-  usd?: number
-  /** The models that answered, in the order they first did. */
-  models: string[]
-  /** SDK versions seen while recording, by package name. */
-  sdks: Record<string, string>
-  /** The agent-tape version that recorded it. */
-  agentTape?: string
-  recordedAt: string
-}
-
-/** An input change: the words that changed in a text, or the whole change of another value. */
-export interface InputChange {
-  path: string
-  /** Hunks of a changed text (see `diffWordHunks`). */
-  words?: WordPart[][]
-  /** `path: before → after`, for what is not a text changed in place. */
-  line?: string
-}
-
-/** A decision of a changed cassette that differs, with what differs in it. */
-export interface DecisionChange {
-  seq: number
-  step: number
-  label: string
-  status: DiffEntry['status']
-  input: InputChange[]
-  output: string[]
-  /** For an added or removed decision: the whole decision on one line. */
-  what?: string
-}
 
 export interface TapeChange {
   /** Relative to the working directory, with `/`. */
@@ -106,8 +58,6 @@ export interface CompareOptions {
 }
 
 const ORDER: readonly TapeChangeStatus[] = ['changed', 'added', 'removed', 'obsolete']
-/** Input changes listed per decision, as `diff` lists them by default. */
-const MAX_INPUT_CHANGES = 12
 
 /**
  * What a pull request changed in its cassettes: each one added, removed or changed between the
@@ -213,83 +163,4 @@ function changeOf(path: string, a: Cassette, b: Cassette, diff: CassetteDiff): T
     }
   }
   return change
-}
-
-function decisionChange(entry: DiffEntry): DecisionChange {
-  const d = (entry.b ?? entry.a)!
-  const change: DecisionChange = {
-    seq: d.seq,
-    step: d.step,
-    label: d.label,
-    status: entry.status,
-    input: entry.input.slice(0, MAX_INPUT_CHANGES).map(inputChange),
-    output: entry.output,
-  }
-  if (entry.status === 'added' || entry.status === 'removed') change.what = describeDecision(d)
-  return change
-}
-
-function inputChange(change: FieldChange): InputChange {
-  if (change.type === 'changed' && typeof change.before === 'string' && typeof change.after === 'string')
-    return { path: change.path, words: diffWordHunks(change.before, change.after) }
-  return { path: change.path, line: formatChange(change) }
-}
-
-/** Tool calls one recording made that the other did not, each counted as often as it was made. */
-function toolCallsChanged(entries: readonly DiffEntry[]): { added: string[]; removed: string[] } {
-  const calls = (side: 'a' | 'b') =>
-    entries.flatMap((e) => {
-      const tool = e[side]?.tool
-      return tool ? [`${tool.name} ${previewJson(tool.args, 80)}`] : []
-    })
-  const without = (from: string[], other: string[]) => {
-    const left = [...other]
-    return from.filter((call) => {
-      const i = left.indexOf(call)
-      if (i === -1) return true
-      left.splice(i, 1)
-      return false
-    })
-  }
-  const a = calls('a')
-  const b = calls('b')
-  return { added: without(b, a), removed: without(a, b) }
-}
-
-function describeDecision(d: DecisionSummary): string {
-  if (d.tool) return `${d.tool.name} ${previewJson(d.tool.args, 80)}`
-  const answer = d.model?.answer
-  if (answer) {
-    const parts = [
-      ...(answer.text ? [previewJson(answer.text, 60)] : []),
-      ...answer.toolCalls.map((c) => `call ${c.name}`),
-    ]
-    return parts.join(' · ') || `status ${answer.status}`
-  }
-  return previewJson(d.input, 80)
-}
-
-/** A recording's steps, tokens, cost and provenance, priced as of its recording. */
-export function sideOf(cassette: Cassette): RecordingSide {
-  const totals = cassetteTotals(cassette)
-  const report = priceUsage(totals.usage, totals.recordedAt)
-  const models: string[] = []
-  for (const d of cassette.decisions) {
-    if (d.kind !== 'llm') continue
-    const model = summarizeDecision(d).model
-    const name = model?.answer?.model ?? model?.request.model
-    if (name && !models.includes(name)) models.push(name)
-  }
-  const { header } = cassette
-  return {
-    steps: totals.steps,
-    decisions: totals.decisions,
-    tokens: { input: report.tokens.input, output: report.tokens.output },
-    cost: describeCost(report),
-    ...(report.usd === undefined ? {} : { usd: report.usd }),
-    models,
-    sdks: header.sdks ?? {},
-    ...(header.runtime?.agentTape ? { agentTape: header.runtime.agentTape } : {}),
-    recordedAt: header.recordedAt,
-  }
 }
