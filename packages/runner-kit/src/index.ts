@@ -16,7 +16,7 @@ export {
 export type { BudgetBreach, TapeBudget } from './cost/budget.js'
 export { budgetDetails, checkBudget } from './cost/budget.js'
 export type { DriftPlan, DriftTapeNote } from './drift/drift-folder.js'
-export { CASSETTE_OUT_ENV, DRIFT_DIR_ENV, outPath } from './drift/drift-folder.js'
+export { CASSETTE_OUT_ENV, DRIFT_DIR_ENV } from './drift/drift-folder.js'
 export type { LedgerState, Spend } from './drift/spend-ledger.js'
 export { readLedger } from './drift/spend-ledger.js'
 export type { FinishRunOptions, ProjectRun } from './finish-run.js'
