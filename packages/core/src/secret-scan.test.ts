@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { encodeInputs } from './cassette-encoding.js'
 import type { Cassette } from './cassette-format.js'
-import { findCassetteSecrets } from './secret-scan.js'
+import { findCassetteSecrets, redactCassetteForReading } from './secret-scan.js'
 import { SecretScanner } from './secrets/index.js'
 
 const SECRET = `sk-proj-${'Xk9pQ2vL7mR4tY8w'.repeat(3)}`
@@ -67,5 +67,23 @@ describe('findCassetteSecrets on patched inputs', () => {
     expect(findCassetteSecrets(cassette, new SecretScanner()).map((f) => `${f.where} ${f.path}`)).toEqual([
       'decision #2 (tool "chat", step 1) in.args[0].messages[10].content',
     ])
+  })
+})
+
+describe('redactCassetteForReading', () => {
+  it('reads a message that several inputs share once, and redacts it in each', () => {
+    const leaked = { role: 'user', content: `my key ${SECRET}` }
+    const clean = { role: 'user', content: 'thanks' }
+    const cassette = cassetteOf([
+      { name: 'chat', args: [{ messages: [clean, leaked] }] },
+      { name: 'chat', args: [{ messages: [clean, leaked, { role: 'user', content: 'again' }] }] },
+    ])
+    const [first, second] = redactCassetteForReading(cassette, new SecretScanner()).decisions.map(
+      (d) => (d.in as { args: [{ messages: { content: string }[] }] }).args[0].messages,
+    )
+    expect(first![1]!.content).toBe('my key [REDACTED:openai-key]')
+    // The same copy in both: the shared message was read once.
+    expect(second![1]).toBe(first![1])
+    expect(second![0]).toBe(clean)
   })
 })

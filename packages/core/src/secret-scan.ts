@@ -4,7 +4,12 @@ import { decisionLabel } from './describe-decision.js'
 import { SecretLeakError } from './errors.js'
 import type { PathStep } from './json-patch.js'
 import { joinPath } from './json-path.js'
-import { type SecretFinding, type SecretScanner, STREAM_KEYS } from './secrets/index.js'
+import {
+  type SecretFinding,
+  type SecretScanner,
+  type SharedRedactions,
+  STREAM_KEYS,
+} from './secrets/index.js'
 
 export type CassetteFinding = SecretFinding & { where: string }
 
@@ -80,11 +85,13 @@ export function redactCassetteForReading(cassette: Cassette, scanner: SecretScan
     header[name] = COMPUTED_HEADER.has(name)
       ? scanner.shapesOnly().redactForReading(value)
       : scanner.redactForReading(value)
+  // A read cassette's requests share the messages each repeats from the one before it.
+  const shared: SharedRedactions = new Map()
   const redacted: Cassette = {
     header: header as unknown as Cassette['header'],
     decisions: cassette.decisions.map((d) => {
-      const copy: DecisionRecord = { ...d, in: scanner.redactForReading(d.in) }
-      if (d.out !== undefined) copy.out = scanner.redactForReading(d.out)
+      const copy: DecisionRecord = { ...d, in: scanner.redactForReading(d.in, shared) }
+      if (d.out !== undefined) copy.out = scanner.redactForReading(d.out, shared)
       if (d.err) copy.err = scanner.redactForReading(d.err) as DecisionRecord['err']
       return copy
     }),

@@ -8,7 +8,7 @@ export { isSecretParamName, REDACTED_VALUE, readForm, redactUrl, redactUrlsIn } 
 export { STREAM_KEYS } from './reassemble.js'
 export type { SecretRule } from './rules.js'
 export { SECRET_RULES } from './rules.js'
-export type { SecretAllowList, SecretFinding, SecretMatch } from './scanner.js'
+export type { SecretAllowList, SecretFinding, SecretMatch, SharedRedactions } from './scanner.js'
 export { SecretScanner } from './scanner.js'
 
 /** Scans a JSON value for secrets, including reassembled streams and base64 bodies. */

@@ -41,6 +41,13 @@ interface EnvMatcher {
  */
 type Reading = 'all' | 'shapes' | 'names'
 
+/**
+ * What {@link SecretScanner.redactForReading} made of the items of lists it read, by reading: for
+ * values that share items (the requests of a cassette, each holding the messages of the one
+ * before it), so that a shared item is read once rather than once a value that holds it.
+ */
+export type SharedRedactions = Map<Reading, WeakMap<object, unknown>>
+
 const WORD_MATCH_BELOW = 12
 /** How many encodings deep a secret is looked for (base64 of a JSON text with an escaped key: 3). */
 const MAX_DEPTH = 4
@@ -187,10 +194,13 @@ export class SecretScanner {
    * its streams reassemble to (the marker stands where the secret began). For printing a
    * cassette that was written without the scan, or by an older version.
    */
-  redactForReading(value: unknown): unknown {
+  redactForReading(value: unknown, shared?: SharedRedactions): unknown {
     // Streams first: a piece redacted on its own would hide the rest of the secret from the join.
-    return this.redactJson(
+    return this.redactJsonAt(
       redactStreams(value, (text, pieces) => this.spans(text, pieces > 1 ? 'all' : 'names')),
+      0,
+      'all',
+      shared,
     )
   }
 
@@ -301,7 +311,12 @@ export class SecretScanner {
     return out
   }
 
-  private redactJsonAt(value: unknown, depth: number, reading: Reading = 'all'): unknown {
+  private redactJsonAt(
+    value: unknown,
+    depth: number,
+    reading: Reading = 'all',
+    shared?: SharedRedactions,
+  ): unknown {
     const visit = (
       node: unknown,
       member: string | undefined,
@@ -320,7 +335,7 @@ export class SecretScanner {
       if (Array.isArray(node)) {
         let copy: unknown[] | undefined
         for (let i = 0; i < node.length; i++) {
-          const next = visit(node[i], undefined, undefined, within)
+          const next = element(node[i], within)
           if (next === node[i]) continue
           copy ??= node.slice()
           copy[i] = next
@@ -348,6 +363,18 @@ export class SecretScanner {
         return names ? renamed(copy ?? record, keys, names) : (copy ?? node)
       }
       return node
+    }
+    // An item of a list is read by itself (no member name, no holder): what it comes to depends
+    // on the item and the reading alone, so an item that several values share is read once.
+    const element = (item: unknown, within: Reading): unknown => {
+      if (!shared || depth !== 0 || typeof item !== 'object' || item === null)
+        return visit(item, undefined, undefined, within)
+      const done = shared.get(within) ?? new WeakMap<object, unknown>()
+      shared.set(within, done)
+      if (done.has(item)) return done.get(item)
+      const next = visit(item, undefined, undefined, within)
+      done.set(item, next)
+      return next
     }
     return visit(value, undefined, undefined, reading)
   }
