@@ -294,6 +294,7 @@ function driftOf(root: string, cassettePath: string, test: string, env: Record<s
         mode: entry.mode,
         status: entry.status,
         written: entry.written,
+        ...(entry.recordingRefused ? { refused: true } : {}),
         ...(env[CASSETTE_OUT_ENV] ? { out: writtenPath(root, cassettePath, env[CASSETTE_OUT_ENV]) } : {}),
         ...(entry.run ? { run: resolve(root, entry.run) } : {}),
         ...(failure ? { failure: { code: failure.code, message: failure.message } } : {}),

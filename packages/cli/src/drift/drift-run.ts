@@ -210,21 +210,23 @@ async function liveRow(
   note: DriftTapeNote | undefined,
 ): Promise<DriftRow> {
   if (!note) return errorRow(input, before, 'it did not run in the live run')
-  if (note.failure?.code === 'ERR_TAPE_BUDGET') {
-    return {
-      ...baseRow(input, note, 'budget'),
-      first: { where: 'live run', what: firstLine(note.failure.message) },
-    }
-  }
+  // A recording, whatever its test made of it (a tape over its own configured budget included).
   if (note.out && existsSync(note.out)) {
     const committed = await loadCassette('agent-tape drift', note.cassette, input)
     const live = await loadCassette('agent-tape drift', note.out, input)
     const { class: found, first } = classifyDiff(diffCassettes(note.cassette, committed, note.out, live))
     return { ...baseRow(input, note, found), ...(first ? { first } : {}) }
   }
+  // Refused by the drift run's budget: the recording was given up, so nothing was written.
+  if (note.refused && note.failure?.code === 'ERR_TAPE_BUDGET') {
+    return {
+      ...baseRow(input, note, 'budget'),
+      first: { where: 'live run', what: firstLine(note.failure.message) },
+    }
+  }
   // Recorded the same as the committed cassette (nothing is written then), whether or not its
   // test passed: nothing moved under it.
-  if (note.status === 'recorded' && !note.written && !note.failure) return baseRow(input, note, 'unchanged')
+  if (note.status === 'recorded' && !note.written && !note.refused) return baseRow(input, note, 'unchanged')
   return errorRow(input, note, note.failure ? firstLine(note.failure.message) : 'nothing was recorded')
 }
 

@@ -40,6 +40,8 @@ export interface DriftTapeNote {
   status: string
   /** Whether the recording was written. */
   written: boolean
+  /** Set when the recording was given up: a decision the run needed was refused (a budget, a missing key). */
+  refused?: true
   /** Where a recording is written instead of over the cassette (see {@link CASSETTE_OUT_ENV}), absolute. */
   out?: string
   /** Where the run of a replay that diverged was kept, absolute (see `TapeSummaryEntry.run`). */
