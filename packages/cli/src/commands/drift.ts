@@ -18,7 +18,7 @@ const DEFAULT_FAIL_ON: readonly DriftClass[] = ['model', 'tools', 'code', 'error
 export const driftCli: Command = {
   spec: {
     name: 'drift',
-    args: '[cassettes or test files…] [-- <test command>]',
+    args: '[paths…] [-- <test command>]',
     summary: 'Run the tests live and say what moved under each: the model, a tool, or the code.',
     description: [
       'Runs the tests twice. First replaying: a test whose code asks for a request its cassette does not hold is "code" (the code changed the request), and sends nothing live. Then the other tests live (mode update), each recording written to a scratch folder instead of over the committed cassette (AGENT_TAPE_CASSETTE_OUT), and compared with it by its first differing decision: the same model request answered differently is "model"; a tool call, MCP call or environment read answered differently is "tools"; a recording the same as the committed one is "unchanged". The committed cassettes are only read.',
