@@ -50,7 +50,7 @@ function live(
       callbacks: {
         onmessage: (message) => {
           const kind = Object.keys(message).filter(
-            (k) => (message as Record<string, unknown>)[k] !== undefined,
+            (k) => (message as unknown as Record<string, unknown>)[k] !== undefined,
           )
           seen.kinds.push(kind.join('+'))
           for (const part of message.serverContent?.modelTurn?.parts ?? []) {
@@ -77,7 +77,9 @@ function live(
         const at = messages.findIndex(
           (m, i) =>
             i >= read &&
-            (kind === 'turnComplete' ? m.serverContent?.turnComplete : (m as Record<string, unknown>)[kind]),
+            (kind === 'turnComplete'
+              ? m.serverContent?.turnComplete
+              : (m as unknown as Record<string, unknown>)[kind]),
         )
         if (at >= 0) {
           read = at + 1

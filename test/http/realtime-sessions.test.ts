@@ -57,7 +57,7 @@ function session(
     let read = 0
     const waiting: { type: string; resolve: (e: ServerEvent) => void }[] = []
     rt.on('event', (event) => {
-      const e = event as ServerEvent
+      const e = event as unknown as ServerEvent
       seen.types.push(e.type)
       events.push(e)
       if (e.type === 'response.output_text.delta') seen.text += String(e.delta)
@@ -286,7 +286,7 @@ describe('a session that ends early', () => {
     rt.send({ type: 'session.update', session: { type: 'realtime', instructions: 'Hi.' } } as never)
     await next('session.updated')
     rt.send({ type: 'response.create' })
-    rt.close(1000, 'done')
+    rt.close({ code: 1000, reason: 'done' })
   })
 
   it('closed by the server with an error event replays the error and the close', async () => {
@@ -427,7 +427,7 @@ describe('the handshake', () => {
       })
     })
     expect(run.result).toBe('error')
-    expect(run.failure?.code).toBe('ERR_TAPE_NETWORK')
+    expect((run.failure as { code?: string } | undefined)?.code).toBe('ERR_TAPE_NETWORK')
     expect(server.connections).toBe(before)
   })
 })
