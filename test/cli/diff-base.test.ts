@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SecretScanner } from '@agent-tape/core/internal'
@@ -264,6 +264,14 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     expect(rest.join('\n')).toBe(workingTree.split('\n').slice(1).join('\n'))
     const one = await diff('--base', 'main', '--head', 'change', '**/answer.jsonl')
     expect(one.stdout).toContain('1 cassette: 1 changed, 0 added, 0 removed, 0 obsolete')
+    // From a folder of the repository, reached through a link: paths relative to it, only its cassettes.
+    const link = join(mkdtempSync(join(tmpdir(), 'agent-tape-diff-link-')), 'project')
+    symlinkSync(project.dir, link)
+    const inside = await runCli(['diff', '--base', 'main', '--head', 'change'], join(link, 'test'))
+    expect(inside.stdout).toContain('changed   __cassettes__/weather.test.ts/prompt.jsonl\n')
+    expect(inside.stdout).toContain('6 cassettes: 3 changed, 1 added, 1 removed, 1 obsolete')
+    const elsewhere = await runCli(['diff', '--base', 'main', '--head', 'change'], join(link, 'src'))
+    expect(elsewhere.stdout).toContain('0 cassettes: 0 changed, 0 added, 0 removed, 0 obsolete')
     expect(await diff('--base', 'change')).toEqual({
       code: 0,
       stderr: '',

@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises'
 import { diffCassettes, isUnanswered } from '@agent-tape/inspect'
 import { HELP_OPTION, usageError } from '../args.js'
 import { loadCassette } from '../cassette-files.js'
@@ -113,9 +114,11 @@ async function diffRefs(
   const include = (path: string) =>
     positionals.length > 0 ? limit(path) : !path.startsWith('../') && !path.startsWith('/')
   const changed = await changedPaths(root, baseTree, headTree)
+  // git names the root by its real path: paths are shown relative to the same kind of path.
+  const cwd = await realpath(io.cwd).catch(() => io.cwd)
   const report = await compareTapeTrees(baseTree, headTree, {
     root,
-    cwd: io.cwd,
+    cwd,
     env: io.env,
     include,
     changed,
