@@ -22,7 +22,7 @@ export function summarizeOpenFailure(
     test,
     cassettePath,
     mode,
-    action: mode === 'live' ? 'passthrough' : mode === 'update' ? 'record' : 'replay',
+    action: mode === 'live' ? 'passthrough' : mode === 'update' || mode === 'resume' ? 'record' : 'replay',
     status: 'error',
     ...(isAgentTapeError(error) ? { error: error.code } : {}),
     inCassette: 0,
