@@ -36,7 +36,7 @@ const SENTENCE_END = /(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u
  */
 export function renderTranscript(file: string, cassette: Cassette): string {
   const summary = summarizeCassette(file, cassette)
-  const lines = renderHeader(summary)
+  const lines = renderHeader(summary, cassette)
   const before = new Map<string, RequestConversation>()
   summary.decisions.forEach((d, i) => {
     lines.push('', heading(d))
@@ -55,14 +55,14 @@ export function renderTranscript(file: string, cassette: Cassette): string {
   return `${lines.join('\n')}\n`
 }
 
-function renderHeader(summary: CassetteSummary): string[] {
+function renderHeader(summary: CassetteSummary, cassette: Cassette): string[] {
   const h = summary.header
   const lines = [`agent-tape cassette (format ${h.agentTape}, key scheme ${h.keyScheme})`]
   const fields = new Fields(lines, 0)
   fields.text('test', h.test)
   if (h.source) fields.text('source', describeSource(h.source))
   fields.text('recorded', h.recordedAt)
-  for (const model of modelsOf(summary)) fields.text('model', model)
+  for (const model of modelsOf(summary, cassette)) fields.text('model', model)
   const runtime = h.runtime ?? {}
   if (runtime.agentTape) fields.text('agent-tape', runtime.agentTape)
   if (runtime.node) fields.text('node', `${runtime.node}${runtime.platform ? ` (${runtime.platform})` : ''}`)
@@ -79,11 +79,14 @@ function renderHeader(summary: CassetteSummary): string[] {
 }
 
 /** The models a run asked for, and those that answered under another name, in order. */
-function modelsOf(summary: CassetteSummary): string[] {
+function modelsOf(summary: CassetteSummary, cassette: Cassette): string[] {
   const models: string[] = []
-  for (const d of summary.decisions) {
-    const asked = d.model?.request.model
-    const answered = d.model?.answer?.model
+  for (const [i, d] of summary.decisions.entries()) {
+    // A model call taped in code (`tape.call('llm', { model, … })`) names its model in its input.
+    const input = cassette.decisions[i]!.in as { model?: unknown } | undefined
+    if (!d.model) continue
+    const asked = d.model.request.model ?? (typeof input?.model === 'string' ? input.model : undefined)
+    const answered = d.model.answer?.model
     const line =
       asked === undefined
         ? answered

@@ -43,7 +43,7 @@ const ITEM_ROLES: Record<string, string> = { function_call: 'assistant', functio
 
 /** Reads the conversation of a model request's recorded input (`in` of an `llm` decision). */
 export function readConversation(input: unknown): RequestConversation {
-  const body = asRecord(asRecord(input).body)
+  const body = bodyOf(input)
   const params: Record<string, unknown> = { ...body }
   const conversation: RequestConversation = { messages: [], items: [], tools: [], params }
   const system = SYSTEM.find((key) => body[key] !== undefined)
@@ -68,13 +68,19 @@ export function readConversation(input: unknown): RequestConversation {
 
 /** The names of the tools a model request offers: a tool's `name`, its function's, or its type. */
 export function toolNames(input: unknown): string[] {
-  const tools = asRecord(asRecord(input).body).tools
+  const tools = bodyOf(input).tools
   if (!Array.isArray(tools)) return []
   return tools.map((tool) => {
     const t = asRecord(tool)
     const name = t.name ?? asRecord(t.function).name ?? t.type
     return typeof name === 'string' ? name : '(tool)'
   })
+}
+
+/** The body of a request taped at HTTP; the input itself of a model call taped in code (`tape.call('llm', …)`). */
+function bodyOf(input: unknown): Record<string, unknown> {
+  const record = asRecord(input)
+  return 'body' in record ? asRecord(record.body) : record
 }
 
 function readMessage(item: unknown): ConversationMessage {
