@@ -370,8 +370,9 @@ it('escapes what paths and prompts hold: the browser shows them as text, in the 
   const dir = mkdtempSync(join(tmpdir(), 'agent-tape-diff-escape-'))
   const hostile = 'test/a|b <i>x<i> *y* [z](u) `c` $d$ __e__.test.ts'
   const prompt = 'Say | <script>alert(1)</script> **hi** `now` [x](y) $z$ &amp; _e_'
-  const record = (file: string, content: string) =>
+  const record = (file: string, content: string, sdk = '6.1.0') =>
     recordCassette(dir, file, {
+      tape: { sdks: { '@scope/sdk': sdk } },
       reply: [{ text: 'ok', usage: { inputTokens: 10, outputTokens: 4 } }],
       run: (c) =>
         c.openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }),
@@ -388,8 +389,12 @@ it('escapes what paths and prompts hold: the browser shows them as text, in the 
   git(dir, 'add', '.')
   git(dir, 'commit', '-q', '-m', 'base')
   git(dir, 'rm', '-q', hostile)
-  await record('test/__cassettes__/ok.test.ts/p.jsonl', prompt)
+  await record('test/__cassettes__/ok.test.ts/p.jsonl', prompt, '6.2.0')
 
+  const text = (await runCli(['diff', '--base', 'main'], dir)).stdout
+  expect(text).toMatch(
+    /\n {4}before {5}gpt-4o-mini · @scope\/sdk 6\.1\.0 · agent-tape \S+ · recorded \S+\n {4}after {6}gpt-4o-mini · @scope\/sdk 6\.2\.0 · /,
+  )
   const { code, stdout } = await runCli(['diff', '--base', 'main', '--markdown'], dir)
   expect(code).toBe(1)
   browser ??= await launchChromium()
@@ -401,6 +406,9 @@ it('escapes what paths and prompts hold: the browser shows them as text, in the 
         [...tr.querySelectorAll('td')].slice(0, 2).map((cell) => cell.textContent),
       ),
       input: document.querySelector('details pre')?.textContent,
+      sides: [...document.querySelectorAll('details table tr')].map((tr) =>
+        [...tr.querySelectorAll('th, td')].map((cell) => cell.textContent),
+      ),
       injected: document.querySelectorAll('script, i, strong, em, a, b, math').length,
     }))
     expect(rendered.rows).toEqual([
@@ -409,6 +417,9 @@ it('escapes what paths and prompts hold: the browser shows them as text, in the 
       [gone, `obsolete: ${hostile} no longer exists`],
     ])
     expect(rendered.input).toBe(`in    body.messages[0].content: ${prompt}`)
+    // The provenance of both recordings: the SDK versions from their headers, the model that answered.
+    expect(rendered.sides).toContainEqual(['SDKs', '@scope/sdk 6.1.0', '@scope/sdk 6.2.0'])
+    expect(rendered.sides).toContainEqual(['model', 'gpt-4o-mini', 'gpt-4o-mini'])
     expect(rendered.injected).toBe(0)
   } finally {
     await page.close()
