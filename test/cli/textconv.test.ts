@@ -247,17 +247,26 @@ Commit .gitattributes; in another clone, run agent-tape setup-git again.
 
 it('names cassettes recorded outside the cassette folders, and refuses a folder outside git', async () => {
   mkdirSync(join(root, 'runs'))
+  mkdirSync(join(root, 'my runs'))
   writeFileSync(join(root, 'runs', 'issue-412.jsonl'), out.v1)
   writeFileSync(join(root, 'runs', 'notes.jsonl'), '{"note":"not a cassette"}\n')
+  writeFileSync(join(root, 'my runs', 'issue 7.jsonl'), out.v1)
+  // A line that gives the driver with another attribute counts as there.
+  writeFileSync(join(root, '.gitattributes'), `${out.attributes.replace(/agent-tape$/m, 'agent-tape -text')}`)
   const { stdout } = await runCli(['setup-git'], join(root, 'runs'))
-  expect(stdout).toMatch(/^\.gitattributes {2}\+ runs\/\*\.jsonl diff=agent-tape\n\n/)
-  expect(git('check-attr', 'diff', '--', 'runs/issue-412.jsonl', CASSETTE)).toBe(
-    `runs/issue-412.jsonl: diff: agent-tape\n${CASSETTE}: diff: agent-tape\n`,
+  expect(stdout).toMatch(
+    /^\.gitattributes {2}\+ "my runs\/\*\.jsonl" diff=agent-tape\n\.gitattributes {2}\+ runs\/\*\.jsonl diff=agent-tape\n\n/,
+  )
+  const attributes = readFileSync(join(root, '.gitattributes'), 'utf8')
+  expect((await runCli(['setup-git'], root)).stdout).toMatch(/^Already set up in /)
+  expect(readFileSync(join(root, '.gitattributes'), 'utf8')).toBe(attributes)
+  expect(git('check-attr', 'diff', '--', 'runs/issue-412.jsonl', 'my runs/issue 7.jsonl', CASSETTE)).toBe(
+    `runs/issue-412.jsonl: diff: agent-tape\nmy runs/issue 7.jsonl: diff: agent-tape\n${CASSETTE}: diff: agent-tape\n`,
   )
   git('checkout', '-q', '--', '.gitattributes')
 
   const outside = mkdtempSync(join(tmpdir(), 'agent-tape-no-git-'))
-  const refused = await runCli(['setup-git'], outside, { GIT_CEILING_DIRECTORIES: dirname(outside) })
+  const refused = await runCli(['setup-git'], outside)
   expect(refused.code).toBe(2)
   expect(refused.stderr).toMatch(
     /^\[agent-tape\] agent-tape setup-git cannot set up .*: it is not in a git checkout \(fatal: not a git repository.*\)\. Run it inside the git checkout whose cassettes git diff should read \(git init makes one\); nothing was written\.\n$/,

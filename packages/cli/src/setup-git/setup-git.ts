@@ -40,13 +40,10 @@ export async function setUpGit(cwd: string, options: GitSetupOptions): Promise<G
   const top = await checkoutTop(cwd)
   const git = (args: readonly string[]) => run('git', args, { cwd: top, maxBuffer: 64 * 1024 * 1024 })
   const patterns = [
-    ...options.cassetteDirs.map((dir) => `**/${escapePattern(dir)}/**/*.jsonl`),
+    ...options.cassetteDirs.map((dir) => quotePattern(`**/${escapeGlob(dir)}/**/*.jsonl`)),
     ...(await otherCassettePlaces(top, options.cassetteDirs, git)),
   ]
-  const attributes = await addAttributes(
-    top,
-    patterns.map((pattern) => `${pattern} diff=${DRIVER}`),
-  )
+  const attributes = await addAttributes(top, patterns)
   const wanted: [string, string][] = [
     [`diff.${DRIVER}.textconv`, options.command ?? (await textconvCommand(cwd, top))],
     [`diff.${DRIVER}.cachetextconv`, 'true'],
@@ -110,29 +107,43 @@ async function otherCassettePlaces(
     if (cassetteDirs.some((dir) => `/${file}`.includes(`/${dir}/`))) continue
     if ((await headerKind(join(top, file)).catch(() => undefined)) === undefined) continue
     const folder = dirname(file)
-    places.add(folder === '.' ? `/${escapePattern(file)}` : `${escapePattern(folder)}/*.jsonl`)
+    places.add(quotePattern(folder === '.' ? `/${escapeGlob(file)}` : `${escapeGlob(folder)}/*.jsonl`))
   }
   return [...places].sort()
 }
 
-/** A path as a `.gitattributes` pattern matches it literally: glob characters escaped, quoted when it has spaces. */
-function escapePattern(path: string): string {
-  const escaped = path.replace(/[\\*?[\]!]/g, (c) => `\\${c}`)
-  return /[\s"]/.test(escaped) ? `"${escaped.replace(/["\\]/g, (c) => `\\${c}`)}"` : escaped
+/** A path as a `.gitattributes` pattern matches it literally: its glob characters escaped. */
+function escapeGlob(path: string): string {
+  return path.replace(/[\\*?[\]!]/g, (c) => `\\${c}`)
 }
 
-/** Appends to the top `.gitattributes` the lines it lacks; returns them. */
-async function addAttributes(top: string, lines: readonly string[]): Promise<string[]> {
+/** A pattern as a `.gitattributes` line holds it: quoted, C-style, when it has spaces or quotes. */
+function quotePattern(pattern: string): string {
+  return /[\s"]/.test(pattern) ? `"${pattern.replace(/["\\]/g, (c) => `\\${c}`)}"` : pattern
+}
+
+/**
+ * Appends to the top `.gitattributes` a line for each pattern no line gives the driver already
+ * (`<pattern> diff=agent-tape`, whatever other attributes it sets); returns the lines added.
+ */
+async function addAttributes(top: string, patterns: readonly string[]): Promise<string[]> {
   const file = join(top, '.gitattributes')
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return ''
     throw error
   })
-  const present = new Set(text.split(/\r?\n/).map((line) => line.trim().replace(/\s+/g, ' ')))
-  const missing = lines.filter((line) => !present.has(line))
+  const driven = new Set<string>()
+  for (const line of text.split(/\r?\n/)) {
+    // A pattern, quoted when it holds spaces, then its attributes.
+    const pattern = /^\s*("(?:[^"\\]|\\.)*"|\S+)(.*)$/.exec(line)
+    if (pattern && pattern[2]!.split(/\s+/).includes(`diff=${DRIVER}`)) driven.add(pattern[1]!)
+  }
+  const missing = patterns
+    .filter((pattern) => !driven.has(pattern))
+    .map((pattern) => `${pattern} diff=${DRIVER}`)
   if (missing.length === 0) return []
-  const comment = `# Cassettes read as transcripts by git diff (npx agent-tape setup-git)`
-  const block = [...(present.has(comment) ? [] : [comment]), ...missing]
+  const comment = '# Cassettes read as transcripts by git diff (npx agent-tape setup-git)'
+  const block = [...(text.includes(comment) ? [] : [comment]), ...missing]
   const separator = text === '' || text.endsWith('\n') ? '' : '\n'
   await writeFile(file, `${text}${separator}${block.join('\n')}\n`)
   return missing
