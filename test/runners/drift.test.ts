@@ -61,7 +61,8 @@ function writeSuite(runner: Runner, project: RunnerProject): void {
   configure(runner, project, `allowSecrets: ['${KEY}']`)
 }
 
-function echoFile(runner: Runner, word: string): string {
+/** The echo tests, the keyed one asking whether the key is `word`; `added` adds a test never recorded. */
+function echoFile(runner: Runner, word: string, added = false): string {
   return testFile(runner, [
     "import { ask } from '../src/agent'",
     "it.tape('hello', async () => {",
@@ -70,6 +71,9 @@ function echoFile(runner: Runner, word: string): string {
     "it.tape('keyed', async () => {",
     `  expect(await ask('Is ${KEY} ${word}?')).toContain('${word}')`,
     '})',
+    ...(added
+      ? ["it.tape('added', async () => {", "  expect(await ask('New?')).toContain('New?')", '})']
+      : []),
   ])
 }
 
@@ -211,15 +215,18 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     }
   })
 
-  it.sequential('says tools for a tool that answers differently and code for an edited prompt, which sends nothing live', async () => {
+  it.sequential('says tools for a tool that answers differently, and code for an edited prompt and a new test, which send nothing live', async () => {
     const project = copy()
     project.write('weather.txt', '21°C')
-    project.write('test/echo.test.ts', echoFile(runner, 'current'))
+    project.write('test/echo.test.ts', echoFile(runner, 'current', true))
     const before = provider.requests.length
     const summary = join(project.dir, 'summary.md')
     const run = await drift(project, '--markdown drift.md', { GITHUB_STEP_SUMMARY: summary })
     expect(run.code, run.output).toBe(1)
-    expect(run.stdout).toContain('agent-tape drift: 3 tests: 1 unchanged, 1 tools, 1 code')
+    expect(run.stdout).toContain('agent-tape drift: 4 tests: 1 unchanged, 1 tools, 2 code')
+    expect(run.stdout).toContain(
+      '\n  code       test/echo.test.ts > added     replay: no committed cassette (a new test: a run in mode auto records it)\n',
+    )
     const tools = `step 1, tool "get_weather": result: "18°C in Paris" → "21°C in Paris"`
     expect(run.stdout).toContain(`\n  tools      ${PARIS}  ${tools}\n`)
     expect(run.stdout).toMatch(
@@ -230,10 +237,10 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     expect(run.stderr).toContain('Drift found: tools, code (--fail-on model,tools,code,error)')
     // docs/cli.md shows this run's output.
     expect(run.stdout).toBe(documentedOutput('drift --markdown drift.md'))
-    // The edited prompt's test made no live request: only the unchanged one and the tool loop did.
+    // The edited prompt's test and the new one made no live request: only the unchanged one and the tool loop did.
     const sent = provider.requests.slice(before).map((r) => JSON.stringify(r.body))
     expect(sent.filter((body) => body.includes('Hello?'))).toHaveLength(1)
-    expect(sent.filter((body) => body.includes('current') || body.includes(KEY))).toEqual([])
+    expect(sent.filter((body) => /current|New\?/.test(body) || body.includes(KEY))).toEqual([])
     expect(sent).toHaveLength(4)
     const markdown = project.read('drift.md')
     expect(markdown).toContain('| class | test | first change |')
@@ -257,7 +264,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
         class: 'budget',
         first: {
           where: 'live run',
-          what: `Not sent: the model request at step 2 of "${PARIS}" is over the drift run's budget of 100 tokens: 60 tokens were spent or held, and this request is estimated at 60 more from its committed recording. Raise --budget-usd or --budget-tokens, or run drift on fewer tests (agent-tape drift <test file>).`,
+          what: `Not sent: the model request at step 2 of "${PARIS}" is over the drift run's budget of 100 tokens: 60 tokens were spent or held, and this request is estimated at 60 more from its committed recording`,
         },
       },
     ])

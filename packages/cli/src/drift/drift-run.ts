@@ -199,7 +199,9 @@ async function codeRow(input: DriftInput, note: DriftTapeNote): Promise<DriftRow
       return row
     }
   }
-  if (note.failure) row.first = { where: 'replay', what: firstLine(note.failure.message) }
+  if (note.failure?.code === 'ERR_TAPE_NO_CASSETTE')
+    row.first = { where: 'replay', what: 'no committed cassette (a new test: a run in mode auto records it)' }
+  else if (note.failure) row.first = { where: 'replay', what: firstLine(note.failure.message) }
   return row
 }
 
@@ -242,8 +244,11 @@ function baseRow(input: DriftInput, note: DriftTapeNote, found: DriftClass): Dri
   return { test: note.test, cassette: toPosix(relative(input.cwd, note.cassette)), class: found }
 }
 
+/** What failed and why, without what to do (the table has no room for it): `what: why`. */
 function firstLine(message: string): string {
-  return message.replace(/^\[agent-tape\] /, '').split('\n')[0]!
+  const line = message.replace(/^\[agent-tape\] /, '').split('\n')[0]!
+  const fix = /\. (?=[A-Z])/.exec(line)
+  return fix ? line.slice(0, fix.index) : line
 }
 
 function testFileOf(test: string): string {
