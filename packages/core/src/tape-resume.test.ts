@@ -109,6 +109,34 @@ describe('resume mode', () => {
     expect(store.files[PATH]).toBe(before)
   })
 
+  it('fails on an environment read that drifted, as a replay does, writing nothing', async () => {
+    const store = createMemoryStore()
+    const first = await openTape({
+      id: 'agent',
+      cassettePath: PATH,
+      store,
+      mode: 'update',
+      env: { FLAG: 'a' },
+    })
+    first.env(['FLAG'])
+    await runAgent(first, original, [], 1)
+    await first.finish()
+    const before = store.files[PATH]
+    const tape = await openTape({
+      id: 'agent',
+      cassettePath: PATH,
+      store,
+      mode: 'resume',
+      env: { FLAG: 'b' },
+    })
+    tape.env(['FLAG'])
+    await runAgent(tape, original, [], 1)
+    const state = await tape.finish()
+    expect(state).toMatchObject({ status: 'diverged', written: false })
+    expect(tape.failure()?.code).toBe('ERR_TAPE_ENV_DRIFT')
+    expect(store.files[PATH]).toBe(before)
+  })
+
   it('drops the recorded decisions a shorter run no longer asks for', async () => {
     const store = await recorded()
     const tape = await open(store, 'resume')

@@ -83,7 +83,9 @@ export class ResumePart extends TapePart {
   async finish(): Promise<PartEnding> {
     if (this.switched.size === 0 && this.index.unused().length === 0) {
       // Every decision matched (and none was recorded): the cassette stays as it is, byte for byte.
-      return { status: 'clean', written: false, writeSkipped: 'unchanged' }
+      // What diverged all the same (an environment read that drifted) fails the run, as in replay.
+      const status = this.context.log.divergences.length > 0 ? 'diverged' : 'clean'
+      return { status, written: false, writeSkipped: 'unchanged' }
     }
     return this.recorder.finish()
   }
