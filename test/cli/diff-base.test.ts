@@ -380,8 +380,9 @@ it('escapes what paths and prompts hold: the browser shows them as text, in the 
   const gone = `test/__cassettes__/${hostile.slice('test/'.length)}/t.jsonl`
   await record(gone, 'Hello')
   await record('test/__cassettes__/ok.test.ts/p.jsonl', 'Say hi')
+  await record('test/__cassettes__/ok.test.ts/s.jsonl', 'Same')
   writeFileSync(join(dir, hostile), "it.tape('t', async () => {})\n")
-  writeFileSync(join(dir, 'test/ok.test.ts'), "it.tape('p', async () => {})\n")
+  writeFileSync(join(dir, 'test/ok.test.ts'), "it.tape('p', async () => {})\nit.tape('s', async () => {})\n")
   git(dir, 'init', '-q', '-b', 'main')
   // A diff driver for cassettes (as agent-tape setup-git writes one) changes nothing read from git.
   writeFileSync(join(dir, '.gitattributes'), '*.jsonl diff=transcript\n')
@@ -390,8 +391,13 @@ it('escapes what paths and prompts hold: the browser shows them as text, in the 
   git(dir, 'commit', '-q', '-m', 'base')
   git(dir, 'rm', '-q', hostile)
   await record('test/__cassettes__/ok.test.ts/p.jsonl', prompt, '6.2.0')
+  // Re-recorded with a newer SDK, to the same decisions: only its header changed.
+  await record('test/__cassettes__/ok.test.ts/s.jsonl', 'Same', '6.2.0')
 
   const text = (await runCli(['diff', '--base', 'main'], dir)).stdout
+  expect(text).toMatch(
+    /changed {3}test\/__cassettes__\/ok\.test\.ts\/s\.jsonl\n {4}header {5}sdks\S*: "6\.1\.0" → "6\.2\.0"\n/,
+  )
   expect(text).toMatch(
     /\n {4}before {5}gpt-4o-mini · @scope\/sdk 6\.1\.0 · agent-tape \S+ · recorded \S+\n {4}after {6}gpt-4o-mini · @scope\/sdk 6\.2\.0 · /,
   )
@@ -406,6 +412,7 @@ it('escapes what paths and prompts hold: the browser shows them as text, in the 
         [...tr.querySelectorAll('td')].slice(0, 2).map((cell) => cell.textContent),
       ),
       input: document.querySelector('details pre')?.textContent,
+      header: document.querySelectorAll('details pre')[1]?.textContent,
       sides: [...document.querySelectorAll('details table tr')].map((tr) =>
         [...tr.querySelectorAll('th, td')].map((cell) => cell.textContent),
       ),
@@ -414,9 +421,11 @@ it('escapes what paths and prompts hold: the browser shows them as text, in the 
     expect(rendered.rows).toEqual([
       [],
       ['test/__cassettes__/ok.test.ts/p.jsonl', 'changed'],
+      ['test/__cassettes__/ok.test.ts/s.jsonl', 'changed'],
       [gone, `obsolete: ${hostile} no longer exists`],
     ])
     expect(rendered.input).toBe(`in    body.messages[0].content: ${prompt}`)
+    expect(rendered.header).toMatch(/^header sdks\S*: "6\.1\.0" → "6\.2\.0"$/)
     // The provenance of both recordings: the SDK versions from their headers, the model that answered.
     expect(rendered.sides).toContainEqual(['SDKs', '@scope/sdk 6.1.0', '@scope/sdk 6.2.0'])
     expect(rendered.sides).toContainEqual(['model', 'gpt-4o-mini', 'gpt-4o-mini'])

@@ -61,6 +61,7 @@ function renderDetails(c: TapeChange): string {
     ? `<code>${escapeHtml(c.path)}</code>: first difference at ${escapeHtml(describeDecisionChange(c.first))}`
     : `<code>${escapeHtml(c.path)}</code>: header changed`
   const lines = [`<details><summary>${summary}</summary>`]
+  if (c.header) lines.push(`<pre>${c.header.map((line) => `header ${escapeHtml(line)}`).join('\n')}</pre>`)
   for (const change of [c.first, c.firstInput]) {
     if (!change) continue
     if (change !== c.first) lines.push(`<p>then ${escapeHtml(describeDecisionChange(change))}</p>`)

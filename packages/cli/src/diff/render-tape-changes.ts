@@ -99,6 +99,7 @@ function renderCassette(c: TapeChange, style: Style): string[] {
     })
   }
   if (c.why) field('why', [c.why])
+  if (c.header) field('header', c.header)
   if (c.first) field('first', [describeDecisionChange(c.first)])
   for (const change of [c.first, c.firstInput]) {
     if (!change) continue

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import {
   type Cassette,
+  formatChanges,
   parseCassette,
   redactCassetteForReading,
   SecretScanner,
@@ -29,6 +30,8 @@ export interface TapeChange {
   first?: DecisionChange
   /** When the first difference is not in an input (a tool's result): the first input that changed after it. */
   firstInput?: DecisionChange
+  /** When no decision differs: what changed in the header (`runtime.node: "v20…" → "v22…"`). */
+  header?: string[]
   /** Tool calls made in one recording and not the other, as `name {args}`. */
   toolCalls?: { added: string[]; removed: string[] }
   /** The re-record line: `paris: 5 → 5 decisions, 420 → 431 tokens (+3%), $0.0012 → $0.0013`. */
@@ -155,7 +158,8 @@ function changeOf(path: string, a: Cassette, b: Cassette, diff: CassetteDiff): T
     costLine: diff.cost.line,
     diff,
   }
-  if (firstEntry) {
+  if (!firstEntry) change.header = formatChanges(diff.header)
+  else {
     change.first = decisionChange(firstEntry)
     if (change.first.input.length === 0) {
       const next = differing.find((e) => e.status === 'changed' && e.input.length > 0)
