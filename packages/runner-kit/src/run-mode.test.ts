@@ -12,7 +12,7 @@ describe('the runner switches that choose a mode', () => {
       const env: Record<string, string | undefined> = {}
       applyModeSwitch(['vitest', 'run', flag], env)
       expect(env).toEqual({ AGENT_TAPE_MODE: mode, AGENT_TAPE_MODE_FROM: flag })
-      expect(runModeOf({}, env)).toBe(mode)
+      expect(runModeOf({ allowRecordingInCI: false }, env)).toBe(mode)
     }
   })
 
@@ -35,7 +35,7 @@ describe('the runner switches that choose a mode', () => {
     )
     const env: Record<string, string | undefined> = { CI: 'true' }
     applyModeSwitch([RESUME_FLAG], env)
-    expect(() => runModeOf({}, env)).toThrow(
+    expect(() => runModeOf({ allowRecordingInCI: false }, env)).toThrow(
       'Refusing to re-record cassettes in CI: mode "resume" was requested (by --resume-cassettes) while CI is set',
     )
   })
