@@ -20,7 +20,7 @@ export interface FirstChange {
  * a random value, a file), which counts with the environment.
  */
 export function classifyDiff(diff: CassetteDiff): { class: DriftClass; first?: FirstChange } {
-  const entry = diff.entries.find((e) => e.status !== 'unchanged')
+  const entry = diff.entries.find((e) => e.status !== 'unchanged' && !onlyUsage(e))
   if (!entry) return { class: 'unchanged' }
   const side = entry.a ?? entry.b!
   const where = `${position(side)}, ${side.label}`
@@ -38,6 +38,22 @@ export function classifyDiff(diff: CassetteDiff): { class: DriftClass; first?: F
     return { class: side.kind === 'llm' ? 'model' : 'tools', first: { where, what: entry.output[0]! } }
   }
   return { class: 'tools', first: { where, what: `request changed: ${inputChange(entry)}` } }
+}
+
+/**
+ * A model's answer that differs only in its token counts: the same answer (a provider's prompt
+ * cache alone changes the cached tokens from one run to the next), not the model's drift.
+ */
+function onlyUsage(entry: DiffEntry): boolean {
+  return (
+    entry.status === 'changed' &&
+    entry.a?.kind === 'llm' &&
+    entry.a.step === entry.b?.step &&
+    entry.a.lane === entry.b?.lane &&
+    entry.input.length === 0 &&
+    entry.output.length > 0 &&
+    entry.output.every((line) => line.startsWith('tokens: '))
+  )
 }
 
 /** The first changed field of a decision's input, as the miss report shows it. */
