@@ -322,6 +322,24 @@ describe('fail closed', () => {
     expect(server.connections).toBe(before)
   })
 
+  it('refuses the handshake of a session whose URL changed, naming it', async () => {
+    const before = server.connections
+    const run = await runTaped(store, 'text.jsonl', 'replay', async () => {
+      const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime-mini', options: { ca: server.ca } }, client)
+      const errors: string[] = []
+      rt.on('error', (error) => errors.push(error.message))
+      await new Promise((resolve) => rt.socket.once('close', resolve))
+      return errors
+    })
+    expect(isReplayMiss(run.failure)).toBe(true)
+    expect(run.failure!.message).toContain('websocket open (openai-realtime)')
+    expect(run.failure!.message).toContain(
+      'url: "/v1/realtime?model=gpt-realtime" → "/v1/realtime?model=gpt-realtime-mini"',
+    )
+    expect(run.result).toEqual(['Unexpected server response: 500'])
+    expect(server.connections).toBe(before)
+  })
+
   it('refuses to write a secret a frame carries', async () => {
     const leak = `sk-proj-${'Op3nAiK3y'.repeat(5)}`
     const error = await runTaped(store, 'leak.jsonl', 'update', textSession(`Use the key ${leak}.`)).catch(

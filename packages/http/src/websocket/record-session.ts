@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { onTapeFinish } from '@agent-tape/core/context'
-import { type BegunDecision, toRecordedError } from '@agent-tape/core/internal'
+import { type BegunDecision, isAgentTapeError, toRecordedError } from '@agent-tape/core/internal'
 import type { WebSocket } from 'ws'
 import { performingForTape } from '../network/performing.js'
 import { frameTooLarge, MAX_FRAME_BYTES, SESSION_KIND, type SessionEnds } from './session-ends.js'
@@ -98,7 +98,16 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
     local.on('message', (data: Buffer, isBinary: boolean) => {
       if (data.length > MAX_FRAME_BYTES) return refuse(data.length, 'client')
       finish()
-      const begun = tape.begin(SESSION_KIND, clientInput(call.codec, data, isBinary))
+      let begun: BegunDecision
+      try {
+        begun = tape.begin(SESSION_KIND, clientInput(call.codec, data, isBinary))
+      } catch (error) {
+        // Asked after the test ended, or an input that cannot be keyed: the tape has the error.
+        if (isAgentTapeError(error)) tape.reportDivergence(error)
+        closeAs(local, 1011, 'agent-tape: this message cannot be recorded (see the test failure)')
+        closeAs(remote, 1001, 'going away')
+        return
+      }
       if (begun.action === 'record') current = { begun, started: Date.now(), frames: [] }
       remote.send(data, { binary: isBinary })
     })

@@ -24,7 +24,9 @@ export function openTapedSession(
 ): ClientRequest {
   const [client, server] = socketPair(call.url.protocol === 'wss:')
   const { createConnection: _own, agent: _agent, ...options } = call.options
+  // Made as the client made it, over the in-memory socket instead of a connection (no agent).
   const made = request(
+    ...(call.given === undefined ? [] : [call.given]),
     { ...options, createConnection: () => client },
     ...(call.callback ? [call.callback] : []),
   )

@@ -9,7 +9,9 @@ export type RequestFunction = (...args: unknown[]) => ClientRequest
 export interface UpgradeCall {
   /** The session's URL, `ws:` or `wss:`, credentials in its query included. */
   url: URL
-  /** The options the request was made with, the URL's parts merged in. */
+  /** The URL the request was made with, when it was given one (`http.request(url, options)`). */
+  given: string | URL | undefined
+  /** The options the request was made with (none: `{}`). */
   options: RequestOptions & { createConnection?: unknown; [option: string]: unknown }
   callback: ((response: unknown) => void) | undefined
   /** Every request header, names in lower case. */
@@ -40,7 +42,8 @@ export function webSocketUpgradeOf(args: readonly unknown[], secure: boolean): U
   const url = new URL(`${scheme}//${name}${port ? `:${port}` : ''}${path}`)
   return {
     url,
-    options: { ...options, headers: options.headers },
+    given,
+    options,
     callback,
     headers,
     codec: findSessionCodec(url),
