@@ -29,6 +29,9 @@ Commands:
   prune [paths…]                            Delete cassettes whose tests no longer exist (--dry-run only lists them).
   migrate [paths…]                          Rewrite cassettes of older formats in format 2 (--check only says which). For CI.
   promote <captured-cassette>               Turn a captured run or a recorded command into a test: place its cassette where the runner looks, and write the test.
+  textconv <cassette>                       Print a cassette as a plain transcript, for git diff (set up with agent-tape setup-git).
+  setup-git                                 Have git diff, git log -p and git show print cassettes as transcripts (agent-tape textconv).
+  drift [paths…] [-- <test command>]        Run the tests live and say what moved under each: the model, a tool, or the code.
 
 Options:
   -h, --help     Show help (also: agent-tape <command> --help)
@@ -43,7 +46,7 @@ record and replay exit with the command's own code.
 })
 
 it('has --help for every command, also as `help <command>`', async () => {
-  for (const command of ['record', 'replay', 'show', 'diff', 'view', 'verify', 'prune', 'promote']) {
+  for (const command of ['record', 'replay', 'show', 'diff', 'view', 'verify', 'prune', 'promote', 'drift']) {
     const help = await runCli([command, '--help'], cwd)
     expect(help.code).toBe(0)
     expect(help.stdout).toMatch(new RegExp(`^Usage: agent-tape ${command} \\[options\\]`))
@@ -58,12 +61,13 @@ it('rejects an unknown command with the list of commands', async () => {
     code: 2,
     stdout: '',
     stderr:
-      '[agent-tape] unknown command "rewind": the commands are record, replay, show, diff, view, verify, prune, migrate, promote. Run agent-tape --help for usage.\n',
+      '[agent-tape] unknown command "rewind": the commands are record, replay, show, diff, view, verify, prune, migrate, promote, textconv, setup-git, drift. Run agent-tape --help for usage.\n',
   })
 })
 
 it('suggests the command a misspelt one is closest to, with the rest of the command line', async () => {
-  const commands = 'the commands are record, replay, show, diff, view, verify, prune, migrate, promote'
+  const commands =
+    'the commands are record, replay, show, diff, view, verify, prune, migrate, promote, textconv, setup-git, drift'
   for (const [typed, meant] of [
     ['shwo', 'show'],
     ['Show', 'show'],
