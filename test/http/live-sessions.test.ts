@@ -2,6 +2,7 @@ import { createMemoryStore, isReplayMiss, parseCassette } from '@agent-tape/core
 import { installHttpBoundary } from '@agent-tape/http'
 import { readSessionDecision } from '@agent-tape/http/internal'
 import { GoogleGenAI, type LiveServerMessage, Modality, type Session } from '@google/genai'
+import { WebSocket as UndiciWebSocket } from 'undici7'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { LIVE_AUDIO_CHUNK_BYTES, type LiveServer, startLiveServer } from '../support/live-server.js'
 import { runTaped } from '../support/tape-run.js'
@@ -195,5 +196,56 @@ it('records and replays an audio session: chunks in, inline audio out', async ()
   const replay = await runTaped(store, 'live-audio.jsonl', 'replay', audio)
   expect(replay.failure).toBeUndefined()
   expect(replay.result).toEqual(recording.result)
+  expect(server.connections).toBe(before)
+})
+
+it("records and replays a session of undici's WebSocket (the global one of Node 22 and later)", async () => {
+  const url = `${server.url.replace('http', 'ws')}/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent?key=${API_KEY}`
+  const session = (instruction: string) => async () => {
+    const ws = new UndiciWebSocket(url)
+    const seen: string[] = []
+    ws.onmessage = (event) => {
+      const message = JSON.parse(String(event.data))
+      seen.push(Object.keys(message).join('+'))
+      if (message.setupComplete)
+        ws.send(
+          JSON.stringify({
+            clientContent: { turns: [{ role: 'user', parts: [{ text: 'Hi' }] }], turnComplete: true },
+          }),
+        )
+      if (message.serverContent?.turnComplete) ws.close(1000)
+    }
+    await new Promise((resolve) => {
+      ws.onopen = () =>
+        ws.send(
+          JSON.stringify({
+            setup: {
+              model: 'models/gemini-live-2.5-flash',
+              systemInstruction: { parts: [{ text: instruction }] },
+            },
+          }),
+        )
+      ws.onclose = (event) => resolve(seen.push(`close ${event.code}`))
+      ws.onerror = () => seen.push('error')
+    })
+    return seen
+  }
+  const recording = await runTaped(store, 'undici.jsonl', 'update', session('Be brief.'))
+  expect(recording.failure).toBeUndefined()
+  expect(recording.result).toEqual([
+    'setupComplete',
+    'serverContent',
+    'serverContent',
+    'serverContent+usageMetadata',
+    'close 1000',
+  ])
+  expect(store.files['undici.jsonl']).not.toContain(API_KEY)
+  const before = server.connections
+  const replay = await runTaped(store, 'undici.jsonl', 'replay', session('Be brief.'))
+  expect(replay.failure).toBeUndefined()
+  expect(replay.result).toEqual(recording.result)
+  const missed = await runTaped(store, 'undici.jsonl', 'replay', session('Be concise.'))
+  expect(missed.failure?.message).toContain('websocket setup (gemini-live)')
+  expect(missed.result).toEqual(['close 1011'])
   expect(server.connections).toBe(before)
 })

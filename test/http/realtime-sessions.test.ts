@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { createMemoryStore, isReplayMiss, isSecretLeakError, parseCassette } from '@agent-tape/core'
 import { installHttpBoundary } from '@agent-tape/http'
 import OpenAI from 'openai'
+import { OpenAIRealtimeWebSocket } from 'openai/realtime/websocket'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { WebSocket as UndiciWebSocket } from 'undici7'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -435,17 +436,44 @@ describe('the handshake', () => {
     expect(server.connections).toBe(before)
   })
 
-  it("is refused at the socket when undici's WebSocket (the global one of Node 22) opens it in a replay", async () => {
-    const before = server.connections
-    const run = await runTaped(store, 'text.jsonl', 'replay', async () => {
-      const ws = new UndiciWebSocket(`${server.baseURL.replace('https', 'wss')}/realtime?model=gpt-realtime`)
-      return await new Promise<string>((resolve) => {
-        ws.onerror = () => resolve('error')
-        ws.onopen = () => resolve('open')
-      })
-    })
-    expect(run.result).toBe('error')
-    expect((run.failure as { code?: string } | undefined)?.code).toBe('ERR_TAPE_NETWORK')
-    expect(server.connections).toBe(before)
+  it("records and replays OpenAIRealtimeWebSocket on undici's WebSocket (the global one of Node 22), the key in a subprotocol", async () => {
+    const seen = async () => {
+      const rt = new OpenAIRealtimeWebSocket({ model: 'gpt-realtime' }, client)
+      const types: string[] = []
+      rt.on('event', (event) => types.push(event.type))
+      rt.on('session.updated', () => rt.close())
+      rt.socket.addEventListener('open', () =>
+        rt.send({ type: 'session.update', session: { type: 'realtime', instructions: 'Hi.' } } as never),
+      )
+      await new Promise((resolve) => rt.socket.addEventListener('close', resolve))
+      return types
+    }
+    const global = globalThis as { WebSocket?: unknown }
+    const own = global.WebSocket
+    global.WebSocket = UndiciWebSocket
+    // The recording's own connection trusts the fake's certificate as undici's client would be told to.
+    const verify = process.env.NODE_TLS_REJECT_UNAUTHORIZED
+    try {
+      process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
+      const recording = await runTaped(store, 'global.jsonl', 'update', seen)
+      if (verify === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED
+      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = verify
+      expect(recording.failure).toBeUndefined()
+      expect(recording.result).toEqual(['session.created', 'session.updated'])
+      expect(server.handshakes.at(-1)!.headers['sec-websocket-protocol']).toBe(
+        `realtime,openai-insecure-api-key.${API_KEY}`,
+      )
+      expect(cassette('global.jsonl').decisions[0]!.in).toMatchObject({ protocols: ['realtime'] })
+      expect(store.files['global.jsonl']).not.toContain(API_KEY)
+      const before = server.connections
+      const replay = await runTaped(store, 'global.jsonl', 'replay', seen)
+      expect(replay.failure).toBeUndefined()
+      expect(replay.result).toEqual(recording.result)
+      expect(server.connections).toBe(before)
+    } finally {
+      global.WebSocket = own
+      if (verify === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED
+      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = verify
+    }
   })
 })

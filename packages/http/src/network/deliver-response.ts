@@ -25,6 +25,13 @@ export interface DispatchHandler {
   onResponseData?(controller: Controller, chunk: Buffer): void
   onResponseEnd?(controller: Controller, trailers: Record<string, string>): void
   onResponseError?(controller: Controller, error: Error): void
+  onUpgrade?(status: number, rawHeaders: Buffer[], socket: unknown): void
+  onRequestUpgrade?(
+    controller: Controller,
+    status: number,
+    headers: Record<string, string>,
+    socket: unknown,
+  ): void
 }
 
 interface Controller {
@@ -41,6 +48,23 @@ interface Controller {
 export function deliverError(handler: DispatchHandler, error: Error): void {
   if (usesControllerApi(handler)) handler.onResponseError?.(createFlow().controller, error)
   else handler.onError?.(error)
+}
+
+/** Answers an upgrade (a WebSocket's) with `101 Switching Protocols`, its headers and the socket it runs over. */
+export function deliverUpgrade(
+  handler: DispatchHandler,
+  headers: Record<string, string>,
+  socket: unknown,
+): void {
+  const flow = createFlow()
+  if (usesControllerApi(handler)) {
+    handler.onRequestStart?.(flow.controller, {})
+    handler.onRequestUpgrade?.(flow.controller, 101, headers, socket)
+  } else {
+    handler.onConnect?.((reason) => flow.controller.abort(reason), {})
+    const raw = Object.entries(headers).flatMap(([name, value]) => [Buffer.from(name), Buffer.from(value)])
+    handler.onUpgrade?.(101, raw, socket)
+  }
 }
 
 export async function deliverResponse(handler: DispatchHandler, response: Response): Promise<void> {

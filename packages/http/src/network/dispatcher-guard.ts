@@ -2,6 +2,7 @@ import { claimingTapeCount, currentTape } from '@agent-tape/core/context'
 import { claimsUrl, mayBeUndeclaredModel } from '../claims.js'
 import type { BoundaryConfig, RequestOutcome } from '../handle-request.js'
 import { handleRequestWhenTaped } from '../request-handling.js'
+import { takeDispatchedUpgrade } from '../websocket/take-upgrade.js'
 import { type DispatchHandler, deliverError, deliverResponse } from './deliver-response.js'
 import { type DispatchOptions, dispatchBody, dispatchHeaders, dispatchUrl } from './dispatch-request.js'
 import { isPerformingForTape } from './performing.js'
@@ -40,6 +41,8 @@ export function guardGlobalDispatchers(
       guard.dispatch = (options, handler) => {
         // Outside every tape, while none claims such requests, nothing is read: it passes.
         if (!currentTape() && claimingTapeCount() === 0) return current.dispatch(options, handler)
+        // A WebSocket (undici's) a tape records or replays is a session of its own.
+        if (takeDispatchedUpgrade(config, options, handler)) return true
         const url = isPerformingForTape() ? undefined : dispatchUrl(options)
         if (!url || !(claimsUrl(url, config) || mayBeUndeclaredModel(options.method ?? 'GET', url, config)))
           return current.dispatch(options, handler)

@@ -6,7 +6,7 @@ import { performingForTape } from '../network/performing.js'
 import { frameTooLarge, MAX_FRAME_BYTES, SESSION_KIND, type SessionEnds } from './session-ends.js'
 import { clientInput, frameOf, type OpenOutput, type RecordedFrame } from './session-frames.js'
 import type { UpgradeCall } from './upgrade-request.js'
-import { acceptUpgrade, closeAs, refuseUpgrade, wsModule } from './ws-module.js'
+import { closeAs, wsModule } from './ws-module.js'
 
 type Recording = Extract<BegunDecision, { action: 'record' }>
 
@@ -26,7 +26,7 @@ interface Current {
  * next one (the first, the opening's, those before any); the last ends with the session.
  */
 export function recordSession(ends: SessionEnds, opening: Recording): void {
-  const { call, client, server, head, rest, tape } = ends
+  const { call, handshake, tape } = ends
   const { WebSocket } = wsModule()
   const started = Date.now()
   const upstream = performingForTape(
@@ -65,7 +65,7 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
       const status = response.statusCode ?? 500
       opening.complete({ out: { status, headers, body } }, Date.now() - started)
       current = undefined
-      refuseUpgrade(server, status, headers, body)
+      handshake.refuse(status, headers, body)
     })
   })
   upstream.on('error', (error) => {
@@ -74,12 +74,12 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
       // Never opened: the client's request fails as it would have, with the error recorded.
       current = undefined
       opening.complete({ err: toRecordedError(error) }, Date.now() - started)
-      client.destroy(error)
+      handshake.fail(error)
     }
   })
   upstream.once('open', () => {
     if (current?.open && upstream.protocol) current.open.protocol = upstream.protocol
-    acceptUpgrade(server, head, rest, upstream.protocol || undefined, (ws) => {
+    handshake.accept(upstream.protocol || undefined, (ws) => {
       local = ws
       relay(ws, upstream)
     })

@@ -1,6 +1,6 @@
 import { AgentTapeError, type Tape } from '@agent-tape/core/internal'
+import type { WebSocket } from 'ws'
 import type { ReplayTiming } from '../replay-timing.js'
-import type { PairedSocket, UpgradeHead } from './socket-pair.js'
 import { printableUrl, type UpgradeCall } from './upgrade-request.js'
 
 /** The decisions of a WebSocket session are of this kind (see `openInput` and `clientInput`). */
@@ -14,15 +14,23 @@ export interface SessionSettings {
   timing: ReplayTiming
 }
 
-/** The server end of a session, once the client's upgrade request has been read from it. */
+/**
+ * How the client's handshake is answered, whichever way it came (an upgrade request over
+ * `node:http(s)`, or a dispatch of undici's): the session opened with the protocol the server
+ * chose, an HTTP response instead, or the failure of a connection that could not be made.
+ */
+export interface Handshake {
+  /** Opens the session; `onOpen` gets the server side of it before any client frame is read. */
+  accept(protocol: string | undefined, onOpen: (ws: WebSocket) => void): void
+  refuse(status: number, headers: Record<string, string>, body: string): void
+  fail(error: Error): void
+}
+
+/** A session's tape, the client's upgrade, and how to answer it. */
 export interface SessionEnds {
   tape: Tape
   call: UpgradeCall
-  /** The client's end: destroyed with an error, it fails the client's request as a refused connection would. */
-  client: PairedSocket
-  server: PairedSocket
-  head: UpgradeHead
-  rest: Buffer
+  handshake: Handshake
 }
 
 /** The refusal of a frame over {@link MAX_FRAME_BYTES}, by whom it was sent. */

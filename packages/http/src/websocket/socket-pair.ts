@@ -23,9 +23,30 @@ export class PairedSocket extends Duplex {
     // Fed by the peer's writes.
   }
 
+  /**
+   * Set on a server end whose client takes the handshake's answer out of band (undici's
+   * dispatcher hands a client the socket with the headers): the HTTP head this end writes goes
+   * here instead of to the peer, and the frames after it go on.
+   */
+  headTaken: ((head: string) => void) | undefined
+  private head = Buffer.alloc(0)
+
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    let bytes = chunk
+    if (this.headTaken) {
+      this.head = Buffer.concat([this.head, chunk])
+      const end = this.head.indexOf('\r\n\r\n')
+      if (end < 0) {
+        callback()
+        return
+      }
+      const taken = this.headTaken
+      this.headTaken = undefined
+      bytes = this.head.subarray(end + 4)
+      taken(this.head.subarray(0, end).toString('latin1'))
+    }
     const peer = this.peer
-    if (peer && !peer.destroyed) peer.push(chunk)
+    if (peer && !peer.destroyed && bytes.length > 0) peer.push(bytes)
     callback()
   }
 

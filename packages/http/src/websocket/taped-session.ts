@@ -4,17 +4,16 @@ import { type BegunDecision, isAgentTapeError, type Tape, toReplayedError } from
 import type { WebSocket } from 'ws'
 import { replaySpeed, sleep } from '../replay-timing.js'
 import { recordSession } from './record-session.js'
-import { SESSION_KIND, type SessionEnds, type SessionSettings } from './session-ends.js'
+import { type Handshake, SESSION_KIND, type SessionEnds, type SessionSettings } from './session-ends.js'
 import { clientInput, framesOf, type OpenOutput, type RecordedFrame } from './session-frames.js'
 import { readUpgradeHead, socketPair } from './socket-pair.js'
 import { openInput, type RequestFunction, type UpgradeCall } from './upgrade-request.js'
 import { acceptUpgrade, closeAs, refuseUpgrade } from './ws-module.js'
 
 /**
- * A WebSocket session of `tape`: the client's upgrade request is made over an in-memory socket,
- * whose other end this boundary serves with server-side framing. A replay answers from the
- * cassette and opens no connection; a recording opens the session upstream and relays each
- * frame, recording the handshake and the server's frames after each client message.
+ * A WebSocket session of `tape`, from `node:http(s)` (the `ws` package): the client's upgrade
+ * request is made over an in-memory socket, whose other end this boundary serves with
+ * server-side framing (see {@link serveSession}).
  */
 export function openTapedSession(
   tape: Tape,
@@ -32,45 +31,54 @@ export function openTapedSession(
   )
   void readUpgradeHead(server).then((read) => {
     if (!read) return
-    const ends: SessionEnds = { tape, call, client, server, ...read }
-    let begun: BegunDecision
-    try {
-      begun = tape.begin(SESSION_KIND, openInput(call))
-    } catch (error) {
-      // A miss (the tape has it): the client's request fails as the server's refusal would.
-      refuseUpgrade(
-        server,
-        500,
-        { 'content-type': 'text/plain' },
-        isAgentTapeError(error) ? error.message : String(error),
-      )
-      return
+    const handshake: Handshake = {
+      accept: (protocol, onOpen) => acceptUpgrade(server, read.head, read.rest, protocol, onOpen),
+      refuse: (status, headers, body) => refuseUpgrade(server, status, headers, body),
+      fail: (error) => client.destroy(error),
     }
-    if (begun.action === 'replay')
-      replaySession(ends, begun.record.out as OpenOutput | undefined, begun.record.err, settings)
-    else if (begun.action === 'record') recordSession(ends, begun)
+    serveSession({ tape, call, handshake }, settings)
   })
   return made
 }
 
+/**
+ * Serves a session whose handshake the client has sent: a replay answers it from the cassette
+ * and opens no connection; a recording opens the session upstream and relays each frame,
+ * recording the handshake and the server's frames after each client message.
+ */
+export function serveSession(ends: SessionEnds, settings: SessionSettings): void {
+  const { tape, call, handshake } = ends
+  let begun: BegunDecision
+  try {
+    begun = tape.begin(SESSION_KIND, openInput(call))
+  } catch (error) {
+    // A miss (the tape has it): the client's handshake fails as the server's refusal would.
+    const message = isAgentTapeError(error) ? error.message : String(error)
+    handshake.refuse(500, { 'content-type': 'text/plain' }, message)
+    return
+  }
+  if (begun.action === 'replay')
+    replaySession(ends, begun.record.out as OpenOutput | undefined, begun.record.err, settings)
+  else if (begun.action === 'record') recordSession(ends, begun)
+}
+
 function replaySession(
-  ends: SessionEnds,
+  { tape, call, handshake }: SessionEnds,
   out: OpenOutput | undefined,
   err: { name: string; message: string; code?: string | number } | undefined,
   settings: SessionSettings,
 ): void {
-  const { tape, call, server, head, rest } = ends
   if (err || !out) {
-    ends.client.destroy(toReplayedError(err ?? { name: 'Error', message: 'socket hang up' }))
+    handshake.fail(toReplayedError(err ?? { name: 'Error', message: 'socket hang up' }))
     return
   }
   if (out.status !== 101) {
     const refused = out as Extract<OpenOutput, { body: string }>
-    refuseUpgrade(server, refused.status, refused.headers, refused.body)
+    handshake.refuse(refused.status, refused.headers, refused.body)
     return
   }
   const opened = out as Extract<OpenOutput, { status: 101 }>
-  acceptUpgrade(server, head, rest, opened.protocol, (ws) => {
+  handshake.accept(opened.protocol, (ws) => {
     // A test that ends with its session open: the session ends with it, as the recording did.
     const stopWatching = onTapeFinish((finishing) => {
       if (finishing === tape) ws.terminate()
