@@ -211,7 +211,7 @@ const audioSession = (chunks: number, altered?: number) =>
     rt.close()
   })
 
-it('reads in show and view like a model exchange: its text, its tool call', async () => {
+it('reads in show, diff, verify and view like a model exchange: its text, its tool call', async () => {
   const root = mkdtempSync(join(tmpdir(), 'agent-tape-realtime-'))
   writeFileSync(join(root, 'text.jsonl'), store.files['text.jsonl']!)
   const shown = await runCli(['show', 'text.jsonl'], root)
@@ -223,6 +223,9 @@ it('reads in show and view like a model exchange: its text, its tool call', asyn
   expect(lines).toContainEqual(expect.stringMatching(/^call +get_weather \{"city":"Paris"\}$/))
   expect(lines).toContainEqual(expect.stringMatching(/^text +In Paris it is 21 degrees\.$/))
   expect(lines).toContainEqual(expect.stringMatching(/^answer +streamed · 101 · finish completed$/))
+  expect((await runCli(['verify', 'text.jsonl'], root)).stdout).toContain('ok    text.jsonl  6 decisions')
+  const diffed = await runCli(['diff', 'text.jsonl', 'text.jsonl'], root)
+  expect(diffed.stdout).toContain('= #4  step 0  websocket response.create (openai-realtime)')
   const viewed = await runCli(['view', 'text.jsonl', '-o', 'text.html'], root)
   expect(viewed.code).toBe(0)
   const html = readFileSync(join(root, 'text.html'), 'utf8')
