@@ -326,6 +326,16 @@ describe('fail closed', () => {
     expect(server.connections).toBe(before)
   })
 
+  it('refuses to record a replayed session from its first changed message (resume)', async () => {
+    const before = server.connections
+    const run = await runTaped(store, 'text.jsonl', 'resume', textSession('Be concise.'))
+    expect(run.failure?.message).toContain(
+      `Cannot record the rest of the WebSocket session to wss://127.0.0.1:${new URL(server.baseURL).port}/v1/realtime?model=gpt-realtime from its first changed message`,
+    )
+    expect(run.result?.close?.code).toBe(1011)
+    expect(server.connections).toBe(before)
+  })
+
   it('refuses the handshake of a session whose URL changed, naming it', async () => {
     const before = server.connections
     const run = await runTaped(store, 'text.jsonl', 'replay', async () => {

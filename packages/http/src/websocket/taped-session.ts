@@ -1,13 +1,19 @@
 import type { ClientRequest } from 'node:http'
 import { onTapeFinish } from '@agent-tape/core/context'
-import { type BegunDecision, isAgentTapeError, type Tape, toReplayedError } from '@agent-tape/core/internal'
+import {
+  AgentTapeError,
+  type BegunDecision,
+  isAgentTapeError,
+  type Tape,
+  toReplayedError,
+} from '@agent-tape/core/internal'
 import type { WebSocket } from 'ws'
 import { replaySpeed, sleep } from '../replay-timing.js'
 import { recordSession } from './record-session.js'
 import { type Handshake, SESSION_KIND, type SessionEnds, type SessionSettings } from './session-ends.js'
 import { clientInput, framesOf, type OpenOutput, type RecordedFrame } from './session-frames.js'
 import { readUpgradeHead, socketPair } from './socket-pair.js'
-import { openInput, type RequestFunction, type UpgradeCall } from './upgrade-request.js'
+import { openInput, printableUrl, type RequestFunction, type UpgradeCall } from './upgrade-request.js'
 import { acceptUpgrade, closeAs, refuseUpgrade } from './ws-module.js'
 
 /**
@@ -94,6 +100,14 @@ function replaySession(
         queue = queue.then(() => refuseMessage(ws, call, error))
         return
       }
+      if (begun.action === 'record') {
+        // A run that records from its first miss (resume): this session has no server to ask.
+        begun.complete({ out: { frames: [] } }, 0)
+        const error = resumedSession(call)
+        tape.refuseRecording(error)
+        queue = queue.then(() => refuseMessage(ws, call, error))
+        return
+      }
       if (begun.action !== 'replay') return
       queue = queue.then(() => play(ws, framesOf(begun.record.out), speed))
     })
@@ -123,4 +137,13 @@ function refuseMessage(ws: WebSocket, call: UpgradeCall, error: unknown): void {
   if (frame && ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame))
   // A close reason is at most 123 bytes.
   closeAs(ws, 1011, 'agent-tape: no recording answers this message (see the test failure)')
+}
+
+/** A session replayed from its cassette whose run then records from a miss (resume): refused. */
+function resumedSession(call: UpgradeCall): AgentTapeError {
+  return new AgentTapeError('ERR_TAPE_USAGE', {
+    what: `Cannot record the rest of the WebSocket session to ${printableUrl(call)} from its first changed message`,
+    why: 'the session was opened from the cassette, so there is no server to send that message to, and a session cannot be resumed half-way',
+    fix: 'Re-record the whole test (mode "update")',
+  })
 }
