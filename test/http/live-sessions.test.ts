@@ -1,9 +1,11 @@
+import type { AddressInfo } from 'node:net'
 import { createMemoryStore, isReplayMiss, parseCassette } from '@agent-tape/core'
 import { installHttpBoundary } from '@agent-tape/http'
 import { readSessionDecision } from '@agent-tape/http/internal'
 import { GoogleGenAI, type LiveServerMessage, Modality, type Session } from '@google/genai'
 import { WebSocket as UndiciWebSocket } from 'undici7'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { WebSocket, WebSocketServer } from 'ws'
 import { LIVE_AUDIO_CHUNK_BYTES, type LiveServer, startLiveServer } from '../support/live-server.js'
 import { runTaped } from '../support/tape-run.js'
 
@@ -248,4 +250,32 @@ it("records and replays a session of undici's WebSocket (the global one of Node 
   expect(missed.failure?.message).toContain('websocket setup (gemini-live)')
   expect(missed.result).toEqual(['close 1011'])
   expect(server.connections).toBe(before)
+})
+
+it('lets a WebSocket to loopback that is not a model endpoint through, untaped, in a replay too', async () => {
+  const echo = new WebSocketServer({ port: 0, host: '127.0.0.1' })
+  echo.on('connection', (ws) => ws.on('message', (data) => ws.send(`echo ${data}`)))
+  await new Promise((resolve) => echo.once('listening', resolve))
+  const { port } = echo.address() as AddressInfo
+  const ping = async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/dev`)
+    await new Promise((resolve) => ws.once('open', resolve))
+    ws.send('ping')
+    const [answer] = await new Promise<[Buffer]>((resolve) =>
+      ws.once('message', (...args) => resolve(args as [Buffer])),
+    )
+    ws.close()
+    return String(answer)
+  }
+  try {
+    const recording = await runTaped(store, 'local.jsonl', 'update', ping)
+    expect(recording.result).toBe('echo ping')
+    expect(recording.failure).toBeUndefined()
+    expect(parseCassette(store.files['local.jsonl']!, 'local.jsonl').decisions).toEqual([])
+    const replay = await runTaped(store, 'local.jsonl', 'replay', ping)
+    expect(replay.failure).toBeUndefined()
+    expect(replay.result).toBe('echo ping')
+  } finally {
+    await new Promise((resolve) => echo.close(resolve))
+  }
 })
