@@ -39,14 +39,23 @@ export function clientInput(codec: SessionCodec, data: Buffer, isBinary: boolean
   return { api: codec.name, frame: type, message }
 }
 
-/** The JSON messages among a decision's recorded frames, for reading. */
+/**
+ * The JSON messages among a decision's recorded frames, for reading: text frames, and binary
+ * frames that hold JSON (a server may send its JSON messages as binary frames, as Gemini's does).
+ */
 export function recordedMessages(out: unknown): Json[] {
   const frames = asRecord(out).frames
   if (!Array.isArray(frames)) return []
   const messages: Json[] = []
   for (const frame of frames) {
-    const text = asRecord(frame).text
-    const parsed = typeof text === 'string' ? parseObject(text) : undefined
+    const { text, binary } = asRecord(frame)
+    const json =
+      typeof text === 'string'
+        ? text
+        : typeof binary === 'string' && binary.startsWith('e') // base64 of a first byte `{`
+          ? Buffer.from(binary, 'base64').toString('utf8')
+          : undefined
+    const parsed = json === undefined ? undefined : parseObject(json)
     if (parsed) messages.push(parsed)
   }
   return messages
