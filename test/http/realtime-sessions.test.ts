@@ -335,6 +335,15 @@ describe('fail closed', () => {
     expect(server.connections).toBe(before)
   })
 
+  it('passes the session to the server, untaped, in live mode', async () => {
+    const before = server.connections
+    const run = await runTaped(store, 'live-mode.jsonl', 'live', textSession('Be brief.'))
+    expect(run.failure).toBeUndefined()
+    expect(run.result!.text).toBe('In Paris it is 21 degrees.')
+    expect(server.connections).toBe(before + 1)
+    expect(store.files['live-mode.jsonl']).toBeUndefined()
+  })
+
   it('refuses the handshake of a session whose URL changed, naming it', async () => {
     const before = server.connections
     const run = await runTaped(store, 'text.jsonl', 'replay', async () => {
