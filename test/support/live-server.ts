@@ -22,7 +22,9 @@ export const LIVE_AUDIO_CHUNK_BYTES = 4800
  * `setupComplete` after `setup`; a user turn (`clientContent`) is answered with a `toolCall`
  * while the session has a declared function and no tool response, a `toolResponse` with text in
  * `serverContent.modelTurn` parts and `turnComplete`; audio (`realtimeInput.audio`) ended by
- * `audioStreamEnd` is answered with as many audio chunks (`inlineData`) as were sent.
+ * `audioStreamEnd` is answered with as many audio chunks (`inlineData`) as were sent. A user
+ * turn `break` closes the session with 1011 (the API has no error message), and a user turn
+ * `cut` drops the connection after the first part of the answer.
  */
 export async function startLiveServer(): Promise<LiveServer> {
   let connections = 0
@@ -64,6 +66,14 @@ function serveSession(ws: WebSocket, session: { setup?: Message }): void {
       return send({ setupComplete: {} })
     }
     if (message.clientContent) {
+      const turns = (message.clientContent as { turns?: { parts?: { text?: string }[] }[] }).turns
+      const text = turns?.at(-1)?.parts?.[0]?.text
+      if (text === 'break') return ws.close(1011, 'Internal error encountered.')
+      if (text === 'cut') {
+        const part = { serverContent: { modelTurn: { role: 'model', parts: [{ text: 'In Paris ' }] } } }
+        // Once the part is written: what a dropped connection delivered before it dropped.
+        return ws.send(JSON.stringify(part), () => ws.terminate())
+      }
       const declared = JSON.stringify(session.setup?.tools ?? []).includes('get_weather')
       if (declared)
         return send({

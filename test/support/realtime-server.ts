@@ -36,7 +36,8 @@ export const AUDIO_CHUNK_BYTES = 4800
  * output, and with audio deltas (as many 100 ms chunks as the client appended) when the session's
  * output is audio. Instructions of `Take your time.` are confirmed {@link SLOW_MS} later, and
  * {@link REJECTED_KEY} gets a 401 at the handshake. A user message `break` gets an `error` event
- * and a close with 1011; a binary frame is sent back reversed.
+ * and a close with 1011; a response to a user message `cut` drops the connection after its
+ * first text delta; a binary frame is sent back reversed.
  */
 export async function startRealtimeServer(): Promise<RealtimeServer> {
   const { dir, key, certFile } = makeCertificate()
@@ -121,6 +122,7 @@ function serveSession(ws: WebSocket, model: string): void {
         })
         return send({ type: 'input_audio_buffer.committed', item_id: `item_${items.length}` })
       case 'response.create':
+        if (textOf(items.at(-1) ?? {}) === 'cut') return cut(ws, send, items)
         return respond(send, session, items, appendedChunks)
       default:
         return send({
@@ -164,6 +166,20 @@ function respond(send: (event: Event) => void, session: Event, items: Event[], a
   }
   const usage = { input_tokens: 120, output_tokens: 30, total_tokens: 150 }
   send({ type: 'response.done', response: { ...response, status: 'completed', usage } })
+}
+
+/** The connection dropped mid-response: the first text delta, then no close frame. */
+function cut(ws: WebSocket, send: (event: Event) => void, items: Event[]): void {
+  const response = {
+    id: `resp_${items.length}`,
+    object: 'realtime.response',
+    status: 'in_progress',
+    output: [],
+  }
+  send({ type: 'response.created', response })
+  send({ type: 'response.output_text.delta', response_id: response.id, delta: 'In Paris ' })
+  // Once the frames are written: what a dropped connection delivered before it dropped.
+  ws.ping(undefined, undefined, () => ws.terminate())
 }
 
 function textOf(item: Event): string | undefined {

@@ -1,0 +1,235 @@
+import { GoogleGenAI, Modality } from '@google/genai'
+import OpenAI from 'openai'
+import { OpenAIRealtimeWS } from 'openai/realtime/ws'
+import { LIVE_WEATHER_TOOL, type LiveSeen, liveSession } from '../support/live-client.js'
+import { startLiveServer } from '../support/live-server.js'
+import { REALTIME_WEATHER_TOOL, type RealtimeSeen, realtimeSession } from '../support/realtime-client.js'
+import { startRealtimeServer } from '../support/realtime-server.js'
+
+/** What the agent saw of a session, alike for every API: the server's messages, the answer, the close. */
+export interface SessionSeen {
+  /** Each server message by its type (Realtime's `type`, Live's fields). */
+  messages: string[]
+  text: string
+  calls: string[]
+  /** The errors the SDK raised. */
+  errors: string[]
+  close?: { code: number; reason: string }
+}
+
+/** The app's tool the model calls over the session: `get_weather`. */
+export type Lookup = (city: string) => Promise<unknown>
+
+/** A loopback server of one realtime API, and the sessions its SDK opens to it. */
+export interface SessionFake {
+  /** The model endpoint a user declares for it. */
+  readonly endpoint: string
+  /** TCP connections accepted so far: 0 more proves a replay reached nothing. */
+  readonly connections: number
+  /** What the SDK sent at every handshake so far (URLs and headers), as text. */
+  handshakes(): string
+  /**
+   * The weather session: `instructions` set up, a question whose answer is a call of
+   * `get_weather`, run by `lookup`, and the answer the model makes of its result. `key` is the
+   * credential the client is given.
+   */
+  weather(instructions: string, lookup: Lookup, key?: string): () => Promise<SessionSeen>
+  /** A session that asks `text` once (`break` and `cut` end it from the server). */
+  ask(text: string): () => Promise<SessionSeen>
+  close(): Promise<void>
+}
+
+/**
+ * What differs between the realtime APIs in the scenarios every one must pass alike: which
+ * session codec owns the session, the frame that sets it up and the field its instructions are
+ * in (as a miss names them), the frames of the weather session, the credential its SDK sends,
+ * how it closes a session on a server error, and its loopback server.
+ */
+export interface SessionClient {
+  /** The SDK and the API it speaks. */
+  readonly name: string
+  /** The session codec that owns the session. */
+  readonly api: string
+  /** The client message that carries the instructions. */
+  readonly setupFrame: string
+  /** The field of that message the instructions are in, as the miss's diff names it. */
+  readonly instructionField: string
+  /** The decisions of the weather session: each client frame, `tool` for the app's tool. */
+  readonly weatherFrames: readonly string[]
+  /** The credential the SDK sends, and where. */
+  readonly credential: { readonly key: string; readonly where: string }
+  /** The tokens the server reports over the weather session. */
+  readonly tokens: { readonly input: number; readonly output: number }
+  /** What the agent sees when the server closes the session with an error. */
+  readonly serverError: {
+    readonly errors: readonly string[]
+    readonly close: { code: number; reason: string }
+  }
+  start(): Promise<SessionFake>
+}
+
+/** Not shaped like any provider's key: only the boundary keeps it out, not the secret scan. */
+const KEY = `session-${'K3yT0ken'.repeat(4)}`
+
+const realtime: SessionClient = {
+  name: 'openai: OpenAIRealtimeWS',
+  api: 'openai-realtime',
+  setupFrame: 'session.update',
+  instructionField: 'message.session.instructions',
+  weatherFrames: [
+    'open',
+    'session.update',
+    'conversation.item.create',
+    'response.create',
+    'tool',
+    'conversation.item.create',
+    'response.create',
+  ],
+  credential: { key: KEY, where: 'the Authorization header' },
+  // Two responses (the call, then the answer), each \`usage\` of 120 in and 30 out.
+  tokens: { input: 240, output: 60 },
+  serverError: {
+    errors: ['The server had an error. code=null param=undefined type=server_error event_id=undefined'],
+    close: { code: 1011, reason: 'internal error' },
+  },
+  async start() {
+    const server = await startRealtimeServer()
+    const open = (key: string) => () =>
+      new OpenAIRealtimeWS(
+        { model: 'gpt-realtime', options: { ca: server.ca } },
+        new OpenAI({ apiKey: key, baseURL: server.baseURL }),
+      )
+    const seen = (run: () => Promise<RealtimeSeen>) => async () => {
+      const s = await run()
+      return { messages: s.types, text: s.text, calls: s.calls, errors: s.errors, close: s.close }
+    }
+    return {
+      endpoint: server.baseURL,
+      get connections() {
+        return server.connections
+      },
+      handshakes: () => JSON.stringify(server.handshakes),
+      weather: (instructions, lookup, key = KEY) =>
+        seen(
+          realtimeSession(open(key), async (rt, next) => {
+            rt.send({
+              type: 'session.update',
+              session: {
+                type: 'realtime',
+                instructions,
+                output_modalities: ['text'],
+                tools: [REALTIME_WEATHER_TOOL],
+              },
+            } as never)
+            await next('session.updated')
+            rt.send({
+              type: 'conversation.item.create',
+              item: {
+                type: 'message',
+                role: 'user',
+                content: [{ type: 'input_text', text: 'Weather in Paris?' }],
+              },
+            })
+            rt.send({ type: 'response.create' })
+            const call = await next('response.function_call_arguments.done')
+            if (call.type === 'closed') return
+            await next('response.done')
+            const { city } = JSON.parse(String(call.arguments)) as { city: string }
+            rt.send({
+              type: 'conversation.item.create',
+              item: {
+                type: 'function_call_output',
+                call_id: String(call.call_id),
+                output: JSON.stringify(await lookup(city)),
+              },
+            })
+            rt.send({ type: 'response.create' })
+            await next('response.done')
+            rt.close()
+          }),
+        ),
+      ask: (text) =>
+        seen(
+          realtimeSession(open(KEY), async (rt, next) => {
+            rt.send({
+              type: 'conversation.item.create',
+              item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+            })
+            if ((await next('conversation.item.created')).type === 'closed') return
+            rt.send({ type: 'response.create' })
+            if ((await next('response.done')).type !== 'closed') rt.close()
+          }),
+        ),
+      close: () => server.close(),
+    }
+  },
+}
+
+const live: SessionClient = {
+  name: 'gemini: ai.live.connect',
+  api: 'gemini-live',
+  setupFrame: 'setup',
+  instructionField: 'message.setup.systemInstruction.parts[0].text',
+  weatherFrames: ['open', 'setup', 'clientContent', 'tool', 'toolResponse'],
+  credential: { key: KEY, where: 'the key= query parameter' },
+  // The answer's \`usageMetadata\` (the tool call has none).
+  tokens: { input: 40, output: 9 },
+  serverError: { errors: [], close: { code: 1011, reason: 'Internal error encountered.' } },
+  async start() {
+    const server = await startLiveServer()
+    const ai = (key: string) => () => new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: server.url } })
+    const seen = (run: () => Promise<LiveSeen>) => async () => {
+      const s = await run()
+      const close = s.closed === undefined ? undefined : { code: s.closed, reason: s.reason ?? '' }
+      return { messages: s.kinds, text: s.text, calls: s.calls, errors: [], close }
+    }
+    return {
+      endpoint: server.url,
+      get connections() {
+        return server.connections
+      },
+      handshakes: () => JSON.stringify(server.sessions.map((s) => s.url)),
+      weather: (instructions, lookup, key = KEY) =>
+        seen(
+          liveSession(
+            ai(key),
+            {
+              responseModalities: [Modality.TEXT],
+              systemInstruction: instructions,
+              tools: [LIVE_WEATHER_TOOL],
+            },
+            async (session, next) => {
+              session.sendClientContent({
+                turns: [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }],
+                turnComplete: true,
+              })
+              const call = (await next('toolCall')).toolCall?.functionCalls?.[0]
+              if (!call?.id) return
+              const { city } = call.args as { city: string }
+              session.sendToolResponse({
+                functionResponses: [
+                  {
+                    id: call.id,
+                    name: 'get_weather',
+                    response: (await lookup(city)) as Record<string, unknown>,
+                  },
+                ],
+              })
+              await next('turnComplete')
+            },
+          ),
+        ),
+      ask: (text) =>
+        seen(
+          liveSession(ai(KEY), { responseModalities: [Modality.TEXT] }, async (session, next) => {
+            session.sendClientContent({ turns: [{ role: 'user', parts: [{ text }] }], turnComplete: true })
+            await next('turnComplete')
+          }),
+        ),
+      close: () => server.close(),
+    }
+  },
+}
+
+/** The realtime APIs whose sessions agent-tape tapes. */
+export const SESSION_CLIENTS: readonly SessionClient[] = [realtime, live]

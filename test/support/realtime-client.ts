@@ -1,0 +1,85 @@
+import type { OpenAIRealtimeWS } from 'openai/realtime/ws'
+
+export type RealtimeEvent = { type: string; [field: string]: unknown }
+
+/** What the agent saw of a Realtime session: every server event's type, the text, the errors, how it closed. */
+export interface RealtimeSeen {
+  types: string[]
+  text: string
+  calls: string[]
+  errors: string[]
+  audioBytes: number
+  binary: string[]
+  close?: { code: number; reason: string }
+}
+
+/** Waits for the next server event of `type` after the last one it returned (`closed` once the socket closes). */
+export type NextEvent = (type: string) => Promise<RealtimeEvent>
+
+/**
+ * A Realtime session of the SDK's `OpenAIRealtimeWS` made by `open`: waits for it to open, runs
+ * `script` with it, and returns what the agent saw once the socket has closed.
+ */
+export function realtimeSession(
+  open: () => OpenAIRealtimeWS,
+  script: (rt: OpenAIRealtimeWS, next: NextEvent) => Promise<void>,
+) {
+  return async (): Promise<RealtimeSeen> => {
+    const rt = open()
+    const seen: RealtimeSeen = { types: [], text: '', calls: [], errors: [], audioBytes: 0, binary: [] }
+    // Events arrive in bursts: each wait reads on from the last event it returned.
+    const events: RealtimeEvent[] = []
+    let read = 0
+    const waiting: { type: string; resolve: (e: RealtimeEvent) => void }[] = []
+    rt.on('event', (event) => {
+      const e = event as unknown as RealtimeEvent
+      seen.types.push(e.type)
+      events.push(e)
+      if (e.type === 'response.output_text.delta') seen.text += String(e.delta)
+      if (e.type === 'response.output_audio.delta')
+        seen.audioBytes += Buffer.from(String(e.delta), 'base64').length
+      if (e.type === 'response.function_call_arguments.done') seen.calls.push(`${e.name}(${e.arguments})`)
+      const i = waiting.findIndex((w) => w.type === e.type)
+      if (i >= 0) {
+        read = events.length
+        waiting.splice(i, 1)[0]!.resolve(e)
+      }
+    })
+    rt.on('error', (error) => seen.errors.push(error.message))
+    rt.socket.on('message', (data, isBinary) => {
+      if (isBinary) seen.binary.push(Buffer.from(data as Buffer).toString('hex'))
+    })
+    const closed = new Promise<void>((resolve) =>
+      rt.socket.on('close', (code, reason) => {
+        seen.close = { code, reason: reason.toString() }
+        resolve()
+      }),
+    )
+    const next = (type: string) => {
+      const at = events.findIndex((e, i) => i >= read && e.type === type)
+      if (at >= 0) {
+        read = at + 1
+        return Promise.resolve(events[at]!)
+      }
+      return Promise.race([
+        new Promise<RealtimeEvent>((resolve) => waiting.push({ type, resolve })),
+        closed.then(() => ({ type: 'closed' })),
+      ])
+    }
+    await new Promise<void>((resolve, reject) => {
+      rt.socket.once('open', () => resolve())
+      rt.socket.once('error', reject)
+    })
+    await script(rt, next)
+    await closed
+    return seen
+  }
+}
+
+/** The weather tool as a Realtime session declares it. */
+export const REALTIME_WEATHER_TOOL = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'The weather in a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+}
