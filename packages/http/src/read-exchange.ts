@@ -12,6 +12,7 @@ import {
 import { bodyJson, isRecordedResponse, type RecordedResponse, type StreamEnd } from './recorded-response.js'
 import { streamEvents } from './streams/index.js'
 import { recordedUsage } from './usage.js'
+import { readSessionDecision } from './websocket/read-session.js'
 import { SESSION_KIND } from './websocket/session-ends.js'
 
 /**
@@ -63,6 +64,7 @@ export interface RecordedModelUsage {
 export function recordedModelUsage(input: unknown, out: unknown): RecordedModelUsage | undefined {
   const api = asRecord(input).api
   const codec = typeof api === 'string' ? codecByName(api) : undefined
+  if (!codec) return sessionUsage(input, out)
   const usage = recordedUsage(input, out)
   if (!codec || !usage) return undefined
   const model = readModelAnswer(input, out)?.model ?? readModelRequest(input).model
@@ -72,6 +74,17 @@ export function recordedModelUsage(input: unknown, out: unknown): RecordedModelU
     usage,
     priceProviders: codec.priceProviders,
   }
+}
+
+/**
+ * The tokens of one message of a WebSocket session, as its codec reads them from the server's
+ * frames (a Realtime `response.done`'s `usage`, a Live `usageMetadata`). The model is named at
+ * the session's opening, not in its messages: the tokens are counted, not priced.
+ */
+function sessionUsage(input: unknown, out: unknown): RecordedModelUsage | undefined {
+  const read = readSessionDecision(input, out)
+  if (!read?.answer.usage || !read.request.api) return undefined
+  return { api: read.request.api, usage: read.answer.usage, priceProviders: [] }
 }
 
 /** What a recorded model request (`in` of an `llm` decision) asked, in a few words. */

@@ -1,5 +1,6 @@
+import { type TokenUsage, tokenUsage } from './codec.js'
 import { type AnswerParts, asArray, asRecord, emptyAnswer, type Json, str, toolCall } from './read.js'
-import { base64Digest, type SessionCodec } from './session-codec.js'
+import { addUsage, base64Digest, num, type SessionCodec } from './session-codec.js'
 
 /**
  * The Gemini Live API (`wss://generativelanguage.googleapis.com/ws/…BidiGenerateContent`,
@@ -29,6 +30,7 @@ export const geminiLiveCodec: SessionCodec = {
         answer.text += str(asRecord(part).text) ?? ''
       if (content.turnComplete === true) answer.finishReason = 'turnComplete'
       if (content.interrupted === true) answer.finishReason = 'interrupted'
+      answer.usage = addUsage(answer.usage, readUsage(asRecord(message.usageMetadata)))
       for (const call of asArray(asRecord(message.toolCall).functionCalls)) {
         const c = asRecord(call)
         answer.toolCalls.push(toolCall(str(c.id), str(c.name), c.args ?? {}))
@@ -50,6 +52,14 @@ export const geminiLiveCodec: SessionCodec = {
     const text = str(asRecord(message.realtimeInput).text)
     return text === undefined ? { tools } : { tools, last: { role: 'user', text } }
   },
+}
+
+/** A message's `usageMetadata`: the prompt's tokens (the cached ones among them) and the response's. */
+function readUsage(usage: Json): TokenUsage | undefined {
+  const input = num(usage.promptTokenCount)
+  const output = num(usage.responseTokenCount) ?? num(usage.candidatesTokenCount)
+  if (input === undefined && output === undefined) return undefined
+  return tokenUsage(input ?? 0, output ?? 0, num(usage.cachedContentTokenCount) ?? 0)
 }
 
 function partsText(parts: unknown): string {

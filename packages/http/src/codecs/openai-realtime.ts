@@ -1,5 +1,6 @@
+import { type TokenUsage, tokenUsage } from './codec.js'
 import { type AnswerParts, asArray, asRecord, emptyAnswer, type Json, str, toolCall } from './read.js'
-import { digestField, type SessionCodec } from './session-codec.js'
+import { addUsage, digestField, num, type SessionCodec } from './session-codec.js'
 
 /** Text deltas, in the GA event names and the beta ones. */
 const TEXT_DELTAS = new Set(['response.output_text.delta', 'response.text.delta'])
@@ -44,6 +45,7 @@ export const openaiRealtimeCodec: SessionCodec = {
         const response = asRecord(message.response)
         const status = str(response.status)
         if (status) answer.finishReason = status
+        answer.usage = addUsage(answer.usage, readUsage(asRecord(response.usage)))
       } else if (type === 'error') answer.error = errorText(asRecord(message.error))
     }
     if (answer.text === '') answer.text = transcript
@@ -60,6 +62,14 @@ export const openaiRealtimeCodec: SessionCodec = {
       .join('')
     return { tools, last: { role: str(item.role) ?? 'user', text } }
   },
+}
+
+/** A response's `usage`: its input tokens (the cached ones among them) and output tokens. */
+function readUsage(usage: Json): TokenUsage | undefined {
+  const input = num(usage.input_tokens)
+  const output = num(usage.output_tokens)
+  if (input === undefined && output === undefined) return undefined
+  return tokenUsage(input ?? 0, output ?? 0, num(asRecord(usage.input_token_details).cached_tokens) ?? 0)
 }
 
 function errorText(error: Json): string {

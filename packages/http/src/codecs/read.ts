@@ -40,7 +40,10 @@ export interface ModelRequest {
 }
 
 /** The parts of an answer a codec reads from a body or a stream; the rest is common. */
-export type AnswerParts = Pick<ModelAnswer, 'model' | 'text' | 'toolCalls' | 'finishReason' | 'error'>
+export type AnswerParts = Pick<
+  ModelAnswer,
+  'model' | 'text' | 'toolCalls' | 'finishReason' | 'error' | 'usage'
+>
 
 /** One event of a recorded stream: its `event:` name and its data, parsed when it is JSON. */
 export interface StreamEvent {

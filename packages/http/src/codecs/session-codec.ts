@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { type TokenUsage, tokenUsage } from './codec.js'
 import { type AnswerParts, asRecord, type Json } from './read.js'
 
 /**
@@ -26,7 +27,7 @@ export interface SessionCodec {
   canonicalMessage(message: Json): { type: string; message: unknown }
   /** The frame that tells the client its message missed (the API's error event), if it has one. */
   missFrame(message: string): Json | undefined
-  /** The answer the server's messages after one client message make: text and tool calls. */
+  /** The answer the server's messages after one client message make: text, tool calls, tokens. */
   readMessages(messages: readonly Json[]): AnswerParts
   /** What a client message asks, in a few words: the tools it declares, the turn it adds. */
   readMessage(message: Json): SessionRequest
@@ -69,4 +70,15 @@ export function digestField(record: unknown, field: string): unknown {
   const json = asRecord(record)
   const value = json[field]
   return typeof value === 'string' ? { ...json, [field]: base64Digest(value) } : record
+}
+
+/** A number, or `undefined` for anything else. */
+export function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+}
+
+/** The tokens of two parts of a session's answer added (several responses after one message). */
+export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {
+  if (!a || !b) return a ?? b
+  return tokenUsage(a.input + b.input, a.output + b.output, (a.cached ?? 0) + (b.cached ?? 0))
 }

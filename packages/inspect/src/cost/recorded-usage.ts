@@ -18,9 +18,12 @@ export type UsageReader = (decision: {
   out?: unknown
 }) => RecordedUsage | undefined
 
-/** The default {@link UsageReader}: a model decision's usage and model, as its provider's codec reads them. */
+/**
+ * The default {@link UsageReader}: a model decision's usage and model, as its provider's codec
+ * reads them; a WebSocket session's message, its tokens as the session's codec reads them.
+ */
 export const readRecordedUsage: UsageReader = (decision) => {
-  if (decision.kind !== 'llm') return undefined
+  if (decision.kind !== 'llm' && decision.kind !== 'websocket') return undefined
   const read = recordedModelUsage(decision.in, decision.out)
   if (!read) return undefined
   return { ...read.usage, ...(read.model === undefined ? {} : { model: read.model }), api: read.api }

@@ -47,9 +47,8 @@ export function summarizeCassette(file: string, cassette: Cassette): CassetteSum
   const decisions = cassette.decisions.map(summarizeDecision)
   const kinds: Record<string, number> = {}
   for (const d of decisions) kinds[d.kind] = (kinds[d.kind] ?? 0) + 1
-  const usages = cassette.decisions.map((d, i) =>
-    d.kind === 'llm' ? decisions[i]!.model?.answer?.usage : undefined,
-  )
+  // A model request's tokens, and a realtime session's message's.
+  const usages = decisions.map((d) => d.model?.answer?.usage)
   const totals: CassetteSummary['totals'] = {
     decisions: decisions.length,
     kinds,
