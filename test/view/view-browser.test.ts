@@ -1,6 +1,14 @@
 /// <reference lib="dom" />
 // The functions given to page.evaluate run in the page, where the DOM is.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -17,7 +25,13 @@ import {
   referenceLayout,
   referenceScreenshot,
 } from './support/layout.js'
-import { divergeSupportAgent, recordLanes, recordLongRun, SUPPORT_CASSETTE } from './support/pages.js'
+import {
+  divergeSupportAgent,
+  recordLanes,
+  recordLongRun,
+  recordRealtimeSession,
+  SUPPORT_CASSETTE,
+} from './support/pages.js'
 
 // The pages `agent-tape view` writes, opened from disk in Debian's Chromium (driven by
 // puppeteer-core): drawn, clicked, measured and compared with committed references. Any request
@@ -301,6 +315,66 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
     )
     expect(cards).toHaveLength(8)
     for (const card of cards) expect(card.x).toBe(heads.find((h) => h.text === `lane ${card.lane}`)?.x)
+    await page.close()
+  })
+
+  it("shows a realtime session's messages as model exchanges, its tool call drawn as an HTTP one's", async () => {
+    await recordRealtimeSession(work, 'realtime.jsonl')
+    if (!existsSync(join(work, 'lanes.jsonl'))) await recordLanes(work, 'lanes.jsonl')
+    const { page } = await open(await view('realtime', ['realtime.jsonl'], work))
+    await buildEveryBlock(page)
+    // Each card: its title, and its fields as drawn.
+    const cards = await page.$$eval('article.card', (nodes) =>
+      nodes.map((n) => [
+        n.querySelector('.name')?.textContent,
+        Object.fromEntries(
+          [...n.querySelectorAll('dd[data-field]')].map((dd) => [
+            dd.getAttribute('data-field'),
+            dd.textContent,
+          ]),
+        ),
+      ]),
+    )
+    const exchange = (fields: Record<string, string>) => ({
+      request: 'openai-realtime websocket response.create',
+      messages: '0 messages',
+      tools: 'none',
+      answer: 'streamed (0 events) · 101',
+      finish: 'completed',
+      tokens: '120 in / 30 out',
+      ...fields,
+    })
+    expect(cards).toEqual([
+      [
+        'websocket open (openai-realtime)',
+        { input: expect.stringContaining('"frame":"open"'), output: expect.any(String) },
+      ],
+      [
+        'websocket session.update (openai-realtime)',
+        { input: expect.stringContaining('"instructions":"Be brief."'), output: expect.any(String) },
+      ],
+      [
+        'websocket conversation.item.create (openai-realtime)',
+        { input: expect.stringContaining('"text":"Weather in Paris?"'), output: expect.any(String) },
+      ],
+      ['websocket response.create (openai-realtime)', exchange({ calls: 'get_weathercityParis' })],
+      ['tool "get_weather"', { args: 'cityParis', result: '{"temp":21}' }],
+      [
+        'websocket conversation.item.create (openai-realtime)',
+        { input: expect.stringContaining('"output":"{\\"temp\\":21}"'), output: expect.any(String) },
+      ],
+      ['websocket response.create (openai-realtime)', exchange({ text: 'In Paris it is 21 degrees.' })],
+    ])
+    // The call, as the card of a model request over HTTP asking for the same call draws it.
+    const call = (p: Page) =>
+      p.$$eval('dd[data-field="calls"] .call', (calls) =>
+        calls.map((c) => c.outerHTML).find((html) => html.includes('Paris')),
+      )
+    const http = await open(await view('lanes-calls', ['lanes.jsonl'], work))
+    await buildEveryBlock(http.page)
+    expect(await call(page)).toBe(await call(http.page))
+    expect(await call(page)).toContain('get_weather')
+    await http.page.close()
     await page.close()
   })
 

@@ -1,11 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { currentTape } from '@agent-tape/core'
+import { createFileStore } from '@agent-tape/core/node'
 import type { Replier } from '@agent-tape/fake-provider'
+import { installHttpBoundary } from '@agent-tape/http'
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions'
 import { runWeatherAgent } from '../../cli/support/agents.js'
 import { type Clients, recordCassette } from '../../cli/support/record.js'
+import { SESSION_CLIENTS } from '../../providers/session-clients.js'
 import { REPO_ROOT } from '../../support/fixture-project.js'
+import { runTaped } from '../../support/tape-run.js'
 
 /** The fake model of two cities asked about at once: weather first, then an answer. */
 export const cityReply: Replier = ({ body }) => {
@@ -28,6 +33,30 @@ export function recordLanes(root: string, cassettePath: string): Promise<string>
       ),
     tape: { id: 'test/trip.test.ts > two cities', env: { WEATHER_UNITS: 'metric' } },
   })
+}
+
+/**
+ * Records a Realtime session of the SDK's `OpenAIRealtimeWS` into `<root>/<cassettePath>`: the
+ * model asks for the weather in Paris over the session, the app's tool (`tape.tool`) answers,
+ * and the model answers with it.
+ */
+export async function recordRealtimeSession(root: string, cassettePath: string): Promise<void> {
+  const client = SESSION_CLIENTS.find((c) => c.api === 'openai-realtime')!
+  const fake = await client.start()
+  const undeclare = installHttpBoundary().addModelEndpoints(fake.endpoint)
+  try {
+    const lookup = (city: string) => currentTape()!.tool('get_weather', { city }, async () => ({ temp: 21 }))
+    const run = await runTaped(
+      createFileStore(root),
+      cassettePath,
+      'update',
+      fake.weather('Be brief.', lookup),
+    )
+    if (run.failure ?? run.error) throw run.failure ?? run.error
+  } finally {
+    undeclare()
+    await fake.close()
+  }
 }
 
 const LOOKUP: ChatCompletionTool = {
