@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../cli/support/cli.js'
 import {
   type NextEvent,
-  REALTIME_WEATHER_TOOL,
   type RealtimeSeen,
   realtimeSession,
+  realtimeWeather,
 } from '../support/realtime-client.js'
 import {
   AUDIO_CHUNK_BYTES,
@@ -46,34 +46,9 @@ const session = (script: (rt: OpenAIRealtimeWS, next: NextEvent) => Promise<void
     script,
   )
 
-/** A text session: the model asks for a tool, gets its output, and answers. */
+/** A text session: the model asks for a tool, gets its output (21 degrees), and answers. */
 const textSession = (instructions: string) =>
-  session(async (rt, next) => {
-    rt.send({
-      type: 'session.update',
-      session: {
-        type: 'realtime',
-        instructions,
-        output_modalities: ['text'],
-        tools: [REALTIME_WEATHER_TOOL],
-      },
-    } as never)
-    await next('session.updated')
-    rt.send({
-      type: 'conversation.item.create',
-      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather in Paris?' }] },
-    })
-    rt.send({ type: 'response.create' })
-    const done = await next('response.function_call_arguments.done')
-    await next('response.done')
-    rt.send({
-      type: 'conversation.item.create',
-      item: { type: 'function_call_output', call_id: String(done.call_id), output: '{"temp":21}' },
-    })
-    rt.send({ type: 'response.create' })
-    await next('response.done')
-    rt.close()
-  })
+  session(realtimeWeather(instructions, async () => ({ temp: 21 })))
 
 const cassette = (file: string) => parseCassette(store.files[file]!, file)
 

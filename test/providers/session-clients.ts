@@ -3,7 +3,7 @@ import OpenAI from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { LIVE_WEATHER_TOOL, type LiveSeen, liveSession } from '../support/live-client.js'
 import { startLiveServer } from '../support/live-server.js'
-import { REALTIME_WEATHER_TOOL, type RealtimeSeen, realtimeSession } from '../support/realtime-client.js'
+import { type RealtimeSeen, realtimeSession, realtimeWeather } from '../support/realtime-client.js'
 import { startRealtimeServer } from '../support/realtime-server.js'
 
 /** What the agent saw of a session, alike for every API: the server's messages, the answer, the close. */
@@ -110,44 +110,7 @@ const realtime: SessionClient = {
       },
       handshakes: () => JSON.stringify(server.handshakes),
       weather: (instructions, lookup, key = KEY) =>
-        seen(
-          realtimeSession(open(key), async (rt, next) => {
-            rt.send({
-              type: 'session.update',
-              session: {
-                type: 'realtime',
-                instructions,
-                output_modalities: ['text'],
-                tools: [REALTIME_WEATHER_TOOL],
-              },
-            } as never)
-            await next('session.updated')
-            rt.send({
-              type: 'conversation.item.create',
-              item: {
-                type: 'message',
-                role: 'user',
-                content: [{ type: 'input_text', text: 'Weather in Paris?' }],
-              },
-            })
-            rt.send({ type: 'response.create' })
-            const call = await next('response.function_call_arguments.done')
-            if (call.type === 'closed') return
-            await next('response.done')
-            const { city } = JSON.parse(String(call.arguments)) as { city: string }
-            rt.send({
-              type: 'conversation.item.create',
-              item: {
-                type: 'function_call_output',
-                call_id: String(call.call_id),
-                output: JSON.stringify(await lookup(city)),
-              },
-            })
-            rt.send({ type: 'response.create' })
-            await next('response.done')
-            rt.close()
-          }),
-        ),
+        seen(realtimeSession(open(key), realtimeWeather(instructions, lookup))),
       ask: (text) =>
         seen(
           realtimeSession(open(KEY), async (rt, next) => {

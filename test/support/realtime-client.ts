@@ -77,9 +77,49 @@ export function realtimeSession(
 }
 
 /** The weather tool as a Realtime session declares it. */
-export const REALTIME_WEATHER_TOOL = {
+const REALTIME_WEATHER_TOOL = {
   type: 'function' as const,
   name: 'get_weather',
   description: 'The weather in a city',
   parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+}
+
+/**
+ * The weather conversation of a Realtime session: `instructions` and the weather tool set up, a
+ * question whose answer is a call of `get_weather`, its output from `lookup`, and the answer the
+ * model makes of it; then the client closes. A session closed early ends it where it closed.
+ */
+export function realtimeWeather(instructions: string, lookup: (city: string) => Promise<unknown>) {
+  return async (rt: OpenAIRealtimeWS, next: NextEvent): Promise<void> => {
+    rt.send({
+      type: 'session.update',
+      session: {
+        type: 'realtime',
+        instructions,
+        output_modalities: ['text'],
+        tools: [REALTIME_WEATHER_TOOL],
+      },
+    } as never)
+    await next('session.updated')
+    rt.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather in Paris?' }] },
+    })
+    rt.send({ type: 'response.create' })
+    const call = await next('response.function_call_arguments.done')
+    if (call.type === 'closed') return
+    await next('response.done')
+    const { city } = JSON.parse(String(call.arguments)) as { city: string }
+    rt.send({
+      type: 'conversation.item.create',
+      item: {
+        type: 'function_call_output',
+        call_id: String(call.call_id),
+        output: JSON.stringify(await lookup(city)),
+      },
+    })
+    rt.send({ type: 'response.create' })
+    await next('response.done')
+    rt.close()
+  }
 }

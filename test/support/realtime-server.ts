@@ -133,7 +133,8 @@ function serveSession(ws: WebSocket, model: string): void {
   })
 }
 
-function respond(send: (event: Event) => void, session: Event, items: Event[], audioChunks: number): void {
+/** Starts a response: `response.created`, and the response it announces. */
+function created(send: (event: Event) => void, items: Event[]) {
   const response = {
     id: `resp_${items.length}`,
     object: 'realtime.response',
@@ -141,6 +142,11 @@ function respond(send: (event: Event) => void, session: Event, items: Event[], a
     output: [],
   }
   send({ type: 'response.created', response })
+  return response
+}
+
+function respond(send: (event: Event) => void, session: Event, items: Event[], audioChunks: number): void {
+  const response = created(send, items)
   const modalities = session.output_modalities as string[] | undefined
   if (modalities?.includes('audio')) {
     for (let i = 0; i < audioChunks; i++) {
@@ -170,13 +176,7 @@ function respond(send: (event: Event) => void, session: Event, items: Event[], a
 
 /** The connection dropped mid-response: the first text delta, then no close frame. */
 function cut(ws: WebSocket, send: (event: Event) => void, items: Event[]): void {
-  const response = {
-    id: `resp_${items.length}`,
-    object: 'realtime.response',
-    status: 'in_progress',
-    output: [],
-  }
-  send({ type: 'response.created', response })
+  const response = created(send, items)
   send({ type: 'response.output_text.delta', response_id: response.id, delta: 'In Paris ' })
   // Once the frames are written: what a dropped connection delivered before it dropped.
   ws.ping(undefined, undefined, () => ws.terminate())
