@@ -3,7 +3,7 @@ import { dirname, join, resolve, sep } from 'node:path'
 import { HELP_OPTION, usageError } from '../args.js'
 import { displayPath } from '../cassette-files.js'
 import type { Command } from '../command.js'
-import { findObsoleteFolders } from '../prune/find-obsolete.js'
+import { findObsoleteFolders, obsoleteReason } from '../prune/find-obsolete.js'
 
 export const pruneCli: Command = {
   spec: {
@@ -73,12 +73,7 @@ export const pruneCli: Command = {
     const lines: string[] = []
     for (const f of folders) {
       for (const o of f.obsolete) {
-        const why = !f.testFileExists
-          ? `${show(f.testFile)} no longer exists`
-          : o.movedTo
-            ? `the tape "${o.movedTo.tape}" reads ${show(o.movedTo.file)} now`
-            : `${show(f.testFile)} declares no tape ${JSON.stringify(o.name.split('/').join(' > '))}`
-        lines.push(`${style.yellow('obsolete   ')} ${show(o.file)}  (${why})`)
+        lines.push(`${style.yellow('obsolete   ')} ${show(o.file)}  (${obsoleteReason(f, o, show)})`)
       }
       if (f.cannotTell) {
         const { line, reason, kept } = f.cannotTell

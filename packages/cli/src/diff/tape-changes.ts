@@ -10,7 +10,7 @@ import {
 import { type CassetteDiff, diffCassettes } from '@agent-tape/inspect'
 import { DEFAULT_CASSETTE_DIR } from '@agent-tape/runner-kit'
 import { displayPath } from '../cassette-files.js'
-import { findObsoleteFolders } from '../prune/find-obsolete.js'
+import { findObsoleteFolders, obsoleteReason } from '../prune/find-obsolete.js'
 import { type DecisionChange, decisionChange, toolCallsChanged } from './decision-change.js'
 import type { GitTree } from './git-tree.js'
 import { type RecordingSide, sideOf } from './recording-side.js'
@@ -135,12 +135,7 @@ async function obsoleteIn(tree: GitTree, { root, cwd }: CompareOptions): Promise
   const show = (path: string) => displayPath(path, cwd)
   for (const folder of await findObsoleteFolders([root], tree.source)) {
     for (const o of folder.obsolete) {
-      const why = !folder.testFileExists
-        ? `${show(folder.testFile)} no longer exists`
-        : o.movedTo
-          ? `the tape "${o.movedTo.tape}" reads ${show(o.movedTo.file)} now`
-          : `${show(folder.testFile)} declares no tape ${JSON.stringify(o.name.split('/').join(' > '))}`
-      found.set(rel(o.file), why)
+      found.set(rel(o.file), obsoleteReason(folder, o, show))
     }
   }
   return found

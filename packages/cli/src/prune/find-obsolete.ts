@@ -46,6 +46,20 @@ export interface CassetteFolder {
 }
 
 /**
+ * Why a cassette of `folder` is obsolete, as `prune` and `diff --base` say it; `show` prints a
+ * path (relative to where the user stands).
+ */
+export function obsoleteReason(
+  folder: CassetteFolder,
+  cassette: ObsoleteCassette,
+  show: (path: string) => string,
+): string {
+  if (!folder.testFileExists) return `${show(folder.testFile)} no longer exists`
+  if (cassette.movedTo) return `the tape "${cassette.movedTo.tape}" reads ${show(cassette.movedTo.file)} now`
+  return `${show(folder.testFile)} declares no tape ${JSON.stringify(cassette.name.split('/').join(' > '))}`
+}
+
+/**
  * Finds the cassettes whose tests no longer exist, by reading test files statically and judging
  * them as the runners do (`findObsoleteCassettes` of the runner kit): the folder
  * `__cassettes__/<test file>/` of a test file that is gone, and the cassettes, in it or in the
