@@ -35,7 +35,7 @@ export class GatewayLanes {
     const id = JSON.stringify([slot.path, slot.lane])
     let lane = this.lanes.get(id)
     if (!lane) {
-      lane = this.open(slot, clientProgram(socket.remotePort) ?? 'a program outside Node')
+      lane = this.open(slot, clientProgram(socket) ?? 'a program outside Node')
       this.lanes.set(id, lane)
     }
     return (await lane).tape
