@@ -1,10 +1,14 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createMemoryStore, parseCassette } from '@agent-tape/core'
 import { installHttpBoundary } from '@agent-tape/http'
 import { GoogleGenAI, Modality } from '@google/genai'
 import { WebSocket as UndiciWebSocket } from 'undici7'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { WebSocket, WebSocketServer } from 'ws'
+import { runCli } from '../cli/support/cli.js'
 import { type LiveConfig, liveSession } from '../support/live-client.js'
 import { LIVE_AUDIO_CHUNK_BYTES, type LiveServer, startLiveServer } from '../support/live-server.js'
 import { runTaped } from '../support/tape-run.js'
@@ -56,6 +60,13 @@ it('records and replays an audio session: chunks in, inline audio out', async ()
       },
     },
   })
+  // Priced by the model `setup` named, kept on each decision: 8 text tokens in at $0.50 per
+  // million, and 60 of audio each way at gemini-live-2.5-flash's audio rates, $3 in and $12 out.
+  const root = mkdtempSync(join(tmpdir(), 'agent-tape-live-'))
+  writeFileSync(join(root, 'live-audio.jsonl'), store.files['live-audio.jsonl']!)
+  const shown = (await runCli(['show', 'live-audio.jsonl'], root)).stdout.split('\n').map((l) => l.trim())
+  expect(shown).toContain('tokens     68 in / 60 out')
+  expect(shown).toContain(`cost       $${Number(((8 * 0.5 + 60 * 3 + 60 * 12) / 1e6).toPrecision(2))}`)
   const before = server.connections
   const replay = await runTaped(store, 'live-audio.jsonl', 'replay', audio)
   expect(replay.failure).toBeUndefined()

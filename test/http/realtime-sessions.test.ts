@@ -52,6 +52,9 @@ const textSession = (instructions: string) =>
 
 const cassette = (file: string) => parseCassette(store.files[file]!, file)
 
+/** Millionths of a dollar as `show` prints them: two significant digits. */
+const dollars = (micro: number) => `$${Number((micro / 1e6).toPrecision(2))}`
+
 // Recording, replay, the miss and the credential of a text session are the session contract's
 // (test/providers/session-contract.test.ts); the tests below read this recording.
 beforeAll(async () => {
@@ -98,6 +101,9 @@ it('reads in show, diff, verify and view like a model exchange: its text, its to
   expect(lines).toContainEqual(
     expect.stringMatching(/^answer +streamed · 101 · 120 in \/ 30 out tokens · finish completed$/),
   )
+  // Priced by the model the session ran (gpt-realtime, named by session.created and kept on each
+  // decision): two responses of 120 text tokens in at $4 per million and 30 out at $16.
+  expect(lines).toContain(`cost       ${dollars(2 * (120 * 4 + 30 * 16))}`)
   expect((await runCli(['verify', 'text.jsonl'], root)).stdout).toContain('ok    text.jsonl  6 decisions')
   const diffed = await runCli(['diff', 'text.jsonl', 'text.jsonl'], root)
   expect(diffed.stdout).toContain('= #4  step 0  websocket response.create (openai-realtime)')
@@ -134,6 +140,17 @@ describe('an audio session', () => {
       type: 'input_audio_buffer.append',
       audio: { sha256: expect.stringMatching(/^[0-9a-f]{32}$/), bytes: AUDIO_CHUNK_BYTES },
     })
+  })
+
+  it('prices its audio tokens at the audio rate of the model it ran', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'agent-tape-realtime-'))
+    writeFileSync(join(root, 'audio.jsonl'), store.files['audio.jsonl']!)
+    const shown = (await runCli(['show', 'audio.jsonl'], root)).stdout.split('\n').map((line) => line.trim())
+    // 120 text tokens in and 30 out, and 300 of audio each way (the fake counts a token a chunk):
+    // gpt-realtime's text at $4 and $16 per million, its audio at $32 and $64.
+    expect(shown).toContain('tokens     420 in / 330 out')
+    expect(shown).toContain(`cost       ${dollars(120 * 4 + 30 * 16 + 300 * 32 + 300 * 64)}`)
+    expect(shown).toContainEqual(expect.stringMatching(/^answer +streamed · 101 · 420 in \/ 330 out tokens/))
   })
 
   it('replays the audio and the binary frame with no connection', async () => {

@@ -97,7 +97,21 @@ function serveSession(ws: WebSocket, session: { setup?: Message }): void {
           },
         })
       }
-      send({ serverContent: { turnComplete: true } })
+      // The audio heard and said counted apart, three tokens a chunk each way, on 8 text tokens in.
+      const audio = 3 * audioChunks
+      send({
+        serverContent: { turnComplete: true },
+        usageMetadata: {
+          promptTokenCount: 8 + audio,
+          responseTokenCount: audio,
+          totalTokenCount: 8 + 2 * audio,
+          promptTokensDetails: [
+            { modality: 'TEXT', tokenCount: 8 },
+            { modality: 'AUDIO', tokenCount: audio },
+          ],
+          responseTokensDetails: [{ modality: 'AUDIO', tokenCount: audio }],
+        },
+      })
     }
   })
 }

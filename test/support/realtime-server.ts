@@ -170,8 +170,30 @@ function respond(send: (event: Event) => void, session: Event, items: Event[], a
       send({ type: 'response.output_text.delta', response_id: response.id, delta })
     send({ type: 'response.output_text.done', response_id: response.id })
   }
-  const usage = { input_tokens: 120, output_tokens: 30, total_tokens: 150 }
-  send({ type: 'response.done', response: { ...response, status: 'completed', usage } })
+  send({
+    type: 'response.done',
+    response: { ...response, status: 'completed', usage: usageOf(modalities, audioChunks) },
+  })
+}
+
+/**
+ * A response's `usage` as the API reports it: 120 text tokens in and 30 out, and for a spoken
+ * answer, the audio heard and said on top (one token per chunk of each), counted apart.
+ */
+function usageOf(modalities: string[] | undefined, audioChunks: number): Event {
+  const audio = modalities?.includes('audio') ? audioChunks : 0
+  return {
+    input_tokens: 120 + audio,
+    output_tokens: 30 + audio,
+    total_tokens: 150 + 2 * audio,
+    input_token_details: {
+      text_tokens: 120,
+      audio_tokens: audio,
+      cached_tokens: 0,
+      cached_tokens_details: { text_tokens: 0, audio_tokens: 0 },
+    },
+    output_token_details: { text_tokens: 30, audio_tokens: audio },
+  }
 }
 
 /** The connection dropped mid-response: the first text delta, then no close frame. */

@@ -5,12 +5,14 @@
 export type { PreparedBoundary } from './boundary.js'
 export { installedBoundary } from './boundary.js'
 export type { ModelCodec, TokenUsage } from './codecs/codec.js'
+export { USAGE_PARTS } from './codecs/codec.js'
 export {
   codecByName,
   findCodec,
   isVolatileField,
   MODEL_CODECS,
   PROVIDER_ID,
+  priceProvidersOf,
   SESSION_CODECS,
 } from './codecs/index.js'
 export type { AnswerToolCall, ModelAnswer, ModelRequest } from './codecs/read.js'

@@ -1,6 +1,6 @@
 import { addDecisionLabels, describeDecision } from '@agent-tape/core/internal'
 import type { TokenUsage } from './codecs/codec.js'
-import { codecByName } from './codecs/index.js'
+import { codecByName, sessionCodecByName } from './codecs/index.js'
 import {
   asRecord,
   emptyAnswer,
@@ -78,13 +78,21 @@ export function recordedModelUsage(input: unknown, out: unknown): RecordedModelU
 
 /**
  * The tokens of one message of a WebSocket session, as its codec reads them from the server's
- * frames (a Realtime `response.done`'s `usage`, a Live `usageMetadata`). The model is named at
- * the session's opening, not in its messages: the tokens are counted, not priced.
+ * frames (a Realtime `response.done`'s `usage`, a Live `usageMetadata`), with the model the
+ * session ran, which the recording keeps on each decision (the URL, `setup` or `session.created`
+ * names it once).
  */
 function sessionUsage(input: unknown, out: unknown): RecordedModelUsage | undefined {
   const read = readSessionDecision(input, out)
-  if (!read?.answer.usage || !read.request.api) return undefined
-  return { api: read.request.api, usage: read.answer.usage, priceProviders: [] }
+  const codec = read?.request.api === undefined ? undefined : sessionCodecByName(read.request.api)
+  if (!read?.answer.usage || !codec) return undefined
+  const model = read.request.model
+  return {
+    api: codec.name,
+    ...(model === undefined ? {} : { model }),
+    usage: read.answer.usage,
+    priceProviders: codec.priceProviders,
+  }
 }
 
 /** What a recorded model request (`in` of an `llm` decision) asked, in a few words. */

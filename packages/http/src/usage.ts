@@ -1,4 +1,4 @@
-import { type TokenUsage, tokenUsage } from './codecs/codec.js'
+import type { TokenUsage } from './codecs/codec.js'
 import { codecByName } from './codecs/index.js'
 import { bodyJson, isRecordedResponse } from './recorded-response.js'
 import { streamEvents } from './streams/index.js'
@@ -24,18 +24,4 @@ export function recordedUsage(input: unknown, out: unknown): TokenUsage | undefi
     : undefined
 }
 
-/** Adds usages; `undefined` entries count as zero, and the cache counts appear when some usage has them. */
-export function sumUsage(usages: readonly (TokenUsage | undefined)[]): TokenUsage {
-  let input = 0
-  let output = 0
-  let cached = 0
-  let cacheWrite = 0
-  for (const u of usages) {
-    if (!u) continue
-    input += u.input
-    output += u.output
-    cached += u.cached ?? 0
-    cacheWrite += u.cacheWrite ?? 0
-  }
-  return tokenUsage(input, output, cached, cacheWrite)
-}
+export { sumUsage } from './codecs/codec.js'

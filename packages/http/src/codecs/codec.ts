@@ -136,14 +136,57 @@ export interface TokenUsage {
   cached?: number
   /** Input tokens written to the provider's prompt cache (absent when the answer says none). */
   cacheWrite?: number
+  /** Input tokens of audio, part of `input`: a model that hears prices them at its audio rate. */
+  inputAudio?: number
+  /** Output tokens of audio, part of `output`: a model that speaks prices them at its audio rate. */
+  outputAudio?: number
+  /** Cached input tokens of audio, part of `cached` and of `inputAudio`. */
+  cachedAudio?: number
 }
 
-/** A usage, with the cache counts set only when they are above zero. */
-export function tokenUsage(input: number, output: number, cached = 0, cacheWrite = 0): TokenUsage {
+/** The counts of a {@link TokenUsage} that are parts of its `input` or `output`, each optional. */
+export const USAGE_PARTS = ['cached', 'cacheWrite', 'inputAudio', 'outputAudio', 'cachedAudio'] as const
+
+/** The audio among an answer's tokens, as its API reports them apart. */
+export interface AudioTokens {
+  input?: number | undefined
+  output?: number | undefined
+  cached?: number | undefined
+}
+
+/** A usage, with its parts (cache, audio) set only when they are above zero. */
+export function tokenUsage(
+  input: number,
+  output: number,
+  cached = 0,
+  cacheWrite = 0,
+  audio: AudioTokens = {},
+): TokenUsage {
   const usage: TokenUsage = { input, output }
-  if (cached > 0) usage.cached = cached
-  if (cacheWrite > 0) usage.cacheWrite = cacheWrite
+  const parts = {
+    cached,
+    cacheWrite,
+    inputAudio: audio.input,
+    outputAudio: audio.output,
+    cachedAudio: audio.cached,
+  }
+  for (const part of USAGE_PARTS) {
+    const count = parts[part] ?? 0
+    if (count > 0) usage[part] = count
+  }
   return usage
+}
+
+/** Adds usages; `undefined` entries count as zero, and each part (cache, audio) appears when some usage has it. */
+export function sumUsage(usages: readonly (TokenUsage | undefined)[]): TokenUsage {
+  const total: TokenUsage = { input: 0, output: 0 }
+  for (const u of usages) {
+    if (!u) continue
+    total.input += u.input
+    total.output += u.output
+    for (const part of USAGE_PARTS) if (u[part]) total[part] = (total[part] ?? 0) + u[part]
+  }
+  return total
 }
 
 /** A codec's `matches`: a POST to a path that ends with its {@link ModelCodec.apiPath}. */

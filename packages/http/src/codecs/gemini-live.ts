@@ -1,4 +1,5 @@
 import { type TokenUsage, tokenUsage } from './codec.js'
+import { audioOf } from './gemini.js'
 import { type AnswerParts, asArray, asRecord, emptyAnswer, type Json, str, toolCall } from './read.js'
 import { addUsage, base64Digest, num, type SessionCodec } from './session-codec.js'
 
@@ -52,14 +53,19 @@ export const geminiLiveCodec: SessionCodec = {
     const text = str(asRecord(message.realtimeInput).text)
     return text === undefined ? { tools } : { tools, last: { role: 'user', text } }
   },
+  modelOfUrl: () => undefined,
+  // The model is named once, in `setup`: `models/gemini-live-2.5-flash`, or Vertex AI's
+  // `projects/…/publishers/google/models/…`.
+  modelOf: (message) => str(asRecord(message.setup).model)?.replace(/^.*\bmodels\//, ''),
+  priceProviders: ['google'],
 }
 
-/** A message's `usageMetadata`: the prompt's tokens (the cached ones among them) and the response's. */
+/** A message's `usageMetadata`: the prompt's tokens (the cached ones among them) and the response's, with their audio. */
 function readUsage(usage: Json): TokenUsage | undefined {
   const input = num(usage.promptTokenCount)
   const output = num(usage.responseTokenCount) ?? num(usage.candidatesTokenCount)
   if (input === undefined && output === undefined) return undefined
-  return tokenUsage(input ?? 0, output ?? 0, num(usage.cachedContentTokenCount) ?? 0)
+  return tokenUsage(input ?? 0, output ?? 0, num(usage.cachedContentTokenCount) ?? 0, 0, audioOf(usage))
 }
 
 function partsText(parts: unknown): string {

@@ -1,4 +1,12 @@
-import { type ModelCodec, numberAt, postsTo, type TokenUsage, tokenUsage, withoutVolatile } from './codec.js'
+import {
+  type AudioTokens,
+  type ModelCodec,
+  numberAt,
+  postsTo,
+  type TokenUsage,
+  tokenUsage,
+  withoutVolatile,
+} from './codec.js'
 import { asArray, asRecord, contentText, emptyAnswer, type Json, str, toolCall } from './read.js'
 
 /**
@@ -173,7 +181,24 @@ function usageOf(source: unknown): TokenUsage | undefined {
   const answer = numberAt(source, 'usageMetadata', 'candidatesTokenCount') ?? 0
   const thoughts = numberAt(source, 'usageMetadata', 'thoughtsTokenCount') ?? 0
   const cached = numberAt(source, 'usageMetadata', 'cachedContentTokenCount')
-  return tokenUsage(input, answer + thoughts, cached)
+  return tokenUsage(input, answer + thoughts, cached, 0, audioOf(asRecord(asRecord(source).usageMetadata)))
+}
+
+/**
+ * The audio among a `usageMetadata`'s tokens, from its counts by modality (`promptTokensDetails`,
+ * `candidatesTokensDetails` or a Live session's `responseTokensDetails`, `cacheTokensDetails`).
+ */
+export function audioOf(usage: Json): AudioTokens {
+  const audio = (details: unknown) =>
+    asArray(details).reduce<number>((n, detail) => {
+      const { modality, tokenCount } = asRecord(detail)
+      return modality === 'AUDIO' && typeof tokenCount === 'number' ? n + tokenCount : n
+    }, 0)
+  return {
+    input: audio(usage.promptTokensDetails),
+    output: audio(usage.candidatesTokensDetails) + audio(usage.responseTokensDetails),
+    cached: audio(usage.cacheTokensDetails),
+  }
 }
 
 /** Adds one response (a whole body, or one chunk of a stream) to the answer. */

@@ -42,6 +42,14 @@ export function sessionCodecByName(name: string): SessionCodec | undefined {
   return [...SESSION_CODECS, genericSessionCodec].find((codec) => codec.name === name)
 }
 
+/**
+ * Where the price table looks up the models of an API (a model codec's or a session codec's
+ * name); `undefined` for a name no codec has.
+ */
+export function priceProvidersOf(api: string): readonly string[] | undefined {
+  return (codecByName(api) ?? sessionCodecByName(api))?.priceProviders
+}
+
 export function findCodec(method: string, pathname: string): ModelCodec | undefined {
   return MODEL_CODECS.find((codec) => codec.matches(method, pathname))
 }

@@ -109,7 +109,12 @@ export const openaiChatCodec: ModelCodec = {
       const output = numberAt(source, 'usage', 'completion_tokens')
       // Cached tokens are part of the prompt's count.
       const cached = numberAt(source, 'usage', 'prompt_tokens_details', 'cached_tokens')
-      if (input !== undefined && output !== undefined) return tokenUsage(input, output, cached)
+      // A model that hears or speaks (`gpt-4o-audio-preview`) counts its audio apart, at another price.
+      const audio = {
+        input: numberAt(source, 'usage', 'prompt_tokens_details', 'audio_tokens'),
+        output: numberAt(source, 'usage', 'completion_tokens_details', 'audio_tokens'),
+      }
+      if (input !== undefined && output !== undefined) return tokenUsage(input, output, cached, 0, audio)
     }
     return undefined
   },

@@ -62,14 +62,26 @@ export const openaiRealtimeCodec: SessionCodec = {
       .join('')
     return { tools, last: { role: str(item.role) ?? 'user', text } }
   },
+  modelOfUrl: (url) => url.searchParams.get('model') ?? undefined,
+  // `session.created` and `session.updated` name the model that answers; `session.update` may ask for one.
+  modelOf: (message) =>
+    SESSION_EVENTS.has(str(message.type) ?? '') ? str(asRecord(message.session).model) : undefined,
+  priceProviders: ['openai', 'azure'],
 }
 
-/** A response's `usage`: its input tokens (the cached ones among them) and output tokens. */
+const SESSION_EVENTS = new Set(['session.created', 'session.updated', 'session.update'])
+
+/** A response's `usage`: its input tokens (the cached ones among them) and output tokens, with their audio. */
 function readUsage(usage: Json): TokenUsage | undefined {
   const input = num(usage.input_tokens)
   const output = num(usage.output_tokens)
   if (input === undefined && output === undefined) return undefined
-  return tokenUsage(input ?? 0, output ?? 0, num(asRecord(usage.input_token_details).cached_tokens) ?? 0)
+  const inputDetails = asRecord(usage.input_token_details)
+  return tokenUsage(input ?? 0, output ?? 0, num(inputDetails.cached_tokens) ?? 0, 0, {
+    input: num(inputDetails.audio_tokens),
+    output: num(asRecord(usage.output_token_details).audio_tokens),
+    cached: num(asRecord(inputDetails.cached_tokens_details).audio_tokens),
+  })
 }
 
 function errorText(error: Json): string {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { type TokenUsage, tokenUsage } from './codec.js'
+import { sumUsage, type TokenUsage } from './codec.js'
 import { type AnswerParts, asRecord, type Json } from './read.js'
 
 /**
@@ -31,6 +31,16 @@ export interface SessionCodec {
   readMessages(messages: readonly Json[]): AnswerParts
   /** What a client message asks, in a few words: the tools it declares, the turn it adds. */
   readMessage(message: Json): SessionRequest
+  /** The model a session's URL asks for (`?model=…`), if it names one. */
+  modelOfUrl(url: URL): string | undefined
+  /**
+   * The model a message names, the client's (the one it asks for) or the server's (the one that
+   * answers), if it names one. A recording keeps the latest on each decision of the session, as
+   * its tokens are priced by it.
+   */
+  modelOf(message: Json): string | undefined
+  /** Where the price table looks the session's model up (see `ModelCodec.priceProviders`). */
+  readonly priceProviders: readonly string[]
 }
 
 /** A client message read for `show` and `view` (see {@link SessionCodec.readMessage}). */
@@ -53,6 +63,9 @@ export const genericSessionCodec: SessionCodec = {
   missFrame: () => undefined,
   readMessages: () => ({ text: '', toolCalls: [] }),
   readMessage: () => ({ tools: 0 }),
+  modelOfUrl: () => undefined,
+  modelOf: () => undefined,
+  priceProviders: [],
 }
 
 /**
@@ -79,6 +92,5 @@ export function num(value: unknown): number | undefined {
 
 /** The tokens of two parts of a session's answer added (several responses after one message). */
 export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {
-  if (!a || !b) return a ?? b
-  return tokenUsage(a.input + b.input, a.output + b.output, (a.cached ?? 0) + (b.cached ?? 0))
+  return !a || !b ? (a ?? b) : sumUsage([a, b])
 }

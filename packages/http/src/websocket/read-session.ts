@@ -27,5 +27,7 @@ export function readSessionDecision(
     tools: read.tools,
   }
   if (read.last) request.last = read.last
+  const model = asRecord(out).model
+  if (typeof model === 'string') request.model = model
   return { request, answer: { status: 101, streamed: true, ...parts } }
 }

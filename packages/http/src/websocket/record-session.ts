@@ -2,9 +2,17 @@ import type { IncomingMessage } from 'node:http'
 import { onTapeFinish } from '@agent-tape/core/context'
 import { type BegunDecision, isAgentTapeError, toRecordedError } from '@agent-tape/core/internal'
 import type { WebSocket } from 'ws'
+import { asRecord } from '../codecs/read.js'
 import { performingForTape } from '../network/performing.js'
 import { frameTooLarge, MAX_FRAME_BYTES, SESSION_KIND, type SessionEnds } from './session-ends.js'
-import { clientInput, frameOf, type OpenOutput, type RecordedFrame } from './session-frames.js'
+import {
+  clientInput,
+  type FramesOutput,
+  frameOf,
+  type OpenOutput,
+  parseObject,
+  type RecordedFrame,
+} from './session-frames.js'
 import type { UpgradeCall } from './upgrade-request.js'
 import { closeAs, wsModule } from './ws-module.js'
 
@@ -38,13 +46,20 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
       }),
   )
   let current: Current | undefined = { begun: opening, started, frames: [], open: {} }
+  const model = new SessionModel(call)
   const finish = () => {
     const done = current
     current = undefined
     if (!done) return
-    const out: OpenOutput | { frames: RecordedFrame[] } = done.open
-      ? { status: 101, ...(done.open.protocol ? { protocol: done.open.protocol } : {}), frames: done.frames }
-      : { frames: done.frames }
+    const named = model.name === undefined ? {} : { model: model.name }
+    const out: OpenOutput | FramesOutput = done.open
+      ? {
+          status: 101,
+          ...(done.open.protocol ? { protocol: done.open.protocol } : {}),
+          frames: done.frames,
+          ...named,
+        }
+      : { frames: done.frames, ...named }
     done.begun.complete({ out }, Date.now() - done.started)
   }
   let local: WebSocket | undefined
@@ -93,14 +108,17 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
     remote.on('message', (data: Buffer, isBinary: boolean) => {
       if (data.length > MAX_FRAME_BYTES) return refuse(data.length, 'server')
       if (current) current.frames.push(frameOf(data, isBinary, Date.now() - current.started))
+      model.fromServer(data)
       local.send(data, { binary: isBinary })
     })
     local.on('message', (data: Buffer, isBinary: boolean) => {
       if (data.length > MAX_FRAME_BYTES) return refuse(data.length, 'client')
       finish()
       let begun: BegunDecision
+      const input = clientInput(call.codec, data, isBinary)
+      model.fromClient(input)
       try {
-        begun = tape.begin(SESSION_KIND, clientInput(call.codec, data, isBinary))
+        begun = tape.begin(SESSION_KIND, input)
       } catch (error) {
         // Asked after the test ended, or an input that cannot be keyed: the tape has the error.
         if (isAgentTapeError(error)) tape.reportDivergence(error)
@@ -121,6 +139,35 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
       finish()
       if (remote.readyState === remote.OPEN) closeAs(remote, code, reason.toString())
     })
+  }
+}
+
+/**
+ * The model a recorded session runs, as its URL, the client's messages and the server's name it
+ * (the server's, the one that answers, once it names one): kept on each decision, whose tokens
+ * are priced by it. A server frame is read only when it holds the word `"model"`, as most are
+ * audio.
+ */
+class SessionModel {
+  name: string | undefined
+  private answered = false
+
+  constructor(private readonly call: UpgradeCall) {
+    this.name = call.codec.modelOfUrl(call.url)
+  }
+
+  fromClient(input: unknown): void {
+    if (this.answered) return
+    this.name = this.call.codec.modelOf(asRecord(asRecord(input).message)) ?? this.name
+  }
+
+  fromServer(data: Buffer): void {
+    if (!data.includes('"model"')) return
+    const message = parseObject(data.toString('utf8'))
+    const named = message && this.call.codec.modelOf(message)
+    if (!named) return
+    this.name = named
+    this.answered = true
   }
 }
 

@@ -11,14 +11,18 @@ export type RecordedFrame =
   | { at: number; binary: string }
   | { at: number; close: { code: number; reason: string } }
 
-/** What a client message's decision records: the server's frames until the client's next message. */
+/**
+ * What a client message's decision records: the server's frames until the client's next
+ * message, and the model the session runs by then, when it was named (its tokens' price).
+ */
 export interface FramesOutput {
   frames: RecordedFrame[]
+  model?: string
 }
 
 /** What the opening records: the server's answer to the upgrade, and its first frames. */
 export type OpenOutput =
-  | { status: 101; protocol?: string; frames: RecordedFrame[] }
+  | { status: 101; protocol?: string; frames: RecordedFrame[]; model?: string }
   | { status: number; headers: Record<string, string>; body: string }
 
 /** A frame's payload as a received message: a text frame's string, or a binary frame's bytes. */
@@ -67,7 +71,8 @@ export function framesOf(out: unknown): RecordedFrame[] {
   return Array.isArray(frames) ? (frames as RecordedFrame[]) : []
 }
 
-function parseObject(text: string): Json | undefined {
+/** A JSON object's text parsed, or `undefined` for any other text. */
+export function parseObject(text: string): Json | undefined {
   if (!text.startsWith('{')) return undefined
   try {
     const value: unknown = JSON.parse(text)

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '@agent-tape/http/internal'
+import { type TokenUsage, USAGE_PARTS } from '@agent-tape/http/internal'
 import type { UsageReader } from './recorded-usage.js'
 
 /** The tokens of one model decision, with the model that spent them: the unit every cost is priced in. */
@@ -36,8 +36,7 @@ export function usageOfDecisions(decisions: readonly UsageSource[], reader: Usag
     const usage = reader(d)
     if (!usage) continue
     const entry: DecisionUsage = { seq: d.seq, step: d.step, input: usage.input, output: usage.output }
-    if (usage.cached) entry.cached = usage.cached
-    if (usage.cacheWrite) entry.cacheWrite = usage.cacheWrite
+    for (const part of USAGE_PARTS) if (usage[part]) entry[part] = usage[part]
     if (usage.model !== undefined) entry.model = usage.model
     if (usage.api !== undefined) entry.api = usage.api
     usages.push(entry)
@@ -60,8 +59,7 @@ export function tokensByModel(usages: readonly DecisionUsage[]): ModelTokens[] {
     m.decisions++
     m.input += u.input
     m.output += u.output
-    if (u.cached) m.cached = (m.cached ?? 0) + u.cached
-    if (u.cacheWrite) m.cacheWrite = (m.cacheWrite ?? 0) + u.cacheWrite
+    for (const part of USAGE_PARTS) if (u[part]) m[part] = (m[part] ?? 0) + u[part]
     models.set(id, m)
   }
   return [...models.values()]

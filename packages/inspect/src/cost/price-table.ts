@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { codecByName } from '@agent-tape/http/internal'
+import { priceProvidersOf, type TokenUsage } from '@agent-tape/http/internal'
 import type { DecisionUsage } from './decision-usage.js'
 
 /** What agent-tape uses of `@pydantic/genai-prices` (see decision 0025). */
@@ -25,6 +25,19 @@ function prices(): PriceLibrary {
 }
 
 /**
+ * Each count of a usage, by the name the price table gives it. The parts (cache, audio) are
+ * counted within `input_tokens` and `output_tokens`, and the table prices the rest of each at the
+ * base rate.
+ */
+const PRICED_COUNTS: readonly (readonly [keyof TokenUsage, string])[] = [
+  ['cached', 'cache_read_tokens'],
+  ['cacheWrite', 'cache_write_tokens'],
+  ['inputAudio', 'input_audio_tokens'],
+  ['outputAudio', 'output_audio_tokens'],
+  ['cachedAudio', 'cache_audio_read_tokens'],
+]
+
+/**
  * The price in US dollars of one decision's tokens, at the prices of `at` (the recording's
  * time) where the table has a history; `undefined` when the table has no price for its model
  * (a local model, a name it does not know): never 0 for what it cannot price. Each decision is
@@ -33,14 +46,12 @@ function prices(): PriceLibrary {
  */
 export function priceDecision(usage: DecisionUsage, at?: string): number | undefined {
   if (usage.model === undefined) return undefined
-  const providers = usage.api === undefined ? [undefined] : codecByName(usage.api)?.priceProviders
+  const providers = usage.api === undefined ? [undefined] : priceProvidersOf(usage.api)
   if (!providers) return undefined
-  const tokens = {
-    input_tokens: usage.input,
-    output_tokens: usage.output,
-    ...(usage.cached ? { cache_read_tokens: usage.cached } : {}),
-    ...(usage.cacheWrite ? { cache_write_tokens: usage.cacheWrite } : {}),
-  }
+  const tokens: Record<string, number> = {}
+  for (const [count, key] of PRICED_COUNTS) if (usage[count]) tokens[key] = usage[count]
+  tokens.input_tokens = usage.input
+  tokens.output_tokens = usage.output
   const timestamp = at === undefined ? undefined : new Date(at)
   const options = timestamp && !Number.isNaN(timestamp.getTime()) ? { timestamp } : {}
   for (const providerId of providers) {
