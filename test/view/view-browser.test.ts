@@ -335,15 +335,24 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
         ),
       ]),
     )
-    const exchange = (fields: Record<string, string>) => ({
+    // A response.create's card: the model the session ran, the server's events after it (the
+    // frames its decision recorded), and no tools, which the session declared in session.update.
+    const recorded = parseCassette(readFileSync(join(work, 'realtime.jsonl'), 'utf8'), 'realtime.jsonl')
+    const responses = recorded.decisions.filter(
+      (d) => (d.in as { frame: string }).frame === 'response.create',
+    )
+    const exchange = (n: number, fields: Record<string, string>) => ({
+      model: 'gpt-realtime',
       request: 'openai-realtime websocket response.create',
       messages: '0 messages',
-      tools: 'none',
-      answer: 'streamed (0 events) · 101',
+      answer: `streamed (${(responses[n]!.out as { frames: unknown[] }).frames.length} events) · 101`,
       finish: 'completed',
       tokens: '120 in / 30 out',
       ...fields,
     })
+    expect(Math.min(...responses.map((d) => (d.out as { frames: unknown[] }).frames.length))).toBeGreaterThan(
+      4,
+    )
     expect(cards).toEqual([
       [
         'websocket open (openai-realtime)',
@@ -357,13 +366,13 @@ describe.skipIf(browserTestsSkipped())('the HTML view in Chromium', () => {
         'websocket conversation.item.create (openai-realtime)',
         { input: expect.stringContaining('"text":"Weather in Paris?"'), output: expect.any(String) },
       ],
-      ['websocket response.create (openai-realtime)', exchange({ calls: 'get_weathercityParis' })],
+      ['websocket response.create (openai-realtime)', exchange(0, { calls: 'get_weathercityParis' })],
       ['tool "get_weather"', { args: 'cityParis', result: '{"temp":21}' }],
       [
         'websocket conversation.item.create (openai-realtime)',
         { input: expect.stringContaining('"output":"{\\"temp\\":21}"'), output: expect.any(String) },
       ],
-      ['websocket response.create (openai-realtime)', exchange({ text: 'In Paris it is 21 degrees.' })],
+      ['websocket response.create (openai-realtime)', exchange(1, { text: 'In Paris it is 21 degrees.' })],
     ])
     // The call, as the card of a model request over HTTP asking for the same call draws it.
     const call = (p: Page) =>

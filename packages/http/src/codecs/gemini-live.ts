@@ -40,9 +40,8 @@ export const geminiLiveCodec: SessionCodec = {
     return answer
   },
   readMessage(message) {
-    const tools = asArray(asRecord(message.setup).tools).reduce<number>(
-      (n, tool) => n + asArray(asRecord(tool).functionDeclarations).length,
-      0,
+    const tools = asArray(asRecord(message.setup).tools).flatMap((tool) =>
+      asArray(asRecord(tool).functionDeclarations).map((f) => str(asRecord(f).name) ?? '(tool)'),
     )
     const turns = asArray(asRecord(message.clientContent).turns)
     const turn = asRecord(turns.at(-1))

@@ -52,7 +52,7 @@ export const openaiRealtimeCodec: SessionCodec = {
     return answer
   },
   readMessage(message) {
-    const tools = asArray(asRecord(message.session).tools).length
+    const tools = asArray(asRecord(message.session).tools).map((tool) => str(asRecord(tool).name) ?? '(tool)')
     const item = asRecord(message.item)
     if (message.type !== 'conversation.item.create') return { tools }
     if (item.type === 'function_call_output')

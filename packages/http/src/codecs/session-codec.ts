@@ -45,7 +45,8 @@ export interface SessionCodec {
 
 /** A client message read for `show` and `view` (see {@link SessionCodec.readMessage}). */
 export interface SessionRequest {
-  tools: number
+  /** The names of the tools the message declares (a `session.update`'s, a `setup`'s). */
+  tools: string[]
   last?: { role: string; text: string }
 }
 
@@ -62,7 +63,7 @@ export const genericSessionCodec: SessionCodec = {
   }),
   missFrame: () => undefined,
   readMessages: () => ({ text: '', toolCalls: [] }),
-  readMessage: () => ({ tools: 0 }),
+  readMessage: () => ({ tools: [] }),
   modelOfUrl: () => undefined,
   modelOf: () => undefined,
   priceProviders: [],

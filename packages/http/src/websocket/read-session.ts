@@ -24,10 +24,20 @@ export function readSessionDecision(
     method: 'websocket',
     path: frame,
     messages: read.last ? 1 : 0,
-    tools: read.tools,
+    tools: read.tools.length,
   }
   if (read.last) request.last = read.last
   const model = asRecord(out).model
   if (typeof model === 'string') request.model = model
   return { request, answer: { status: 101, streamed: true, ...parts } }
+}
+
+/**
+ * The names of the tools a session's message declares, for `view`; `undefined` for a decision
+ * that is no message of a session a codec reads.
+ */
+export function sessionToolNames(input: unknown): string[] | undefined {
+  const { api, message } = asRecord(input)
+  const codec = typeof api === 'string' ? sessionCodecByName(api) : undefined
+  return codec && message !== undefined ? codec.readMessage(asRecord(message)).tools : undefined
 }

@@ -1,5 +1,5 @@
 import type { Cassette, DecisionRecord } from '@agent-tape/core/internal'
-import { type ModelRequest, recordedStream } from '@agent-tape/http/internal'
+import { type ModelRequest, recordedStream, sessionToolNames } from '@agent-tape/http/internal'
 import { describeCost } from '../cost/run-cost.js'
 import { tokens } from '../format/numbers.js'
 import { toolNames } from '../reading/conversation.js'
@@ -71,13 +71,18 @@ function buildCard(d: DecisionSummary, record: DecisionRecord, shared: SharedVal
   if (record.out !== undefined) card.whole.out = shared.share(record.out)
   if (record.err) card.whole.err = record.err
   if (d.model) {
-    card.model = { request: shareLast(d.model.request, shared), tools: toolNames(record.in) }
+    const tools = sessionToolNames(record.in) ?? toolNames(record.in)
+    card.model = { request: shareLast(d.model.request, shared), tools }
     const answer = d.model.answer
     if (answer) {
       const stream = recordedStream(asRecord(record.out).body as never)
+      const frames = asRecord(record.out).frames
+      // A session's answer is the server's frames after the message: its events.
       card.model.answer = stream
         ? { ...answer, stream: { key: stream.format.key, count: stream.items.length } }
-        : answer
+        : Array.isArray(frames)
+          ? { ...answer, stream: { key: 'frames', count: frames.length } }
+          : answer
     }
   }
   if (d.tool) card.tool = d.tool

@@ -120,7 +120,8 @@ function modelFields(c: CardData, field: AddField, row?: RowData): void {
           ? `, last ${r.last.role}: ${clip(String(resolve(r.last.text)), 240)}`
           : ''),
   )
-  field('tools', 'tools', model.tools.length ? model.tools.join(', ') : 'none')
+  // A session declares its tools once (in `session.update`, `setup`), not with each message.
+  field('tools', 'tools', model.tools.length ? model.tools.join(', ') : c.kind === 'websocket' ? '' : 'none')
   if (!a) return
   const events = plural(a.stream ? a.stream.count : 0, 'event')
   field('answer', 'answer', `${a.streamed ? `streamed (${events})` : 'json'} \u00b7 ${a.status}`)
