@@ -79,7 +79,18 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     expect([update.requests, update.tokens]).toEqual([6, 660])
 
     project.write(CASSETTE, recorded)
-    const resume = await measured(() => withSwitch(runner, project, '--resume-cassettes', env()))
+    // The miss offers both re-records: the whole test, or from the miss on, keeping what replayed.
+    const missed = await measured(() => project.runTests('test/trip.test.ts', env()))
+    expect(missed.result.code).not.toBe(0)
+    expect(missed.requests).toBe(0)
+    const command = (flag: string) =>
+      `${runner.rerecord.start} test/trip.test.ts -t '^trip$' ${runner.rerecord.end.replace('--update-cassettes', flag)}`
+    expect(missed.result.output).toContain(
+      `If the change is intended, re-record this test: ${command('--update-cassettes')}, or record it from this decision on, keeping the 3 decisions replayed before it: ${command('--resume-cassettes')}.`,
+    )
+    expect(project.read(CASSETTE)).toBe(recorded)
+    // The command as printed.
+    const resume = await measured(() => project.run(command('--resume-cassettes'), env()))
     expect(resume.result.code, resume.result.output).toBe(0)
     expect([resume.requests, resume.tokens]).toEqual([3, 330])
     // The received requests are those of steps 4 to 6.

@@ -8,6 +8,8 @@ import { diffJson, type FieldChange, formatChanges } from './json-diff.js'
 export interface DivergenceContext {
   cassettePath: string
   rerecordCommand: string
+  /** The command that re-records the test from its first miss on (mode `resume`), when the runner has one. */
+  resumeCommand?: string
   /** The command that opens the divergence view, when the runner keeps the diverged run. */
   viewCommand?: string
 }
@@ -128,9 +130,20 @@ function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
   return formatMessage({
     what: `Replay miss at ${position}, ${d.label}`,
     why: 'the run asked for a decision that was never recorded',
-    fix: `If the change is intended, re-record this test: ${context.rerecordCommand}`,
+    fix: `If the change is intended, re-record this test: ${context.rerecordCommand}${resumeOffer(d, context)}`,
     details: lines,
   })
+}
+
+/**
+ * A miss after replayed decisions can be recorded from where it happened on, the replayed ones
+ * kept (mode `resume`): cheaper than a whole re-record when the change is late in a long run.
+ * Not a session's message: a replayed session has no server to send the rest to.
+ */
+function resumeOffer(d: MissDetails, context: DivergenceContext): string {
+  if (!context.resumeCommand || d.replayedBefore === 0 || d.kind === 'websocket') return ''
+  const kept = d.replayedBefore === 1 ? 'the decision' : `the ${d.replayedBefore} decisions`
+  return `, or record it from this decision on, keeping ${kept} replayed before it: ${context.resumeCommand}`
 }
 
 /**

@@ -36,6 +36,11 @@ export interface TapeOptions {
   /** The command that re-records this one test, printed in every divergence report. */
   rerecordCommand?: string
   /**
+   * The command that re-records this one test from its first miss on (mode `resume`), offered
+   * beside {@link rerecordCommand} in a miss report when decisions were replayed before the miss.
+   */
+  resumeCommand?: string
+  /**
    * The command that opens the view of this run next to its recording, printed in a miss
    * report. The runner keeps the run (see {@link Tape.divergedRun}) where the command looks.
    */

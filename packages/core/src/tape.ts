@@ -110,6 +110,7 @@ export class Tape {
     const divergence = {
       cassettePath: this.cassettePath,
       rerecordCommand: this.rerecordCommand,
+      ...(options.resumeCommand ? { resumeCommand: options.resumeCommand } : {}),
       ...(options.viewCommand ? { viewCommand: options.viewCommand } : {}),
     }
     let secrets: SecretScanner | undefined

@@ -46,6 +46,8 @@ export interface RerecordCommandInput {
   names: readonly string[]
   /** How the user runs binaries of the project: `npx` (default), `pnpm`, `yarn` or `bunx`. */
   exec?: string
+  /** {@link UPDATE_FLAG} (default), or {@link RESUME_FLAG} to record from the test's first miss on. */
+  flag?: typeof UPDATE_FLAG | typeof RESUME_FLAG
 }
 
 /**
@@ -65,13 +67,14 @@ export function buildRerecordCommand({
   testFile,
   names,
   exec = 'npx',
+  flag = UPDATE_FLAG,
 }: RerecordCommandInput): string {
   const pattern = `^${escapeRegExp(names.join(' '))}$`
   const file = quoteShell(testFile.replace(/\\/g, '/'))
   if (runner === 'vitest') {
-    return `${exec} vitest run ${file} -t ${quoteShell(pattern)} -- ${UPDATE_FLAG}`
+    return `${exec} vitest run ${file} -t ${quoteShell(pattern)} -- ${flag}`
   }
-  return jestCommand(`${file} -t ${quoteShell(pattern)} ${UPDATE_FLAG}`, exec)
+  return jestCommand(`${file} -t ${quoteShell(pattern)} ${flag}`, exec)
 }
 
 /** The command that re-records every tape that runs, as the runner's docs give it. */

@@ -33,7 +33,7 @@ import { createSpendGate } from './drift/spend-ledger.js'
 import { chooseCassette } from './legacy-cassette.js'
 import type { TapeConfig } from './option-table.js'
 import { toPattern, toRegExp } from './patterns.js'
-import { buildRerecordCommand, type RerecordCommandInput } from './rerecord-command.js'
+import { buildRerecordCommand, RESUME_FLAG, type RerecordCommandInput } from './rerecord-command.js'
 import { runModeOf } from './run-mode.js'
 import { buildViewCommand, keepDivergedRun, runPathFor } from './runs/diverged-run.js'
 import type { TapeRuntimeOptions } from './runtime-options.js'
@@ -180,6 +180,18 @@ export async function openTestTape(input: TestTapeInput): Promise<TestTape> {
       rerecordCommand:
         input.rerecordCommand ??
         buildRerecordCommand({ runner: input.runner, testFile, names, exec: input.exec }),
+      // A setup hook's tape names its own command, and records its block whole.
+      ...(input.rerecordCommand
+        ? {}
+        : {
+            resumeCommand: buildRerecordCommand({
+              runner: input.runner,
+              testFile,
+              names,
+              exec: input.exec,
+              flag: RESUME_FLAG,
+            }),
+          }),
       viewCommand: buildViewCommand({ exec: input.exec, cassettePath, runPath }),
       ...(runtime.sdks ? { sdks: runtime.sdks } : {}),
       onLateUse,
