@@ -45,14 +45,28 @@ export class PairedSocket extends Duplex {
       bytes = this.head.subarray(end + 4)
       taken(this.head.subarray(0, end).toString('latin1'))
     }
-    const peer = this.peer
-    if (peer && !peer.destroyed && bytes.length > 0) peer.push(bytes)
+    if (bytes.length > 0) this.deliver(bytes)
     callback()
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    if (this.peer && !this.peer.destroyed) this.peer.push(null)
+    this.deliver(null)
     callback()
+  }
+
+  /**
+   * Hands the peer `bytes` (`null`: the end) on a later tick, as a network would: never inside
+   * the write that sent them. The `ws` package's `close()` is not re-entrant: were a close
+   * frame read inside the write that sent it, the answering frame would reach the closing end
+   * before its `close()` had marked it closing, that end would close a second time, and the
+   * first of its two 30 s close timers would never be cleared (the process would wait for it).
+   * Ticks run in order, so the peer reads the bytes, the end and a `destroy` as they were sent.
+   */
+  private deliver(bytes: Buffer | null): void {
+    const peer = this.peer
+    process.nextTick(() => {
+      if (peer && !peer.destroyed) peer.push(bytes)
+    })
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
