@@ -1,7 +1,14 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createMemoryStore, isReplayMiss, isSecretLeakError, parseCassette } from '@agent-tape/core'
+import {
+  AgentTapeError,
+  createMemoryStore,
+  isReplayMiss,
+  isSecretLeakError,
+  parseCassette,
+} from '@agent-tape/core'
+import type { LiveGateAnswer } from '@agent-tape/core/internal'
 import { installHttpBoundary } from '@agent-tape/http'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWebSocket } from 'openai/realtime/websocket'
@@ -93,8 +100,20 @@ it('reads in show, diff, verify and view like a model exchange: its text, its to
   const shown = await runCli(['show', 'text.jsonl'], root)
   expect(shown.code).toBe(0)
   const lines = shown.stdout.split('\n').map((line) => line.trim())
+  // Each response.create asks the model for a turn: it starts a step, as a model request does,
+  // and the output of the tool it asked for, sent back, is of that step.
+  expect(
+    cassette('text.jsonl').decisions.map((d) => [(d.in as { frame?: string }).frame ?? d.kind, d.step]),
+  ).toEqual([
+    ['open', 0],
+    ['session.update', 0],
+    ['conversation.item.create', 0],
+    ['response.create', 1],
+    ['conversation.item.create', 1],
+    ['response.create', 2],
+  ])
   expect(lines).toContainEqual(
-    expect.stringMatching(/^#4 +step 0 +websocket response\.create \(openai-realtime\)/),
+    expect.stringMatching(/^#4 +step 1 +websocket response\.create \(openai-realtime\)/),
   )
   expect(lines).toContainEqual(expect.stringMatching(/^call +get_weather \{"city":"Paris"\}$/))
   expect(lines).toContainEqual(expect.stringMatching(/^text +In Paris it is 21 degrees\.$/))
@@ -106,7 +125,29 @@ it('reads in show, diff, verify and view like a model exchange: its text, its to
   expect(lines).toContain(`cost       ${dollars(2 * (120 * 4 + 30 * 16))}`)
   expect((await runCli(['verify', 'text.jsonl'], root)).stdout).toContain('ok    text.jsonl  6 decisions')
   const diffed = await runCli(['diff', 'text.jsonl', 'text.jsonl'], root)
-  expect(diffed.stdout).toContain('= #4  step 0  websocket response.create (openai-realtime)')
+  expect(diffed.stdout).toContain('= #4  step 1  websocket response.create (openai-realtime)')
+  // Another recording of the same session: each frame came at another time, and the server's
+  // event ids are new. Neither is a difference; another word in the answer is the model's.
+  const recordedAgain = (edit: (text: string) => string) =>
+    store.files['text.jsonl']!.split('\n').map((line, i) => {
+      if (i === 0 || line === '') return line
+      const record = JSON.parse(line)
+      for (const frame of record.out?.frames ?? []) {
+        frame.at += 7
+        if (frame.text) frame.text = edit(frame.text.replace(/"event_(\d+)"/g, '"event_Q8x2Lm0$1Zt"'))
+      }
+      return JSON.stringify(record)
+    })
+  writeFileSync(join(root, 'again.jsonl'), recordedAgain((text) => text).join('\n'))
+  const again = await runCli(['diff', 'text.jsonl', 'again.jsonl'], root)
+  expect(again.stdout).toContain('6 → 6 decisions: 0 changed, 0 added, 0 removed, 6 unchanged')
+  writeFileSync(
+    join(root, 'moved.jsonl'),
+    recordedAgain((text) => text.replace('"it is "', '"it was "')).join('\n'),
+  )
+  const moved = await runCli(['diff', 'text.jsonl', 'moved.jsonl'], root)
+  expect(moved.stdout).toContain('6 → 6 decisions: 1 changed, 0 added, 0 removed, 5 unchanged')
+  expect(moved.stdout).toContain('~ #6  step 2  websocket response.create (openai-realtime)')
   const viewed = await runCli(['view', 'text.jsonl', '-o', 'text.html'], root)
   expect(viewed.code).toBe(0)
   const html = readFileSync(join(root, 'text.html'), 'utf8')
@@ -189,6 +230,40 @@ describe('a session that ends early', () => {
 })
 
 describe('fail closed', () => {
+  it("holds a turn to a drift run's budget as a model request: refused, never sent, the client told", async () => {
+    const asked: [string, boolean][] = []
+    const refusal = new AgentTapeError('ERR_TAPE_BUDGET', {
+      what: 'Not sent: the model request at step 1 is over the budget',
+      why: 'the budget is spent',
+      fix: 'Raise the budget',
+    })
+    const run = await runTaped(store, 'budget.jsonl', 'update', textSession('Be brief.'), {
+      liveGate: (decision): LiveGateAnswer => {
+        asked.push([decision.key.split(':')[0]!, decision.asksModel])
+        return decision.asksModel ? { refused: refusal } : {}
+      },
+    })
+    // Asked of each decision; only the turn (response.create) is a model request, and it is refused.
+    expect(asked).toEqual([
+      ['websocket', false],
+      ['websocket', false],
+      ['websocket', false],
+      ['websocket', true],
+    ])
+    expect(run.failure).toBe(refusal)
+    expect(run.state.divergences).toHaveLength(1)
+    // The client hears it in the API's error event, then the close; the model never answered.
+    expect(run.result!.errors).toEqual([
+      expect.stringMatching(/^\[agent-tape\] Not sent: .* code=ERR_TAPE_BUDGET /),
+    ])
+    expect(run.result!.close).toEqual({
+      code: 1011,
+      reason: "agent-tape: not sent, over the drift run's budget (see the test failure)",
+    })
+    expect(run.result!.calls).toEqual([])
+    expect(store.files['budget.jsonl']).toBeUndefined()
+  })
+
   it('refuses a session no cassette answers, and reaches no server', async () => {
     const before = server.connections
     const run = await runTaped(store, 'left.jsonl', 'replay', textSession('Be brief.'))

@@ -108,8 +108,12 @@ describe.each(SESSION_CLIENTS)('$name', (client) => {
     expect(same.state).toMatchObject({ status: 'clean', drifted: [] })
     forecast = { temp: 25 }
     const moved = await runTaped(store, 'weather.jsonl', 'live-tools', fake.weather('Be brief.', lookup))
-    expect(moved.state.drifted).toEqual(['step 0, tool "get_weather"'])
-    expect(moved.failure?.message).toContain('Tool drift at step 0, tool "get_weather"')
+    expect(moved.state.drifted).toEqual(['step 1, tool "get_weather"'])
+    expect(moved.failure?.message).toContain('Tool drift at step 1, tool "get_weather"')
+    // The app sends the tool's result in the session's next message, which the report names.
+    expect(moved.failure?.message).toMatch(
+      /this result is part of the next message of its session \(step \d, websocket (conversation\.item\.create|toolResponse) \((openai-realtime|gemini-live)\)\)/,
+    )
     expect(moved.failure?.message).toContain('result.temp: 21 → 25')
     // The session goes on with the recorded result, so the model's answer still replays.
     expect(moved.result).toEqual(recorded)

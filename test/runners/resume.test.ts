@@ -86,7 +86,10 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
     const command = (flag: string) =>
       `${runner.rerecord.start} test/trip.test.ts -t '^trip$' ${runner.rerecord.end.replace('--update-cassettes', flag)}`
     expect(missed.result.output).toContain(
-      `If the change is intended, re-record this test: ${command('--update-cassettes')}, or record it from this decision on, keeping the 3 decisions replayed before it: ${command('--resume-cassettes')}.`,
+      `If the change is intended, re-record this test: ${command('--update-cassettes')}.`,
+    )
+    expect(missed.result.output).toContain(
+      `  resume    ${command('--resume-cassettes')} (re-records from this decision on, keeping the 3 decisions replayed before it)`,
     )
     expect(project.read(CASSETTE)).toBe(recorded)
     // The command as printed.

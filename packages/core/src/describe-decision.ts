@@ -1,6 +1,12 @@
 import { boundaryLabel } from './tape-context.js'
 
 /**
+ * The kind of the decisions of a realtime WebSocket session with a model (the HTTP boundary's):
+ * its opening and each client message, the server's frames after it as the outcome.
+ */
+export const SESSION_KIND = 'websocket'
+
+/**
  * A short human label for a decision: `tool "refund"`, `model request (gpt-4o)`, `env [HOME]`.
  * A boundary that labels its own decisions (see `addDecisionLabels`) is asked first.
  */

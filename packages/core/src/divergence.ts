@@ -1,5 +1,5 @@
 import type { DecisionRecord } from './cassette-format.js'
-import { decisionLabel, describeLane, describePosition } from './describe-decision.js'
+import { decisionLabel, describeLane, describePosition, SESSION_KIND } from './describe-decision.js'
 import { AgentTapeError, type AgentTapeErrorCode, hasShape } from './errors.js'
 import { formatMessage, type MessageParts } from './format-message.js'
 import { diffJson, type FieldChange, formatChanges } from './json-diff.js'
@@ -115,6 +115,8 @@ function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
   if (n) lines.push(`  nearest   #${n.seq} ${n.key}, ${n.label} at ${describePosition(n.step, n.lane)}`)
   else lines.push(`  nearest   none: the cassette has no ${d.kind} decisions`)
   if (context.viewCommand) lines.push(`  view      ${context.viewCommand}`)
+  const resume = resumeOffer(d, context)
+  if (resume) lines.push(`  resume    ${resume}`)
   if (n) {
     lines.push('')
     if (d.changes.length > 0) {
@@ -130,7 +132,7 @@ function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
   return formatMessage({
     what: `Replay miss at ${position}, ${d.label}`,
     why: 'the run asked for a decision that was never recorded',
-    fix: `If the change is intended, re-record this test: ${context.rerecordCommand}${resumeOffer(d, context)}`,
+    fix: `If the change is intended, re-record this test: ${context.rerecordCommand}`,
     details: lines,
   })
 }
@@ -140,10 +142,10 @@ function buildMissMessage(d: MissDetails, context: DivergenceContext): string {
  * kept (mode `resume`): cheaper than a whole re-record when the change is late in a long run.
  * Not a session's message: a replayed session has no server to send the rest to.
  */
-function resumeOffer(d: MissDetails, context: DivergenceContext): string {
-  if (!context.resumeCommand || d.replayedBefore === 0 || d.kind === 'websocket') return ''
+function resumeOffer(d: MissDetails, context: DivergenceContext): string | undefined {
+  if (!context.resumeCommand || d.replayedBefore === 0 || d.kind === SESSION_KIND) return undefined
   const kept = d.replayedBefore === 1 ? 'the decision' : `the ${d.replayedBefore} decisions`
-  return `, or record it from this decision on, keeping ${kept} replayed before it: ${context.resumeCommand}`
+  return `${context.resumeCommand} (re-records from this decision on, keeping ${kept} replayed before it)`
 }
 
 /**

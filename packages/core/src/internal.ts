@@ -5,7 +5,13 @@
 export type { DecisionKey, DecisionPosition } from './canonical-key.js'
 export { computeKey, isDecisionKey, isValidKind, KEY_SCHEME_VERSION, stableJson } from './canonical-key.js'
 export { encodingAsRead, isSameRecording } from './cassette-format.js'
-export { decisionLabel, describeDecision, describeLane, describePosition } from './describe-decision.js'
+export {
+  decisionLabel,
+  describeDecision,
+  describeLane,
+  describePosition,
+  SESSION_KIND,
+} from './describe-decision.js'
 export type { DivergenceContext } from './divergence.js'
 export { deepInputError, isStackOverflow } from './errors.js'
 export type { MessageParts } from './format-message.js'

@@ -10,6 +10,8 @@ const PATH = '__cassettes__/weather.jsonl'
 async function agent(
   tape: Awaited<ReturnType<typeof openTape>>,
   weather: (city: string) => Promise<unknown>,
+  /** How the result goes back to the model: as JSON text (chat APIs), or as a structure (Gemini's `functionResponse`). */
+  quote: (result: unknown) => unknown = JSON.stringify,
 ) {
   const tools = tape.tools({ weather })
   await tape.call(
@@ -22,15 +24,19 @@ async function agent(
   const result = await tools.weather('Paris')
   return tape.call(
     'llm',
-    { body: { messages: [{ role: 'tool', content: JSON.stringify(result) }] } },
+    { body: { messages: [{ role: 'tool', content: quote(result) }] } },
     async () => `It is ${(result as { tempC: number }).tempC}°C.`,
   )
 }
 
-async function recorded(weather: (city: string) => Promise<unknown>, extra = {}) {
+async function recorded(
+  weather: (city: string) => Promise<unknown>,
+  extra = {},
+  quote: (result: unknown) => unknown = JSON.stringify,
+) {
   const store = createMemoryStore()
   const tape = await openTape({ id: 'weather', cassettePath: PATH, store, mode: 'auto', env: {}, ...extra })
-  await runWithTape(tape, () => agent(tape, weather))
+  await runWithTape(tape, () => agent(tape, weather, quote))
   await tape.finish()
   const open = () =>
     openTape({
@@ -84,6 +90,17 @@ describe('live-tools mode', () => {
     expect(failure.message).toContain('    result.sky: "light rain" → "sunny"')
     expect(failure.message).toContain('    result.tempC: 18 → 21')
     expect(failure.message).toContain(
+      'The model would now see a different input: this result is part of the next model request (step 2), where the recording stops being able to answer.',
+    )
+  })
+
+  it('finds a result the next model request quotes as a structure, not as text', async () => {
+    const structured = (result: unknown) => ({ functionResponse: { name: 'weather', response: result } })
+    const { open } = await recorded(async () => ({ city: 'Paris', tempC: 18 }), {}, structured)
+    const tape = await open()
+    await runWithTape(tape, () => agent(tape, async () => ({ city: 'Paris', tempC: 21 }), structured))
+    await tape.finish()
+    expect(tape.failure()!.message).toContain(
       'The model would now see a different input: this result is part of the next model request (step 2), where the recording stops being able to answer.',
     )
   })

@@ -1,5 +1,5 @@
 import type { DecisionRecord, RecordedError } from './cassette-format.js'
-import { describeDecision, describePosition } from './describe-decision.js'
+import { describeDecision, describePosition, SESSION_KIND } from './describe-decision.js'
 import { createDivergence, type DivergenceError } from './divergence.js'
 import { diffJson, formatChanges, preview } from './json-diff.js'
 import { toJsonData } from './json-walk.js'
@@ -66,11 +66,16 @@ export async function runToolLive(
     ...lines.map((line) => `    ${line}`),
   ]
   if (next) {
+    const where = describePosition(next.step, next.lane)
+    const request =
+      next.kind === SESSION_KIND
+        ? `the next message of its session (${where}, ${describeDecision(next.kind, next.in)})`
+        : `the next model request (${where})`
     details.push(
       '',
       feeds
-        ? `  The model would now see a different input: this result is part of the next model request (${describePosition(next.step, next.lane)}), where the recording stops being able to answer.`
-        : `  The next model request (${describePosition(next.step, next.lane)}) does not quote this result; it may still depend on it.`,
+        ? `  The model would now see a different input: this result is part of ${request}, where the recording stops being able to answer.`
+        : `  ${request[0]!.toUpperCase()}${request.slice(1)} does not quote this result; it may still depend on it.`,
     )
   }
   const error = createDivergence('ERR_TAPE_DRIFT', {
@@ -94,16 +99,26 @@ function resultView(outcome: { out?: unknown; err?: RecordedError }): unknown {
   return outcome.err ? { error: outcome.err } : { result: outcome.out }
 }
 
+/**
+ * What a tool's result goes to next in its lane: the next model request, or, in a realtime
+ * session, the session's next message (the app sends a tool's output as a message of its own,
+ * in the step of the turn that asked for it).
+ */
 function nextModelRequest(
   record: DecisionRecord,
   decisions: readonly DecisionRecord[],
 ): DecisionRecord | undefined {
-  return decisions.find((d) => d.kind === 'llm' && d.lane === record.lane && d.step > record.step)
+  return decisions.find(
+    (d) =>
+      d.lane === record.lane &&
+      ((d.kind === 'llm' && d.step > record.step) || (d.kind === SESSION_KIND && d.seq > record.seq)),
+  )
 }
 
 /**
- * Whether the recorded result appears, as text, in the model request that followed it: whole
- * (as JSON), or one of its longer strings (an MCP result's text content, say).
+ * Whether the recorded result appears in the model request that followed it: as text, whole (as
+ * JSON) or one of its longer strings (an MCP result's text content, say), or as the structure
+ * it is (Gemini's `functionResponse.response`, a realtime session's tool response).
  */
 function feedsInto(recorded: { out?: unknown; err?: RecordedError }, next: DecisionRecord): boolean {
   const value = recorded.err ? recorded.err.message : recorded.out
@@ -111,7 +126,9 @@ function feedsInto(recorded: { out?: unknown; err?: RecordedError }, next: Decis
     (needle): needle is string => typeof needle === 'string' && needle.length >= 8,
   )
   const haystack = strings(next.in)
-  return needles.some((needle) => haystack.some((text) => text.includes(needle)))
+  if (needles.some((needle) => haystack.some((text) => text.includes(needle)))) return true
+  const structure = typeof value === 'object' && value !== null ? JSON.stringify(value) : undefined
+  return structure !== undefined && structure.length >= 8 && JSON.stringify(next.in).includes(structure)
 }
 
 function strings(value: unknown, out: string[] = []): string[] {

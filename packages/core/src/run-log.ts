@@ -28,7 +28,10 @@ export class RunLog {
    * every replayed request.
    */
   note(
-    decision: Omit<KeyedDecision, 'label' | 'normalized' | 'keyed'> & { label: string | (() => string) },
+    decision: Omit<KeyedDecision, 'label' | 'normalized' | 'keyed' | 'asksModel'> & {
+      label: string | (() => string)
+      asksModel?: boolean
+    },
     seq: number,
     status: DecisionStatus,
   ): void {
@@ -38,6 +41,7 @@ export class RunLog {
       key,
       kind,
       ...position,
+      asksModel: decision.asksModel ?? kind === 'llm',
       label: typeof label === 'string' ? label : '',
       status,
     }
@@ -108,6 +112,8 @@ export class RunLog {
         kind: d.kind,
         step: d.step,
         lane: d.lane,
+        // What the cassette says of a decision no run asked for: its kind.
+        asksModel: d.kind === 'llm',
         label,
         status: 'unused',
       })

@@ -34,10 +34,13 @@ export class Lanes {
     return this.steps.get(this.current()) ?? 0
   }
 
-  /** The position of a decision of `kind` made now; a model request (`llm`) starts a new step. */
-  place(kind: string): DecisionPosition {
+  /**
+   * The position of a decision of `kind` made now; a model request (`llm`, or a decision that
+   * `asksModel`) starts a new step.
+   */
+  place(kind: string, asksModel = false): DecisionPosition {
     const lane = this.current()
-    if (kind === 'llm') this.steps.set(lane, (this.steps.get(lane) ?? 0) + 1)
+    if (kind === 'llm' || asksModel) this.steps.set(lane, (this.steps.get(lane) ?? 0) + 1)
     const step = this.steps.get(lane) ?? 0
     return lane === '' ? { step } : { step, lane }
   }

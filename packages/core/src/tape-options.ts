@@ -109,6 +109,8 @@ export interface TapeOptions {
 export interface LiveDecision {
   kind: string
   key: string
+  /** Whether it asks a model for an answer: a model request, or a session's turn (see {@link BeginOptions}). */
+  asksModel: boolean
   step: number
   lane?: string
   /** The cassette the recording replaces, when there is one. */
@@ -119,6 +121,16 @@ export interface LiveDecision {
 export type LiveGateAnswer = { refused: AgentTapeError } | { settled?(record: DecisionRecord): void }
 
 export type LiveGate = (decision: LiveDecision) => LiveGateAnswer
+
+/** How a boundary qualifies a decision it begins (see `Tape.begin`). */
+export interface BeginOptions {
+  /**
+   * The decision asks a model for an answer though its kind is not `llm`: a realtime session's
+   * message that asks for a response (`response.create`, a complete turn). It starts a step as a
+   * model request does, and counts as one wherever model requests are counted or held to a budget.
+   */
+  asksModel?: boolean
+}
 
 /** The handle of a decision begun with {@link Tape.begin}. */
 export type BegunDecision =

@@ -19,6 +19,8 @@ export interface KeyedDecision {
   /** What reports call the decision (`tool "lookup"`), read when one names it. */
   label: () => string
   position: DecisionPosition
+  /** Whether it asks a model for an answer (see `BeginOptions.asksModel`): a step starts with it. */
+  asksModel: boolean
   /** The input after the normalizers, before redaction: what a recording stores. */
   normalized: unknown
   /** What the key hashes: `normalized` without the fields the tape ignores (`normalized` itself without ignores). */

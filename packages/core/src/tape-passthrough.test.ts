@@ -24,13 +24,22 @@ it('runs every decision for real, lists it under its place in the run, and write
     key: 'llm:0000000000000001',
     label: () => 'model request',
     position: { step: 1 },
+    asksModel: true,
     normalized: {},
     keyed: {},
     decisionIndex: 4,
   } as const
   expect(await part.call(decision, () => 'live answer')).toBe('live answer')
   expect(log.decisions).toEqual([
-    { seq: 4, key: decision.key, kind: 'llm', step: 1, label: 'model request', status: 'passthrough' },
+    {
+      seq: 4,
+      key: decision.key,
+      kind: 'llm',
+      step: 1,
+      asksModel: true,
+      label: 'model request',
+      status: 'passthrough',
+    },
   ])
   expect(await part.finish()).toEqual({ status: 'passthrough', written: false, writeSkipped: 'passthrough' })
   expect(store.files).toEqual({})

@@ -39,6 +39,7 @@ function decision(
     key,
     label: () => describeDecision(kind, input),
     position,
+    asksModel: kind === 'llm',
     normalized: input,
     keyed: input,
     decisionIndex,

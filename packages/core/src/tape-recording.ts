@@ -195,6 +195,7 @@ export class RecordingPart extends TapePart {
     const answer = gate({
       kind: decision.kind,
       key: decision.key,
+      asksModel: decision.asksModel,
       step: decision.position.step,
       ...(decision.position.lane === undefined ? {} : { lane: decision.position.lane }),
       committed: this.previous,

@@ -12,6 +12,8 @@ export interface DecisionState {
   kind: string
   step: number
   lane?: string
+  /** Whether it asked a model for an answer (a model request, a session's turn): it started its step. */
+  asksModel: boolean
   label: string
   status: DecisionStatus
 }

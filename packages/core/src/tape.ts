@@ -14,7 +14,14 @@ import { isInsideDecision, runFinishHooks } from './tape-context.js'
 import { EnvReads } from './tape-env.js'
 import { TAPE_INTERNALS, type TapeInternals } from './tape-internals.js'
 import { Lanes } from './tape-lanes.js'
-import type { BegunDecision, ReservedRequest, RunPlace, TapeOptions, WireRequest } from './tape-options.js'
+import type {
+  BeginOptions,
+  BegunDecision,
+  ReservedRequest,
+  RunPlace,
+  TapeOptions,
+  WireRequest,
+} from './tape-options.js'
 import type { KeyedDecision, PartContext, PartSlot, TapePart } from './tape-part.js'
 import type { TapeAction, TapeState } from './tape-state.js'
 import { type TapedTools, type ToolDefinition, type ToolOptions, toolDecision, wrapTools } from './tools.js'
@@ -159,10 +166,12 @@ export class Tape {
   /**
    * Low-level boundary for adapters whose outcome arrives later than the call returns (a
    * streamed HTTP response is handed to the caller while it is still being recorded).
-   * Throws a {@link ReplayMiss} when replaying a decision that was never recorded.
+   * Throws a {@link ReplayMiss} when replaying a decision that was never recorded. A decision
+   * of another kind than `llm` that asks a model for an answer says so in `options` (see
+   * {@link BeginOptions.asksModel}).
    */
-  begin(kind: string, input: unknown): BegunDecision {
-    const decision = this.decide(kind, input)
+  begin(kind: string, input: unknown, options: BeginOptions = {}): BegunDecision {
+    const decision = this.decide(kind, input, undefined, undefined, options.asksModel === true)
     return decision ? this.part.begin(decision) : { action: 'passthrough', key: '' }
   }
 
@@ -340,6 +349,7 @@ export class Tape {
     input: unknown,
     wireAt?: (position: DecisionPosition) => string,
     reserved?: ReservedRequest,
+    asksModel = false,
   ): KeyedDecision | undefined {
     if (!reserved) {
       if (isInsideDecision()) return undefined
@@ -347,7 +357,7 @@ export class Tape {
     }
     assertKind(kind)
     // A held place keeps the step it was held at, whatever kind the request turned out to be.
-    const position = reserved ? reserved.position : this.lanes.place(kind)
+    const position = reserved ? reserved.position : this.lanes.place(kind, asksModel)
     const { normalized, keyed, key } = this.log.walk(kind, () => {
       const normalized = this.normalize(kind, this.toInputData(input))
       const keyed = this.ignore(kind, normalized)
@@ -363,6 +373,7 @@ export class Tape {
         return label
       },
       position,
+      asksModel: kind === 'llm' || asksModel,
       normalized,
       keyed,
       decisionIndex: reserved ? reserved.decisionIndex : this.nextDecisionIndex(),

@@ -30,6 +30,7 @@ export type { RecordedModelUsage } from './read-exchange.js'
 export {
   compactArguments,
   describeHttpDecision,
+  isModelRequest,
   readModelAnswer,
   readModelRequest,
   recordedModelUsage,

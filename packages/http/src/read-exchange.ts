@@ -95,6 +95,19 @@ function sessionUsage(input: unknown, out: unknown): RecordedModelUsage | undefi
   }
 }
 
+/**
+ * Whether a recorded decision asked a model for an answer: a model request (`llm`), or a
+ * session's message that asked for a response (see `SessionCodec.asksModel`), whose decision
+ * started a step. What counts as a step, and what a drift run holds to its budget.
+ */
+export function isModelRequest(kind: string, input: unknown): boolean {
+  if (kind === 'llm') return true
+  if (kind !== SESSION_KIND) return false
+  const { api, message } = asRecord(input)
+  const codec = typeof api === 'string' ? sessionCodecByName(api) : undefined
+  return codec !== undefined && message !== undefined && codec.asksModel(asRecord(message))
+}
+
 /** What a recorded model request (`in` of an `llm` decision) asked, in a few words. */
 export function readModelRequest(input: unknown): ModelRequest {
   const record = asRecord(input)

@@ -1,4 +1,5 @@
 import type { Cassette } from '@agent-tape/core/internal'
+import { isModelRequest } from '@agent-tape/http/internal'
 import { cassetteTotals, describeCost, priceUsage, summarizeDecision } from '@agent-tape/inspect'
 
 /** One recording of a cassette, as a pull request's reader weighs it. */
@@ -25,7 +26,7 @@ export function sideOf(cassette: Cassette): RecordingSide {
   const report = priceUsage(totals.usage, totals.recordedAt)
   const models: string[] = []
   for (const d of cassette.decisions) {
-    if (d.kind !== 'llm') continue
+    if (!isModelRequest(d.kind, d.in)) continue
     const model = summarizeDecision(d).model
     const name = model?.answer?.model ?? model?.request.model
     if (name && !models.includes(name)) models.push(name)

@@ -1,4 +1,4 @@
-import { formatChanges } from '@agent-tape/core/internal'
+import { formatChanges, SESSION_KIND } from '@agent-tape/core/internal'
 import type { CassetteDiff, DiffEntry } from '@agent-tape/inspect'
 
 /** What moved under a test: nothing, the model, a tool or the environment, or the code. */
@@ -14,7 +14,8 @@ export interface FirstChange {
 
 /**
  * The class of a live re-record against its committed recording, by the first decision that
- * differs: the same request answered differently is the model's drift (`llm`) or a tool's
+ * differs: the same request answered differently is the model's drift (`llm`, a realtime
+ * session's message) or a tool's
  * (tool calls, MCP calls, environment reads, other HTTP); a request that itself changed while
  * everything answered before it was the same was fed by something no tape records (the clock,
  * a random value, a file), which counts with the environment.
@@ -35,7 +36,7 @@ export function classifyDiff(diff: CassetteDiff): { class: DriftClass; first?: F
       first: { where, what: 'not asked for live: something no tape records led the run elsewhere' },
     }
   if (entry.input.length === 0 && entry.output.length > 0) {
-    return { class: side.kind === 'llm' ? 'model' : 'tools', first: { where, what: entry.output[0]! } }
+    return { class: answeredByModel(side.kind) ? 'model' : 'tools', first: { where, what: entry.output[0]! } }
   }
   return { class: 'tools', first: { where, what: `request changed: ${inputChange(entry)}` } }
 }
@@ -47,13 +48,19 @@ export function classifyDiff(diff: CassetteDiff): { class: DriftClass; first?: F
 function onlyUsage(entry: DiffEntry): boolean {
   return (
     entry.status === 'changed' &&
-    entry.a?.kind === 'llm' &&
+    entry.a !== undefined &&
+    answeredByModel(entry.a.kind) &&
     entry.a.step === entry.b?.step &&
     entry.a.lane === entry.b?.lane &&
     entry.input.length === 0 &&
     entry.output.length > 0 &&
     entry.output.every((line) => line.startsWith('tokens: '))
   )
+}
+
+/** A model request's answer, or what a model's session sent after a message: the model's. */
+function answeredByModel(kind: string): boolean {
+  return kind === 'llm' || kind === SESSION_KIND
 }
 
 /** The first changed field of a decision's input, as the miss report shows it. */

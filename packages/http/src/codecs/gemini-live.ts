@@ -52,11 +52,25 @@ export const geminiLiveCodec: SessionCodec = {
     const text = str(asRecord(message.realtimeInput).text)
     return text === undefined ? { tools } : { tools, last: { role: 'user', text } }
   },
+  // A turn the client says is complete, a tool's answer (the model goes on after it), the end of
+  // the audio stream or of the user's activity.
+  asksModel: (message) => {
+    const input = asRecord(message.realtimeInput)
+    return (
+      asRecord(message.clientContent).turnComplete === true ||
+      message.toolResponse !== undefined ||
+      input.audioStreamEnd === true ||
+      input.activityEnd !== undefined
+    )
+  },
   modelOfUrl: () => undefined,
   // The model is named once, in `setup`: `models/gemini-live-2.5-flash`, or Vertex AI's
   // `projects/…/publishers/google/models/…`.
   modelOf: (message) => str(asRecord(message.setup).model)?.replace(/^.*\bmodels\//, ''),
   priceProviders: ['google'],
+  // A session's resumption handle, and when the server will close it.
+  volatileFields: ['newHandle', 'timeLeft'],
+  idPrefixes: [],
 }
 
 /** A message's `usageMetadata`: the prompt's tokens (the cached ones among them) and the response's, with their audio. */

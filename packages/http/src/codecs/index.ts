@@ -98,13 +98,14 @@ export const PROVIDER_RESPONSE_HEADERS: readonly string[] = unique(
 )
 
 /** Response headers and fields that change on every recording: names, and prefixes ending in `-`. */
-export const PROVIDER_VOLATILE_FIELDS: readonly string[] = unique(
-  MODEL_CODECS.flatMap((c) => c.volatileFields),
-)
+export const PROVIDER_VOLATILE_FIELDS: readonly string[] = unique([
+  ...MODEL_CODECS.flatMap((c) => c.volatileFields),
+  ...SESSION_CODECS.flatMap((c) => c.volatileFields),
+])
 
 /** Ids the providers generate (`chatcmpl-…`, `toolu_…`): a prefix and at least 8 letters or digits. */
 export const PROVIDER_ID = new RegExp(
-  `\\b(?:${unique(MODEL_CODECS.flatMap((c) => c.idPrefixes))
+  `\\b(?:${unique([...MODEL_CODECS, ...SESSION_CODECS].flatMap((c) => c.idPrefixes))
     .map((p) => p.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&'))
     .join('|')})[A-Za-z0-9]{8,}\\b`,
   'g',

@@ -28,9 +28,9 @@ export const openaiRealtimeCodec: SessionCodec = {
     const type = str(rest.type) ?? 'json'
     return { type, message: type === 'input_audio_buffer.append' ? digestField(rest, 'audio') : rest }
   },
-  missFrame: (message) => ({
+  missFrame: (message, code) => ({
     type: 'error',
-    error: { type: 'invalid_request_error', code: 'ERR_TAPE_MISS', message, param: null, event_id: null },
+    error: { type: 'invalid_request_error', code, message, param: null, event_id: null },
   }),
   readMessages(messages) {
     const answer: AnswerParts = emptyAnswer()
@@ -62,11 +62,15 @@ export const openaiRealtimeCodec: SessionCodec = {
       .join('')
     return { tools, last: { role: str(item.role) ?? 'user', text } }
   },
+  // With server-side voice detection the server starts responses itself; the client asks with this.
+  asksModel: (message) => message.type === 'response.create',
   modelOfUrl: (url) => url.searchParams.get('model') ?? undefined,
   // `session.created` and `session.updated` name the model that answers; `session.update` may ask for one.
   modelOf: (message) =>
     SESSION_EVENTS.has(str(message.type) ?? '') ? str(asRecord(message.session).model) : undefined,
   priceProviders: ['openai', 'azure'],
+  volatileFields: ['event_id', 'expires_at'],
+  idPrefixes: ['event_', 'sess_', 'item_', 'resp_', 'conv_'],
 }
 
 const SESSION_EVENTS = new Set(['session.created', 'session.updated', 'session.update'])

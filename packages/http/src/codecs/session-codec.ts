@@ -25,12 +25,21 @@ export interface SessionCodec {
    * ids dropped and audio replaced by a digest of its bytes.
    */
   canonicalMessage(message: Json): { type: string; message: unknown }
-  /** The frame that tells the client its message missed (the API's error event), if it has one. */
-  missFrame(message: string): Json | undefined
+  /**
+   * The frame that tells the client its message was not answered (a miss, `ERR_TAPE_MISS`; a
+   * turn over a drift run's budget, `ERR_TAPE_BUDGET`), the API's error event, if it has one.
+   */
+  missFrame(message: string, code: string): Json | undefined
   /** The answer the server's messages after one client message make: text, tool calls, tokens. */
   readMessages(messages: readonly Json[]): AnswerParts
   /** What a client message asks, in a few words: the tools it declares, the turn it adds. */
   readMessage(message: Json): SessionRequest
+  /**
+   * Whether a client message asks the model for an answer (Realtime's `response.create`, a Live
+   * turn that is complete): its decision starts a step, as a model request over HTTP does, and
+   * counts as one where model requests are counted or held to a budget.
+   */
+  asksModel(message: Json): boolean
   /** The model a session's URL asks for (`?model=…`), if it names one. */
   modelOfUrl(url: URL): string | undefined
   /**
@@ -41,6 +50,10 @@ export interface SessionCodec {
   modelOf(message: Json): string | undefined
   /** Where the price table looks the session's model up (see `ModelCodec.priceProviders`). */
   readonly priceProviders: readonly string[]
+  /** Fields of the server's messages that change on every session (see `ModelCodec.volatileFields`). */
+  readonly volatileFields: readonly string[]
+  /** Prefixes of the ids the server generates (see `ModelCodec.idPrefixes`). */
+  readonly idPrefixes: readonly string[]
 }
 
 /** A client message read for `show` and `view` (see {@link SessionCodec.readMessage}). */
@@ -64,9 +77,12 @@ export const genericSessionCodec: SessionCodec = {
   missFrame: () => undefined,
   readMessages: () => ({ text: '', toolCalls: [] }),
   readMessage: () => ({ tools: [] }),
+  asksModel: () => false,
   modelOfUrl: () => undefined,
   modelOf: () => undefined,
   priceProviders: [],
+  volatileFields: [],
+  idPrefixes: [],
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   clientInput,
   type FramesOutput,
   frameOf,
+  messageOptions,
   type OpenOutput,
   parseObject,
   type RecordedFrame,
@@ -118,12 +119,21 @@ export function recordSession(ends: SessionEnds, opening: Recording): void {
       const input = clientInput(call.codec, data, isBinary)
       model.fromClient(input)
       try {
-        begun = tape.begin(SESSION_KIND, input)
+        begun = tape.begin(SESSION_KIND, input, messageOptions(call.codec, input))
       } catch (error) {
+        closeAs(remote, 1001, 'going away')
+        if (isAgentTapeError(error) && error.code === 'ERR_TAPE_BUDGET') {
+          // A turn over a drift run's budget is never sent: the client hears it in the API's own
+          // error event, where there is one, as a model request over HTTP hears it in the
+          // provider's error shape. The tape has the refusal.
+          const frame = call.codec.missFrame(error.message, error.code)
+          if (frame) local.send(JSON.stringify(frame))
+          closeAs(local, 1011, "agent-tape: not sent, over the drift run's budget (see the test failure)")
+          return
+        }
         // Asked after the test ended, or an input that cannot be keyed: the tape has the error.
         if (isAgentTapeError(error)) tape.reportDivergence(error)
         closeAs(local, 1011, 'agent-tape: this message cannot be recorded (see the test failure)')
-        closeAs(remote, 1001, 'going away')
         return
       }
       if (begun.action === 'record') current = { begun, started: Date.now(), frames: [] }

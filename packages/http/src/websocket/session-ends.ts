@@ -1,10 +1,10 @@
-import { AgentTapeError, type Tape } from '@agent-tape/core/internal'
+import { AgentTapeError, SESSION_KIND, type Tape } from '@agent-tape/core/internal'
 import type { WebSocket } from 'ws'
 import type { ReplayTiming } from '../replay-timing.js'
 import { printableUrl, type UpgradeCall } from './upgrade-request.js'
 
 /** The decisions of a WebSocket session are of this kind (see `openInput` and `clientInput`). */
-export const SESSION_KIND = 'websocket'
+export { SESSION_KIND }
 
 /** A frame larger than this is refused: a cassette is read by people and diffed line by line. */
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024

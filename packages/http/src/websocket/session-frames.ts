@@ -43,6 +43,11 @@ export function clientInput(codec: SessionCodec, data: Buffer, isBinary: boolean
   return { api: codec.name, frame: type, message }
 }
 
+/** How a client message's decision is begun: a message that asks the model for an answer starts a step. */
+export function messageOptions(codec: SessionCodec, input: Json): { asksModel: boolean } {
+  return { asksModel: codec.asksModel(asRecord(input.message)) }
+}
+
 /**
  * The JSON messages among a decision's recorded frames, for reading: text frames, and binary
  * frames that hold JSON (a server may send its JSON messages as binary frames, as Gemini's does).

@@ -11,7 +11,13 @@ import type { WebSocket } from 'ws'
 import { replaySpeed, sleep } from '../replay-timing.js'
 import { recordSession } from './record-session.js'
 import { type Handshake, SESSION_KIND, type SessionEnds, type SessionSettings } from './session-ends.js'
-import { clientInput, framesOf, type OpenOutput, type RecordedFrame } from './session-frames.js'
+import {
+  clientInput,
+  framesOf,
+  messageOptions,
+  type OpenOutput,
+  type RecordedFrame,
+} from './session-frames.js'
 import { readUpgradeHead, socketPair } from './socket-pair.js'
 import { openInput, printableUrl, type RequestFunction, type UpgradeCall } from './upgrade-request.js'
 import { acceptUpgrade, closeAs, refuseUpgrade } from './ws-module.js'
@@ -95,7 +101,8 @@ function replaySession(
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       let begun: BegunDecision
       try {
-        begun = tape.begin(SESSION_KIND, clientInput(call.codec, data, isBinary))
+        const input = clientInput(call.codec, data, isBinary)
+        begun = tape.begin(SESSION_KIND, input, messageOptions(call.codec, input))
       } catch (error) {
         queue = queue.then(() => refuseMessage(ws, call, error))
         return
@@ -133,7 +140,7 @@ async function play(ws: WebSocket, frames: readonly RecordedFrame[], speed: numb
  */
 function refuseMessage(ws: WebSocket, call: UpgradeCall, error: unknown): void {
   const message = isAgentTapeError(error) ? error.message : String(error)
-  const frame = call.codec.missFrame(message)
+  const frame = call.codec.missFrame(message, isAgentTapeError(error) ? error.code : 'ERR_TAPE_MISS')
   if (frame && ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame))
   // A close reason is at most 123 bytes.
   closeAs(ws, 1011, 'agent-tape: no recording answers this message (see the test failure)')

@@ -1,5 +1,5 @@
 import type { Cassette } from '@agent-tape/core/internal'
-import { sumUsage } from '@agent-tape/http/internal'
+import { isModelRequest, sumUsage } from '@agent-tape/http/internal'
 import { formatCount, formatUsd, modelName } from '../format/numbers.js'
 import type { CostReport, PricedModel } from './cost-report.js'
 import { type DecisionUsage, tokensByModel, usageOfDecisions } from './decision-usage.js'
@@ -38,7 +38,7 @@ export interface RunTotals {
 export function cassetteTotals(cassette: Cassette, reader: UsageReader = readRecordedUsage): RunTotals {
   return {
     decisions: cassette.decisions.length,
-    steps: cassette.decisions.filter((d) => d.kind === 'llm').length,
+    steps: cassette.decisions.filter((d) => isModelRequest(d.kind, d.in)).length,
     usage: usageOfDecisions(cassette.decisions, reader),
     recordedAt: cassette.header.recordedAt,
   }

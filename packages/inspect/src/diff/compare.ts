@@ -4,6 +4,7 @@ import {
   diffJson,
   diffStrings,
   type FieldChange,
+  SESSION_KIND,
 } from '@agent-tape/core/internal'
 import { compactArguments, type ModelAnswer } from '@agent-tape/http/internal'
 import { cassetteTotals, describeCostDelta, priceUsage, type RunTotals } from '../cost/run-cost.js'
@@ -158,8 +159,29 @@ function compareOutputs(a: Side, b: Side): string[] {
   const answerA = a.summary.model?.answer
   const answerB = b.summary.model?.answer
   if (answerA && answerB) return [...lines, ...compareAnswers(answerA, answerB)]
-  const changes = diffJson(maskVolatile(a.record.out), maskVolatile(b.record.out))
+  const changes = diffJson(maskVolatile(comparable(a.record)), maskVolatile(comparable(b.record)))
   return [...lines, ...changes.map((c) => formatOutputChange(c))]
+}
+
+/**
+ * A decision's output as two recordings compare it. A session message's frames, as the server's
+ * messages they carry (a text frame's JSON read, so that its volatile fields are masked), without
+ * when each came: that changes on every recording.
+ */
+function comparable(record: DecisionRecord): unknown {
+  if (record.kind !== SESSION_KIND) return record.out
+  const out = record.out as { frames?: unknown } | undefined
+  if (!out || !Array.isArray(out.frames)) return record.out
+  const frames = out.frames.map((frame: { at?: number; text?: string }) => {
+    const { at: _at, ...rest } = frame
+    if (typeof rest.text !== 'string') return rest
+    try {
+      return { message: JSON.parse(rest.text) as unknown }
+    } catch {
+      return rest
+    }
+  })
+  return { ...out, frames }
 }
 
 function formatOutputChange(change: FieldChange): string {

@@ -31,7 +31,7 @@ export interface RunUsage {
 export function readRunUsage(tape: Tape, state: TapeState, reader: UsageReader): RunUsage {
   const made = state.decisions.filter((d) => d.status !== 'unused')
   const labels = new Map(made.map((d) => [d.seq, d.label]))
-  const stepDecisions = made.filter((d) => d.kind === 'llm').map((d) => ({ seq: d.seq, label: d.label }))
+  const stepDecisions = made.filter((d) => d.asksModel).map((d) => ({ seq: d.seq, label: d.label }))
   let decisions: readonly UsageSource[] = []
   let recordedAt: string | undefined
   if (tape.action === 'replay') {

@@ -76,14 +76,16 @@ describe('createSpendGate', () => {
       decisions: [model(1, 1, 30, 10), model(2, 2, 50, 20)],
     } as unknown as Cassette
     const gate = createSpendGate(ledger, { tokens: 100 }, 'test/a.test.ts > a')
-    const first = gate({ kind: 'llm', key: committed.decisions[0]!.key, step: 1, committed })
+    const first = gate({ kind: 'llm', asksModel: true, key: committed.decisions[0]!.key, step: 1, committed })
     expect(first).not.toHaveProperty('refused')
     // Another key at step 2: the committed request at step 2 (70 tokens) does not fit beside 40.
-    const second = gate({ kind: 'llm', key: 'llm:ffffffffffffffff', step: 2, committed })
+    const second = gate({ kind: 'llm', asksModel: true, key: 'llm:ffffffffffffffff', step: 2, committed })
     expect('refused' in second && second.refused.message).toBe(
       `[agent-tape] Not sent: the model request at step 2 of "test/a.test.ts > a" is over the drift run's budget of 100 tokens: 40 tokens were spent or held, and this request is estimated at 70 more from its committed recording. Raise --budget-usd or --budget-tokens, or run drift on fewer tests (agent-tape drift <test file>).`,
     )
-    expect(gate({ kind: 'tool', key: 'tool:0000000000000001', step: 2, committed })).toEqual({})
+    expect(
+      gate({ kind: 'tool', asksModel: false, key: 'tool:0000000000000001', step: 2, committed }),
+    ).toEqual({})
     expect(readFileSync(ledger, 'utf8').trim().split('\n')).toHaveLength(2)
   })
 })

@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs'
 import type { Cassette, DecisionRecord, LiveGate } from '@agent-tape/core/internal'
 import { AgentTapeError } from '@agent-tape/core/runtime'
+import { isModelRequest } from '@agent-tape/http/internal'
 import { priceUsage, readRecordedUsage } from '@agent-tape/inspect/cost'
 import { formatCount, formatUsd } from '@agent-tape/inspect/format'
 import type { DriftPlan } from './drift-folder.js'
@@ -84,7 +85,8 @@ function add(total: LedgerState['spent'], spend: Spend, sign: 1 | -1): void {
 let asked = 0
 
 /**
- * The live gate of a drift run's tape: each model request asks the ledger at `path` first, with
+ * The live gate of a drift run's tape: each model request (a session's turn included, see
+ * `BeginOptions.asksModel`) asks the ledger at `path` first, with
  * the estimate of the committed decision it repeats, and is refused with `ERR_TAPE_BUDGET` when
  * it does not fit (see {@link readLedger}); once sent, what it spent is noted. Other decisions
  * (tools, environment reads) pass.
@@ -95,7 +97,7 @@ export function createSpendGate(
   test: string,
 ): LiveGate {
   return (decision) => {
-    if (decision.kind !== 'llm') return {}
+    if (!decision.asksModel) return {}
     const est = estimate(decision, decision.committed)
     const id = `${process.pid}.${++asked}.${Math.random().toString(36).slice(2, 8)}`
     appendFileSync(path, `${JSON.stringify({ t: 'ask', id, test, est } satisfies LedgerLine)}\n`)
@@ -120,7 +122,7 @@ function estimate(
   decision: { key: string; step: number; lane?: string },
   committed: Cassette | undefined,
 ): Spend {
-  const models = committed?.decisions.filter((d) => d.kind === 'llm') ?? []
+  const models = committed?.decisions.filter((d) => isModelRequest(d.kind, d.in)) ?? []
   const same =
     models.find((d) => d.key === decision.key) ??
     models.find((d) => d.step === decision.step && d.lane === decision.lane)
