@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FakeProvider } from '@agent-tape/fake-provider'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -123,4 +123,34 @@ it('is refused in CI unless --allow-ci', async () => {
   const run = await cli(['replay', '--from', '3', CASSETTE], dir, agentEnv(provider, { CI: 'true' }))
   expect(run.code).toBe(2)
   expect(run.stderr).toContain('Refusing to record a command in CI')
+})
+
+it('offers the way to run the rest live after a replay that missed, and the command runs as printed', async () => {
+  // The tool's answer for charge 5 changes: the request after it misses, past the decisions before it.
+  const tools = join(dir, 'tools.mjs')
+  const source = readFileSync(tools, 'utf8')
+  writeFileSync(tools, source.replace("currency: 'EUR'", "currency: n === 5 ? 'USD' : 'EUR'"))
+  try {
+    const missed = await cli(['replay', CASSETTE], dir, agentEnv(provider))
+    expect(missed.code).not.toBe(0)
+    const offer =
+      /To run it live from where it changed, keeping the (\d+) decisions before it \(written to a new file; runs\/issue-412\.jsonl is not\): (npx --no-install agent-tape replay --from (\d+) runs\/issue-412\.jsonl)$/m.exec(
+        missed.stderr,
+      )
+    expect(offer, missed.stderr).not.toBeNull()
+    const from = Number(offer![1])
+    expect(offer![3]).toBe(String(from))
+    // The miss is at the first decision not replayed.
+    expect(missed.stderr).toContain(`diverged (${from} of 12 recorded decisions replayed)`)
+    const requests = provider.requests.length
+    const [, ...args] = offer![2]!.split(' ').slice(2)
+    const resumed = await cli(args, dir, agentEnv(provider))
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(provider.requests.length - requests).toBe(12 - from)
+    const file = readCassette(join(dir, `runs/issue-412.from-${from}.jsonl`))
+    expect(file.header.rerecordedFrom).toMatchObject({ kept: from })
+    expect(readFileSync(join(dir, CASSETTE), 'utf8')).toBe(original)
+  } finally {
+    writeFileSync(tools, source)
+  }
 })

@@ -52,6 +52,8 @@ export interface ReplayPlan {
   root: string
   runPath: string
   rerecordCommand: string
+  /** `agent-tape replay --from <n>` of this cassette and command, for a replay that missed after decisions it replayed. */
+  resumeCommand: (from: number) => string
   /** The environment the replay was asked in (a diverged run is kept with its secrets masked). */
   baseEnv: Record<string, string | undefined>
   allowSecrets: readonly string[]
@@ -87,6 +89,8 @@ export async function replayVerdict(run: CommandRun, plan: ReplayPlan): Promise<
   const notes = harnessNote(cassette, await createGitHarness(root).identify(harnessPaths(cassette)))
   const warnings = [...new Set(results.reports.flatMap((r) => r.replay?.warnings ?? []))]
   const clean = problems.length === 0
+  const resume = resumeNote(cassette, used, results, plan)
+  if (resume) notes.push(resume)
   if (!clean) {
     const kept = await keepDivergedRun(mergedRun(cassette, results), runPath, createFileStore(root), {
       env: baseEnv,
@@ -106,6 +110,25 @@ export async function replayVerdict(run: CommandRun, plan: ReplayPlan): Promise<
     report: [...problems, ...notes, ...warnings, summary].join('\n\n'),
     status: clean ? shellStatus(end.exitCode, end.signal) : DIVERGED_STATUS,
   }
+}
+
+/**
+ * After a miss, the way to run the rest live without paying again for what replayed: `replay
+ * --from <n>`, n the decisions before the first the run did not replay (each process replays
+ * its part of them, and goes live at its first decision after them or that does not match).
+ */
+function resumeNote(
+  cassette: Cassette,
+  used: ReadonlySet<number>,
+  results: CommandRun['results'],
+  plan: ReplayPlan,
+): string | undefined {
+  const missed = results.reports.some((r) => r.replay?.divergences.some((d) => d.code === 'ERR_TAPE_MISS'))
+  const first = cassette.decisions.find((d) => !used.has(d.seq))
+  const from = first ? first.seq - 1 : 0
+  if (!missed || from < 1) return undefined
+  const kept = from === 1 ? 'the decision' : `the ${from} decisions`
+  return `To run it live from where it changed, keeping ${kept} before it (written to a new file; ${plan.shown} is not): ${plan.resumeCommand(from)}`
 }
 
 /**

@@ -119,6 +119,13 @@ export async function planReplay(
     `record --force ${quoteShell(shown)} -- ${options.argv?.length ? displayCommand(recorded) : rerunnableCommand(recorded)}`,
     exec,
   )
+  // A replay without a command of its own replays the recorded one: so does the resumed run.
+  const resumeCommand = (from: number) =>
+    binCommand(
+      CLI_BIN,
+      `replay --from ${from} ${quoteShell(shown)}${options.argv?.length ? ` -- ${displayCommand(recorded)}` : ''}`,
+      exec,
+    )
   const allowSecrets = [...(options.allowSecrets ?? [])]
   const envRead = cassette.decisions.find((d) => d.kind === 'env' && d.lane === undefined)
   const run: CommandRunPlan = {
@@ -137,7 +144,10 @@ export async function planReplay(
     envKeys: (envRead?.in as { keys?: string[] } | undefined)?.keys,
     ...(source?.upstreams ? { upstreams: recordedUpstreams(source.upstreams) } : {}),
   }
-  return { run, verdict: { cassette, shown, root, runPath, rerecordCommand, baseEnv, allowSecrets } }
+  return {
+    run,
+    verdict: { cassette, shown, root, runPath, rerecordCommand, resumeCommand, baseEnv, allowSecrets },
+  }
 }
 
 /**
