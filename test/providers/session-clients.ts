@@ -1,10 +1,13 @@
 import { GoogleGenAI, Modality } from '@google/genai'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
+import { ResponsesWS } from 'openai/resources/responses/ws'
 import { LIVE_WEATHER_TOOL, type LiveSeen, liveSession } from '../support/live-client.js'
 import { startLiveServer } from '../support/live-server.js'
 import { type RealtimeSeen, realtimeSession, realtimeWeather } from '../support/realtime-client.js'
 import { startRealtimeServer } from '../support/realtime-server.js'
+import { type ResponsesWsSeen, responsesWeather, responsesWsSession } from '../support/responses-ws-client.js'
+import { startResponsesWsServer } from '../support/responses-ws-server.js'
 
 /** What the agent saw of a session, alike for every API: the server's messages, the answer, the close. */
 export interface SessionSeen {
@@ -194,5 +197,48 @@ const live: SessionClient = {
   },
 }
 
+const responses: SessionClient = {
+  name: 'openai: ResponsesWS',
+  api: 'openai-responses-ws',
+  setupFrame: 'response.create',
+  instructionField: 'message.instructions',
+  weatherFrames: ['open', 'response.create', 'tool', 'response.create'],
+  credential: { key: KEY, where: 'the Authorization header' },
+  // Two responses (the call, then the answer), each \`usage\` of 120 in and 30 out.
+  tokens: { input: 240, output: 60 },
+  serverError: {
+    // The SDK raises the whole event, as JSON.
+    errors: [
+      '{"type":"error","status":500,"error":{"type":"server_error","code":null,"message":"The server had an error.","param":null},"sequence_number":0}',
+    ],
+    close: { code: 1011, reason: 'internal error' },
+  },
+  async start() {
+    const server = await startResponsesWsServer()
+    const open = (key: string) => () => new ResponsesWS(new OpenAI({ apiKey: key, baseURL: server.baseURL }))
+    const seen = (run: () => Promise<ResponsesWsSeen>) => async () => {
+      const s = await run()
+      return { messages: s.types, text: s.text, calls: s.calls, errors: s.errors, close: s.close }
+    }
+    return {
+      endpoint: server.baseURL,
+      get connections() {
+        return server.connections
+      },
+      handshakes: () => JSON.stringify(server.handshakes),
+      weather: (instructions, lookup, key = KEY) =>
+        seen(responsesWsSession(open(key), responsesWeather(instructions, lookup))),
+      ask: (text) =>
+        seen(
+          responsesWsSession(open(KEY), async (rws, next) => {
+            rws.send({ type: 'response.create', model: 'gpt-4.1-mini', input: text, store: false })
+            if ((await next('response.completed')).type !== 'closed') rws.close()
+          }),
+        ),
+      close: () => server.close(),
+    }
+  },
+}
+
 /** The realtime APIs whose sessions agent-tape tapes. */
-export const SESSION_CLIENTS: readonly SessionClient[] = [realtime, live]
+export const SESSION_CLIENTS: readonly SessionClient[] = [realtime, live, responses]

@@ -112,7 +112,7 @@ describe.each(SESSION_CLIENTS)('$name', (client) => {
     expect(moved.failure?.message).toContain('Tool drift at step 1, tool "get_weather"')
     // The app sends the tool's result in the session's next message, which the report names.
     expect(moved.failure?.message).toMatch(
-      /this result is part of the next message of its session \(step \d, websocket (conversation\.item\.create|toolResponse) \((openai-realtime|gemini-live)\)\)/,
+      /this result is part of the next message of its session \(step \d, websocket (conversation\.item\.create|toolResponse|response\.create) \((openai-realtime|gemini-live|openai-responses-ws)\)\)/,
     )
     expect(moved.failure?.message).toContain('result.temp: 21 → 25')
     // The session goes on with the recorded result, so the model's answer still replays.

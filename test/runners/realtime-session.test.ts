@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { startLiveServer } from '../support/live-server.js'
 import { startRealtimeServer } from '../support/realtime-server.js'
+import { startResponsesWsServer } from '../support/responses-ws-server.js'
 import { RUNNERS, testFile } from './runners.js'
 
 // A realtime session (OpenAI Realtime through the SDK's OpenAIRealtimeWS) in a real test run of
@@ -73,32 +74,60 @@ const LIVE = [
   '})',
 ]
 
+// And a session of the Responses API's WebSocket mode (the SDK's ResponsesWS), in the same runs.
+const RESPONSES_CASSETTE = 'test/__cassettes__/responses.test.ts/weather.jsonl'
+
+const RESPONSES = [
+  "import OpenAI from 'openai'",
+  "import { ResponsesWS } from 'openai/resources/responses/ws'",
+  '',
+  "it.tape('weather', async () => {",
+  '  const rws = new ResponsesWS(new OpenAI({ baseURL: process.env.RESPONSES_URL }))',
+  '  const seen: string[] = []',
+  "  const done = new Promise<void>((resolve) => rws.on('close', () => resolve()))",
+  "  rws.on('response.output_item.done', (e) => { if (e.item.type === 'function_call') seen.push(e.item.name + '(' + e.item.arguments + ')') })",
+  "  rws.on('response.completed', (e) => { seen.push(e.response.usage?.output_tokens + ' tokens'); rws.close() })",
+  "  await new Promise((resolve) => rws.socket.once('open', resolve))",
+  "  const tool = { type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }",
+  "  rws.send({ type: 'response.create', model: 'gpt-4.1-mini', input: 'Weather in Paris?', tools: [tool] })",
+  '  await done',
+  '  expect(seen).toEqual([\'get_weather({"city":"Paris"})\', \'30 tokens\'])',
+  '})',
+]
+
 /** What Jest prints when something the tests left (a socket, a timer) keeps the process alive after the run. */
 const JEST_KEPT_WAITING = 'Jest did not exit one second after the test run has completed'
 
 describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
-  it('records realtime and Live sessions in a test and replays them in CI with no connection; an edit misses at setup', async () => {
+  it('records Realtime, Live and Responses WebSocket sessions in a test and replays them in CI with no connection; an edit misses at setup', async () => {
     const server = await startRealtimeServer()
     const live = await startLiveServer()
+    const responses = await startResponsesWsServer()
     const project = runner.project()
     const env = {
       FAKE_PROVIDER_URL: server.baseURL.replace(/\/v1$/, ''),
       REALTIME_CA: server.ca,
       LIVE_URL: live.url,
+      RESPONSES_URL: responses.baseURL,
     }
     try {
-      // The Live server is a model endpoint of its own.
+      // The Live and Responses servers are model endpoints of their own.
       const config = project.read(runner.configFile)
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own template literal, as written
       const endpoint = '`${process.env.FAKE_PROVIDER_URL}/v1`'
       expect(config).toContain(endpoint)
       project.write(
         runner.configFile,
-        config.replace(endpoint, `${endpoint}, \`\${process.env.LIVE_URL}/v1\``),
+        config.replace(
+          endpoint,
+          `${endpoint}, \`\${process.env.LIVE_URL}/v1\`, \`\${process.env.RESPONSES_URL}\``,
+        ),
       )
       project.write('test/realtime.test.ts', testFile(runner, SESSION))
       project.write('test/live.test.ts', testFile(runner, LIVE))
-      const record = await project.runTests('test/realtime.test.ts test/live.test.ts', {
+      project.write('test/responses.test.ts', testFile(runner, RESPONSES))
+      const files = 'test/realtime.test.ts test/live.test.ts test/responses.test.ts'
+      const record = await project.runTests(files, {
         ...env,
         OPENAI_API_KEY: `sk-proj-${'Fixture'.repeat(6)}`,
         GEMINI_API_KEY: LIVE_KEY,
@@ -123,16 +152,19 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
         'toolResponse',
       ])
       expect(project.read(`${LIVE_CASSETTES}/weather.jsonl`)).not.toContain(LIVE_KEY)
-      // Replayed in CI with the Live server stopped, no key given, and the edit in the environment.
+      expect(frames(RESPONSES_CASSETTE)).toEqual(['open', 'response.create'])
+      // Replayed in CI with the Live and Responses servers stopped, no key given, and the edit in
+      // the environment.
       await live.close()
+      await responses.close()
       const connections = server.connections
-      const replay = await project.runTests('test/realtime.test.ts test/live.test.ts', {
+      const replay = await project.runTests(files, {
         ...env,
         CI: 'true',
         LIVE_INSTRUCTION: 'Be concise.',
       })
       expect(server.connections).toBe(connections)
-      expect(replay.output).toContain(runner.tests({ failed: 1, passed: 2 }))
+      expect(replay.output).toContain(runner.tests({ failed: 1, passed: 3 }))
       expect(replay.output).toContain('websocket setup (gemini-live)')
       expect(replay.output).toContain(
         'message.setup.systemInstruction.parts[0].text: "Be brief." → "Be concise."',
@@ -145,6 +177,7 @@ describe.concurrent.each(RUNNERS)('$name', { timeout: 120_000 }, (runner) => {
       project.dispose()
       await server.close()
       await live.close()
+      await responses.close()
     }
   })
 })

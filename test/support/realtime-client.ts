@@ -17,6 +17,38 @@ export interface RealtimeSeen {
 export type NextEvent = (type: string) => Promise<RealtimeEvent>
 
 /**
+ * The server's events of a session as they come, and a wait for the next event of a type. Events
+ * arrive in bursts: each wait reads on from the last event it returned; `closed` once `closed`
+ * settles with none.
+ */
+export function eventLine(closed: Promise<void>): { push(event: RealtimeEvent): void; next: NextEvent } {
+  const events: RealtimeEvent[] = []
+  let read = 0
+  const waiting: { type: string; resolve: (e: RealtimeEvent) => void }[] = []
+  return {
+    push(event) {
+      events.push(event)
+      const i = waiting.findIndex((w) => w.type === event.type)
+      if (i >= 0) {
+        read = events.length
+        waiting.splice(i, 1)[0]!.resolve(event)
+      }
+    },
+    next(type) {
+      const at = events.findIndex((e, i) => i >= read && e.type === type)
+      if (at >= 0) {
+        read = at + 1
+        return Promise.resolve(events[at]!)
+      }
+      return Promise.race([
+        new Promise<RealtimeEvent>((resolve) => waiting.push({ type, resolve })),
+        closed.then(() => ({ type: 'closed' })),
+      ])
+    },
+  }
+}
+
+/**
  * A Realtime session of the SDK's `OpenAIRealtimeWS` made by `open`: waits for it to open, runs
  * `script` with it, and returns what the agent saw once the socket has closed.
  */
@@ -27,45 +59,27 @@ export function realtimeSession(
   return async (): Promise<RealtimeSeen> => {
     const rt = open()
     const seen: RealtimeSeen = { types: [], text: '', calls: [], errors: [], audioBytes: 0, binary: [] }
-    // Events arrive in bursts: each wait reads on from the last event it returned.
-    const events: RealtimeEvent[] = []
-    let read = 0
-    const waiting: { type: string; resolve: (e: RealtimeEvent) => void }[] = []
-    rt.on('event', (event) => {
-      const e = event as unknown as RealtimeEvent
-      seen.types.push(e.type)
-      events.push(e)
-      if (e.type === 'response.output_text.delta') seen.text += String(e.delta)
-      if (e.type === 'response.output_audio.delta')
-        seen.audioBytes += Buffer.from(String(e.delta), 'base64').length
-      if (e.type === 'response.function_call_arguments.done') seen.calls.push(`${e.name}(${e.arguments})`)
-      const i = waiting.findIndex((w) => w.type === e.type)
-      if (i >= 0) {
-        read = events.length
-        waiting.splice(i, 1)[0]!.resolve(e)
-      }
-    })
-    rt.on('error', (error) => seen.errors.push(error.message))
-    rt.socket.on('message', (data, isBinary) => {
-      if (isBinary) seen.binary.push(Buffer.from(data as Buffer).toString('hex'))
-    })
     const closed = new Promise<void>((resolve) =>
       rt.socket.on('close', (code, reason) => {
         seen.close = { code, reason: reason.toString() }
         resolve()
       }),
     )
-    const next = (type: string) => {
-      const at = events.findIndex((e, i) => i >= read && e.type === type)
-      if (at >= 0) {
-        read = at + 1
-        return Promise.resolve(events[at]!)
-      }
-      return Promise.race([
-        new Promise<RealtimeEvent>((resolve) => waiting.push({ type, resolve })),
-        closed.then(() => ({ type: 'closed' })),
-      ])
-    }
+    const line = eventLine(closed)
+    rt.on('event', (event) => {
+      const e = event as unknown as RealtimeEvent
+      seen.types.push(e.type)
+      if (e.type === 'response.output_text.delta') seen.text += String(e.delta)
+      if (e.type === 'response.output_audio.delta')
+        seen.audioBytes += Buffer.from(String(e.delta), 'base64').length
+      if (e.type === 'response.function_call_arguments.done') seen.calls.push(`${e.name}(${e.arguments})`)
+      line.push(e)
+    })
+    rt.on('error', (error) => seen.errors.push(error.message))
+    rt.socket.on('message', (data, isBinary) => {
+      if (isBinary) seen.binary.push(Buffer.from(data as Buffer).toString('hex'))
+    })
+    const next = line.next
     await new Promise<void>((resolve, reject) => {
       rt.socket.once('open', () => resolve())
       rt.socket.once('error', reject)

@@ -8,6 +8,7 @@ import { ollamaCodec } from './ollama.js'
 import { openaiChatCodec } from './openai-chat.js'
 import { openaiRealtimeCodec } from './openai-realtime.js'
 import { openaiResponsesCodec } from './openai-responses.js'
+import { openaiResponsesWsCodec } from './openai-responses-ws.js'
 import { genericSessionCodec, type SessionCodec } from './session-codec.js'
 import { UNREAD_PROVIDERS } from './unread-providers.js'
 
@@ -30,7 +31,11 @@ export const MODEL_CODECS: readonly ModelCodec[] = [
  * The realtime APIs spoken over a WebSocket session (see {@link SessionCodec}), tried in order;
  * a session none of them owns is taped with the generic codec.
  */
-export const SESSION_CODECS: readonly SessionCodec[] = [openaiRealtimeCodec, geminiLiveCodec]
+export const SESSION_CODECS: readonly SessionCodec[] = [
+  openaiRealtimeCodec,
+  geminiLiveCodec,
+  openaiResponsesWsCodec,
+]
 
 /** The codec of a WebSocket session to `url`: the API's, or the generic one. */
 export function findSessionCodec(url: URL): SessionCodec {

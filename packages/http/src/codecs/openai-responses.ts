@@ -29,7 +29,8 @@ export const openaiResponsesCodec: ModelCodec = {
   behaviourHeaders: ['openai-beta'],
   priceProviders: ['openai', 'azure'],
   responseHeaders: ['openai-version', 'openai-processing-ms'],
-  volatileFields: ['openai-processing-ms', 'obfuscation'],
+  // A response's `completed_at` (its `created_at` is masked for every API) changes on every recording.
+  volatileFields: ['openai-processing-ms', 'obfuscation', 'completed_at'],
   // Responses, output messages, function calls, reasoning, web searches, custom tool calls.
   idPrefixes: ['resp_', 'msg_', 'fc_', 'call_', 'rs_', 'ws_', 'ctc_', 'req_'],
   apiPath: API_PATH,
