@@ -35,3 +35,23 @@ it('masks provider ids wherever they appear and drops fields that change on ever
 it('leaves short or ordinary words alone', () => {
   expect(maskVolatile(['call_me', 'resp_ok', 'message'])).toEqual(['call_me', 'resp_ok', 'message'])
 })
+
+it("drops a Responses API response's times, over HTTP and in a WebSocket session alike", () => {
+  const response = (at: number) => ({
+    id: 'resp_0a1b2c3d4e5f6a7b8c9d',
+    object: 'response',
+    created_at: at,
+    completed_at: at + 2,
+    status: 'completed',
+    output: [{ id: 'msg_0a1b2c3d4e5f6a7b8c9d', type: 'message', content: [{ text: 'Hi' }] }],
+  })
+  expect(maskVolatile({ type: 'response.completed', response: response(1764700000) })).toEqual(
+    maskVolatile({ type: 'response.completed', response: response(1764790000) }),
+  )
+  expect(maskVolatile(response(1764700000))).toEqual({
+    id: '<id>',
+    object: 'response',
+    status: 'completed',
+    output: [{ id: '<id>', type: 'message', content: [{ text: 'Hi' }] }],
+  })
+})
