@@ -10,7 +10,7 @@ import { type FakeProvider, startFakeProvider } from '@agent-tape/fake-provider'
 import { installHttpBoundary } from '@agent-tape/http'
 import { MODEL_CODECS, readModelAnswer, readModelRequest, recordedUsage } from '@agent-tape/http/internal'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readReadmeSection } from '../support/readme-section.js'
+import { providerRowsOf } from '../support/readme-section.js'
 import { runTaped } from '../support/tape-run.js'
 import { CLIENTS } from './clients.js'
 import { ANSWER, BREAK, CUT, contractScript, EDITED, LEAK, QUESTION, REFUSE, SECRET } from './script.js'
@@ -37,14 +37,7 @@ it('has a client for every codec', () => {
 })
 
 it("has a row for every codec in the README's table of providers", () => {
-  const rows = readReadmeSection('Compatibility')
-    .section.split('\n')
-    .filter((line) => line.startsWith('| '))
-  for (const codec of MODEL_CODECS)
-    expect(
-      rows.filter((row) => row.includes(`(\`${codec.name}\``)),
-      codec.name,
-    ).toHaveLength(1)
+  for (const codec of MODEL_CODECS) expect(providerRowsOf(codec.name), codec.name).toHaveLength(1)
 })
 
 /**

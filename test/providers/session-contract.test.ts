@@ -3,6 +3,7 @@ import { installHttpBoundary } from '@agent-tape/http'
 import { readSessionDecision, SESSION_CODECS, sumUsage } from '@agent-tape/http/internal'
 import { readRecordedUsage, summarizeCassette, usageOfDecisions } from '@agent-tape/inspect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { providerRowsOf } from '../support/readme-section.js'
 import { runTaped } from '../support/tape-run.js'
 import { type Lookup, SESSION_CLIENTS, type SessionFake, type SessionSeen } from './session-clients.js'
 
@@ -16,6 +17,10 @@ const boundary = installHttpBoundary()
 
 it('has a client for every session codec', () => {
   expect(new Set(SESSION_CLIENTS.map((c) => c.api))).toEqual(new Set(SESSION_CODECS.map((c) => c.name)))
+})
+
+it("has a row for every session codec in the README's table of providers", () => {
+  for (const codec of SESSION_CODECS) expect(providerRowsOf(codec.name), codec.name).toHaveLength(1)
 })
 
 /** The weather the app's tool returns, as `tape.tool` runs it (live-tools mode compares it). */

@@ -27,3 +27,10 @@ export function readReadmeSection(
   )
   return { section, snippets }
 }
+
+/** The rows of the README's table of providers (under Compatibility) that name the codec `name`. */
+export function providerRowsOf(name: string): string[] {
+  return readReadmeSection('Compatibility')
+    .section.split('\n')
+    .filter((line) => line.startsWith('| ') && line.includes(`(\`${name}\``))
+}
