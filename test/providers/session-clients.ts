@@ -2,6 +2,8 @@ import { GoogleGenAI, Modality } from '@google/genai'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { ResponsesWS } from 'openai/resources/responses/ws'
+import OpenAI7 from 'openai7'
+import { ResponsesWS as ResponsesWS7 } from 'openai7/resources/responses/ws'
 import { LIVE_WEATHER_TOOL, type LiveSeen, liveSession } from '../support/live-client.js'
 import { startLiveServer } from '../support/live-server.js'
 import { type RealtimeSeen, realtimeSession, realtimeWeather } from '../support/realtime-client.js'
@@ -197,8 +199,9 @@ const live: SessionClient = {
   },
 }
 
-const responses: SessionClient = {
-  name: 'openai: ResponsesWS',
+/** The Responses API's WebSocket mode through `ResponsesWS` of the `openai` SDK, 6 or 7. */
+const responses = (sdk: 6 | 7): SessionClient => ({
+  name: `openai ${sdk}: ResponsesWS`,
   api: 'openai-responses-ws',
   setupFrame: 'response.create',
   instructionField: 'message.instructions',
@@ -207,15 +210,21 @@ const responses: SessionClient = {
   // Two responses (the call, then the answer), each \`usage\` of 120 in and 30 out.
   tokens: { input: 240, output: 60 },
   serverError: {
-    // The SDK raises the whole event, as JSON.
+    // openai 6 raises the whole event, as JSON; 7 its message.
     errors: [
-      '{"type":"error","status":500,"error":{"type":"server_error","code":null,"message":"The server had an error.","param":null},"sequence_number":0}',
+      sdk === 6
+        ? '{"type":"error","status":500,"error":{"type":"server_error","code":null,"message":"The server had an error.","param":null},"sequence_number":0}'
+        : 'The server had an error.',
     ],
     close: { code: 1011, reason: 'internal error' },
   },
   async start() {
     const server = await startResponsesWsServer()
-    const open = (key: string) => () => new ResponsesWS(new OpenAI({ apiKey: key, baseURL: server.baseURL }))
+    const open = (apiKey: string) => () =>
+      sdk === 6
+        ? new ResponsesWS(new OpenAI({ apiKey, baseURL: server.baseURL }))
+        : // The same API in the next major: what the tests use of it is alike.
+          (new ResponsesWS7(new OpenAI7({ apiKey, baseURL: server.baseURL })) as unknown as ResponsesWS)
     const seen = (run: () => Promise<ResponsesWsSeen>) => async () => {
       const s = await run()
       return { messages: s.types, text: s.text, calls: s.calls, errors: s.errors, close: s.close }
@@ -238,7 +247,7 @@ const responses: SessionClient = {
       close: () => server.close(),
     }
   },
-}
+})
 
 /** The realtime APIs whose sessions agent-tape tapes. */
-export const SESSION_CLIENTS: readonly SessionClient[] = [realtime, live, responses]
+export const SESSION_CLIENTS: readonly SessionClient[] = [realtime, live, responses(6), responses(7)]
