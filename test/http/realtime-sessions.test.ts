@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -15,7 +15,7 @@ import { OpenAIRealtimeWebSocket } from 'openai/realtime/websocket'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { WebSocket as UndiciWebSocket } from 'undici7'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../cli/support/cli.js'
+import { runCli, viewedToolCalls } from '../cli/support/cli.js'
 import {
   type NextEvent,
   type RealtimeSeen,
@@ -148,15 +148,7 @@ it('reads in show, diff, verify and view like a model exchange: its text, its to
   const moved = await runCli(['diff', 'text.jsonl', 'moved.jsonl'], root)
   expect(moved.stdout).toContain('6 → 6 decisions: 1 changed, 0 added, 0 removed, 5 unchanged')
   expect(moved.stdout).toContain('~ #6  step 2  websocket response.create (openai-realtime)')
-  const viewed = await runCli(['view', 'text.jsonl', '-o', 'text.html'], root)
-  expect(viewed.code).toBe(0)
-  const html = readFileSync(join(root, 'text.html'), 'utf8')
-  const page = JSON.parse(
-    /<script type="application\/json" id="agent-tape-data">([\s\S]*?)<\/script>/.exec(html)![1]!,
-  )
-  const calls = page.sides[0].cards.flatMap(
-    (card: { model?: { answer?: { toolCalls: unknown[] } } }) => card.model?.answer?.toolCalls ?? [],
-  )
+  const calls = await viewedToolCalls(root, 'text.jsonl')
   expect(calls).toEqual([{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }])
 })
 

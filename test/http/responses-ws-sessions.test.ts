@@ -7,7 +7,7 @@ import { installHttpBoundary } from '@agent-tape/http'
 import OpenAI from 'openai'
 import { ResponsesWS } from 'openai/resources/responses/ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../cli/support/cli.js'
+import { runCli, viewedToolCalls } from '../cli/support/cli.js'
 import type { NextEvent } from '../support/realtime-client.js'
 import { responsesWeather, responsesWsSession } from '../support/responses-ws-client.js'
 import { type ResponsesWsServer, startResponsesWsServer } from '../support/responses-ws-server.js'
@@ -134,15 +134,7 @@ it('reads in show, diff and view like requests over HTTP: the question, the call
   expect(moved.stdout).toContain('4 → 4 decisions: 1 changed, 0 added, 0 removed, 3 unchanged')
   expect(moved.stdout).toContain('~ #4  step 2  websocket response.create (openai-responses-ws)')
 
-  const viewed = await runCli(['view', 'weather.jsonl', '-o', 'weather.html'], root)
-  expect(viewed.code).toBe(0)
-  const html = readFileSync(join(root, 'weather.html'), 'utf8')
-  const page = JSON.parse(
-    /<script type="application\/json" id="agent-tape-data">([\s\S]*?)<\/script>/.exec(html)![1]!,
-  )
-  const calls = page.sides[0].cards.flatMap(
-    (card: { model?: { answer?: { toolCalls: unknown[] } } }) => card.model?.answer?.toolCalls ?? [],
-  )
+  const calls = await viewedToolCalls(root, 'weather.jsonl')
   expect(calls).toEqual([{ id: 'call_000000000001', name: 'get_weather', arguments: '{"city":"Paris"}' }])
 })
 

@@ -6,9 +6,9 @@ import OpenAI7 from 'openai7'
 import { ResponsesWS as ResponsesWS7 } from 'openai7/resources/responses/ws'
 import { LIVE_WEATHER_TOOL, type LiveSeen, liveSession } from '../support/live-client.js'
 import { startLiveServer } from '../support/live-server.js'
-import { type RealtimeSeen, realtimeSession, realtimeWeather } from '../support/realtime-client.js'
+import { realtimeSession, realtimeWeather } from '../support/realtime-client.js'
 import { startRealtimeServer } from '../support/realtime-server.js'
-import { type ResponsesWsSeen, responsesWeather, responsesWsSession } from '../support/responses-ws-client.js'
+import { responsesWeather, responsesWsSession } from '../support/responses-ws-client.js'
 import { startResponsesWsServer } from '../support/responses-ws-server.js'
 
 /** What the agent saw of a session, alike for every API: the server's messages, the answer, the close. */
@@ -73,6 +73,30 @@ export interface SessionClient {
   start(): Promise<SessionFake>
 }
 
+/** What the agent saw of a session of an OpenAI SDK (Realtime or Responses), as every API's is compared. */
+const seenOf =
+  (run: () => Promise<Omit<SessionSeen, 'messages'> & { types: string[] }>) =>
+  async (): Promise<SessionSeen> => {
+    const s = await run()
+    return { messages: s.types, text: s.text, calls: s.calls, errors: s.errors, close: s.close }
+  }
+
+/** A loopback server of an OpenAI API (its base URL the endpoint) with the sessions its SDK opens. */
+function openaiFake(
+  server: { baseURL: string; connections: number; handshakes: unknown; close(): Promise<void> },
+  sessions: Pick<SessionFake, 'weather' | 'ask'>,
+): SessionFake {
+  return {
+    endpoint: server.baseURL,
+    get connections() {
+      return server.connections
+    },
+    handshakes: () => JSON.stringify(server.handshakes),
+    ...sessions,
+    close: () => server.close(),
+  }
+}
+
 /** Not shaped like any provider's key: only the boundary keeps it out, not the secret scan. */
 const KEY = `session-${'K3yT0ken'.repeat(4)}`
 
@@ -104,20 +128,11 @@ const realtime: SessionClient = {
         { model: 'gpt-realtime', options: { ca: server.ca } },
         new OpenAI({ apiKey: key, baseURL: server.baseURL }),
       )
-    const seen = (run: () => Promise<RealtimeSeen>) => async () => {
-      const s = await run()
-      return { messages: s.types, text: s.text, calls: s.calls, errors: s.errors, close: s.close }
-    }
-    return {
-      endpoint: server.baseURL,
-      get connections() {
-        return server.connections
-      },
-      handshakes: () => JSON.stringify(server.handshakes),
+    return openaiFake(server, {
       weather: (instructions, lookup, key = KEY) =>
-        seen(realtimeSession(open(key), realtimeWeather(instructions, lookup))),
+        seenOf(realtimeSession(open(key), realtimeWeather(instructions, lookup))),
       ask: (text) =>
-        seen(
+        seenOf(
           realtimeSession(open(KEY), async (rt, next) => {
             rt.send({
               type: 'conversation.item.create',
@@ -128,8 +143,7 @@ const realtime: SessionClient = {
             if ((await next('response.done')).type !== 'closed') rt.close()
           }),
         ),
-      close: () => server.close(),
-    }
+    })
   },
 }
 
@@ -225,27 +239,17 @@ const responses = (sdk: 6 | 7): SessionClient => ({
         ? new ResponsesWS(new OpenAI({ apiKey, baseURL: server.baseURL }))
         : // The same API in the next major: what the tests use of it is alike.
           (new ResponsesWS7(new OpenAI7({ apiKey, baseURL: server.baseURL })) as unknown as ResponsesWS)
-    const seen = (run: () => Promise<ResponsesWsSeen>) => async () => {
-      const s = await run()
-      return { messages: s.types, text: s.text, calls: s.calls, errors: s.errors, close: s.close }
-    }
-    return {
-      endpoint: server.baseURL,
-      get connections() {
-        return server.connections
-      },
-      handshakes: () => JSON.stringify(server.handshakes),
+    return openaiFake(server, {
       weather: (instructions, lookup, key = KEY) =>
-        seen(responsesWsSession(open(key), responsesWeather(instructions, lookup))),
+        seenOf(responsesWsSession(open(key), responsesWeather(instructions, lookup))),
       ask: (text) =>
-        seen(
+        seenOf(
           responsesWsSession(open(KEY), async (rws, next) => {
             rws.send({ type: 'response.create', model: 'gpt-4.1-mini', input: text, store: false })
             if ((await next('response.completed')).type !== 'closed') rws.close()
           }),
         ),
-      close: () => server.close(),
-    }
+    })
   },
 })
 

@@ -90,8 +90,8 @@ export function realtimeSession(
   }
 }
 
-/** The weather tool as a Realtime session declares it. */
-const REALTIME_WEATHER_TOOL = {
+/** The weather tool as a Realtime session declares it (a Responses request too, with `strict`). */
+export const REALTIME_WEATHER_TOOL = {
   type: 'function' as const,
   name: 'get_weather',
   description: 'The weather in a city',

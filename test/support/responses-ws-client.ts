@@ -1,5 +1,5 @@
 import type { ResponsesWS } from 'openai/resources/responses/ws'
-import { eventLine, type NextEvent, type RealtimeEvent } from './realtime-client.js'
+import { eventLine, type NextEvent, REALTIME_WEATHER_TOOL, type RealtimeEvent } from './realtime-client.js'
 
 /** What the agent saw of a session of the Responses API's WebSocket mode. */
 export interface ResponsesWsSeen {
@@ -50,13 +50,7 @@ export function responsesWsSession(
 }
 
 /** The weather tool as a `response.create` declares it. */
-const RESPONSES_WEATHER_TOOL = {
-  type: 'function' as const,
-  name: 'get_weather',
-  description: 'The weather in a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  strict: false,
-}
+const RESPONSES_WEATHER_TOOL = { ...REALTIME_WEATHER_TOOL, strict: false }
 
 /**
  * The weather conversation over the Responses API's WebSocket mode: a `response.create` with

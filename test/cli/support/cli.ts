@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createCliIo, main, type TerminalSink } from '@agent-tape/cli'
 
 export interface CliResult {
@@ -54,4 +56,19 @@ export function maskRun(text: string): string {
       // Env hashes are salted per cassette, so they differ on every recording.
       .replace(/sha256:[0-9a-f]{16}\b/g, 'sha256:<hash>')
   )
+}
+
+/** The tool calls of the answers `agent-tape view` draws for `cassette` (in `root`), as its page embeds them. */
+export async function viewedToolCalls(root: string, cassette: string): Promise<unknown[]> {
+  const page = join(root, `${cassette}.html`)
+  const viewed = await runCli(['view', cassette, '-o', page], root)
+  if (viewed.code !== 0)
+    throw new Error(`agent-tape view ${cassette} exited ${viewed.code}: ${viewed.stderr}`)
+  const json = /<script type="application\/json" id="agent-tape-data">([\s\S]*?)<\/script>/.exec(
+    readFileSync(page, 'utf8'),
+  )![1]!
+  const { sides } = JSON.parse(json) as {
+    sides: { cards: { model?: { answer?: { toolCalls: unknown[] } } }[] }[]
+  }
+  return sides[0]!.cards.flatMap((card) => card.model?.answer?.toolCalls ?? [])
 }
