@@ -1,9 +1,6 @@
 import { openaiResponsesCodec } from './openai-responses.js'
-import { type AnswerParts, asArray, asRecord, type Json, str } from './read.js'
+import { type AnswerParts, asArray, asRecord, emptyAnswer, type Json, str } from './read.js'
 import { addUsage, type SessionCodec } from './session-codec.js'
-
-/** The events a response ends with, over a WebSocket as over HTTP. */
-const RESPONSE_ENDS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error'])
 
 /**
  * The Responses API's WebSocket mode (`wss://api.openai.com/v1/responses`, the `openai` SDK's
@@ -32,7 +29,7 @@ export const openaiResponsesWsCodec: SessionCodec = {
   readMessages(messages) {
     // One client message may be answered by several responses (a steer continues the one in
     // flight): each reads as a stream of its own, and the parts are joined.
-    const answer: AnswerParts = { text: '', toolCalls: [] }
+    const answer: AnswerParts = emptyAnswer()
     let events: Json[] = []
     const readResponse = () => {
       if (events.length === 0) return
@@ -47,7 +44,8 @@ export const openaiResponsesWsCodec: SessionCodec = {
     }
     for (const message of messages) {
       events.push(message)
-      if (RESPONSE_ENDS.has(str(message.type) ?? '')) readResponse()
+      // A response ends over a WebSocket as its stream ends over HTTP.
+      if (openaiResponsesCodec.isLastEvent?.({ data: message })) readResponse()
     }
     readResponse()
     return answer
