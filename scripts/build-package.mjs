@@ -53,6 +53,15 @@ const CHUNKS = {
   '@agent-tape/jest': { setup: ['setup'] },
 }
 
+/**
+ * Chunks of what only some entries reach: the code of another process or thread (the gateway's),
+ * kept out of `main` so that a test process never loads it. A module that these entries reach,
+ * and no other entry or lazily loaded module, goes to the chunk named here.
+ */
+const ONLY_FROM = {
+  '@agent-tape/http': { gateway: ['gateway/main', 'gateway/worker'] },
+}
+
 function run(label, args) {
   const result = spawnSync(tsc, args, { cwd, stdio: 'inherit' })
   if (result.status !== 0) {
@@ -106,13 +115,16 @@ const external = (id) => /^(?![./\0]|[A-Za-z]:)/.test(id)
  */
 function chunkPlan(inputs) {
   const chunkOf = new Map()
+  const onlyFrom = new Map()
   const shared = new Set()
   return {
     chunkOf,
+    onlyFrom,
     shared,
     plugin: {
       name: 'agent-tape-chunks',
       buildEnd() {
+        /** Each module, with the roots (entries and lazily loaded modules) that reach it. */
         const reachedFrom = new Map()
         const roots = [...Object.values(inputs)]
         for (const id of this.getModuleIds())
@@ -124,11 +136,16 @@ function chunkPlan(inputs) {
           for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
             if (seen.has(id)) continue
             seen.add(id)
-            reachedFrom.set(id, (reachedFrom.get(id) ?? 0) + 1)
+            reachedFrom.set(id, (reachedFrom.get(id) ?? new Set()).add(root))
             queue.push(...(this.getModuleInfo(id)?.importedIds ?? []).filter((next) => !external(next)))
           }
         }
-        for (const [id, count] of reachedFrom) if (count > 1) shared.add(id)
+        for (const [id, from] of reachedFrom) if (from.size > 1) shared.add(id)
+        for (const [chunk, names] of Object.entries(ONLY_FROM[manifest.name] ?? {})) {
+          const only = new Set(names.map((name) => inputs[name]))
+          for (const [id, from] of reachedFrom)
+            if (from.size > 1 && [...from].every((root) => only.has(root))) onlyFrom.set(id, chunk)
+        }
         for (const [chunk, names] of Object.entries(CHUNKS[manifest.name] ?? {})) {
           const queue = names.map((name) => inputs[name] ?? join(cwd, 'src', `${name}.ts`))
           for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
@@ -178,10 +195,13 @@ for (const { dir, format, type } of outputs) {
         // An entry's own module stays in its file: its top level (a setup file's, a preload's) runs
         // when that entry is loaded, never because another entry shares a chunk with it.
         { debugName: 'planned', name: (id) => (entryIds.has(id) ? null : (plan.chunkOf.get(id) ?? null)) },
+        // What only some entries reach (ONLY_FROM), after `main`: a group takes the modules its own
+        // import, so what those share with the rest must be in `main` already.
         {
           debugName: 'main',
-          name: (id) => (!entryIds.has(id) && plan.shared.has(id) ? 'main' : null),
+          name: (id) => (!entryIds.has(id) && plan.shared.has(id) && !plan.onlyFrom.has(id) ? 'main' : null),
         },
+        { debugName: 'only-from', name: (id) => (entryIds.has(id) ? null : (plan.onlyFrom.get(id) ?? null)) },
       ],
     },
     // Class and function names as written: errors and reports name them (`constructor.name`).

@@ -41,6 +41,14 @@ const SETUP_MODULES = [
   'vitest/src/matchers.ts',
 ]
 
+/** What only the gateway's own process and thread run (`gateway/main`, `gateway/worker`). */
+const GATEWAY_ONLY = [
+  'http/src/gateway/server.ts',
+  'http/src/gateway/run-gateway.ts',
+  'http/src/gateway/run-ca.ts',
+  'http/src/gateway/client-program.ts',
+]
+
 interface ChildRun {
   imports: string[]
   outside: string
@@ -114,6 +122,11 @@ it('the first tape loads what serves it, and the tape records and replays', () =
       'core/src/open-tape.ts',
     ]),
   )
+  // The gateway's server runs in a process or thread of its own, which loads it by its entry: a
+  // tape's test process never does (a chunk of what only those entries reach).
+  const loaded = sourceModules([...run.steps.open, ...run.steps.tape])
+  expect(loaded).toContain('http/src/gateway/gateway-thread.ts')
+  expect(loaded.filter((m) => GATEWAY_ONLY.includes(m))).toEqual([])
   expect(run.recorded).toBe('from the server')
   // Replayed after the server closed: the answer came from the tape.
   expect(run.replayed).toBe('from the server')
