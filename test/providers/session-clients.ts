@@ -1,5 +1,5 @@
 import { GoogleGenAI, Modality } from '@google/genai'
-import OpenAI from 'openai'
+import OpenAI, { AzureOpenAI } from 'openai'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { ResponsesWS } from 'openai/resources/responses/ws'
 import OpenAI7 from 'openai7'
@@ -85,9 +85,10 @@ const seenOf =
 function openaiFake(
   server: { baseURL: string; connections: number; handshakes: unknown; close(): Promise<void> },
   sessions: Pick<SessionFake, 'weather' | 'ask'>,
+  endpoint = server.baseURL,
 ): SessionFake {
   return {
-    endpoint: server.baseURL,
+    endpoint,
     get connections() {
       return server.connections
     },
@@ -100,8 +101,9 @@ function openaiFake(
 /** Not shaped like any provider's key: only the boundary keeps it out, not the secret scan. */
 const KEY = `session-${'K3yT0ken'.repeat(4)}`
 
-const realtime: SessionClient = {
-  name: 'openai: OpenAIRealtimeWS',
+/** OpenAI Realtime through `OpenAIRealtimeWS`, on OpenAI or (`OpenAIRealtimeWS.azure`) Azure OpenAI. */
+const realtime = (cloud: 'openai' | 'azure'): SessionClient => ({
+  name: cloud === 'openai' ? 'openai: OpenAIRealtimeWS' : 'openai: OpenAIRealtimeWS.azure (Azure OpenAI)',
   api: 'openai-realtime',
   setupFrame: 'session.update',
   instructionField: 'message.session.instructions',
@@ -114,7 +116,7 @@ const realtime: SessionClient = {
     'conversation.item.create',
     'response.create',
   ],
-  credential: { key: KEY, where: 'the Authorization header' },
+  credential: { key: KEY, where: cloud === 'openai' ? 'the Authorization header' : 'the api-key header' },
   // Two responses (the call, then the answer), each \`usage\` of 120 in and 30 out.
   tokens: { input: 240, output: 60 },
   serverError: {
@@ -123,29 +125,45 @@ const realtime: SessionClient = {
   },
   async start() {
     const server = await startRealtimeServer()
-    const open = (key: string) => () =>
-      new OpenAIRealtimeWS(
-        { model: 'gpt-realtime', options: { ca: server.ca } },
-        new OpenAI({ apiKey: key, baseURL: server.baseURL }),
-      )
-    return openaiFake(server, {
-      weather: (instructions, lookup, key = KEY) =>
-        seenOf(realtimeSession(open(key), realtimeWeather(instructions, lookup))),
-      ask: (text) =>
-        seenOf(
-          realtimeSession(open(KEY), async (rt, next) => {
-            rt.send({
-              type: 'conversation.item.create',
-              item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
-            })
-            if ((await next('conversation.item.created')).type === 'closed') return
-            rt.send({ type: 'response.create' })
-            if ((await next('response.done')).type !== 'closed') rt.close()
-          }),
-        ),
-    })
+    const open = (apiKey: string) => () =>
+      cloud === 'openai'
+        ? new OpenAIRealtimeWS(
+            { model: 'gpt-realtime', options: { ca: server.ca } },
+            new OpenAI({ apiKey, baseURL: server.baseURL }),
+          )
+        : // …/openai/realtime?api-version=…&deployment=…, the key in an api-key header.
+          OpenAIRealtimeWS.azure(
+            new AzureOpenAI({
+              apiKey,
+              endpoint: new URL(server.baseURL).origin,
+              apiVersion: '2025-04-01-preview',
+              deployment: 'gpt-realtime',
+            }),
+            { options: { ca: server.ca } },
+          )
+    return openaiFake(
+      server,
+      {
+        weather: (instructions, lookup, key = KEY) =>
+          seenOf(realtimeSession(open(key), realtimeWeather(instructions, lookup))),
+        ask: (text) =>
+          seenOf(
+            realtimeSession(open(KEY), async (rt, next) => {
+              rt.send({
+                type: 'conversation.item.create',
+                item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+              })
+              if ((await next('conversation.item.created')).type === 'closed') return
+              rt.send({ type: 'response.create' })
+              if ((await next('response.done')).type !== 'closed') rt.close()
+            }),
+          ),
+      },
+      // Azure's endpoint is the resource's origin: its sessions are under /openai/, not /v1.
+      cloud === 'openai' ? server.baseURL : new URL(server.baseURL).origin,
+    )
   },
-}
+})
 
 const live: SessionClient = {
   name: 'gemini: ai.live.connect',
@@ -254,4 +272,10 @@ const responses = (sdk: 6 | 7): SessionClient => ({
 })
 
 /** The realtime APIs whose sessions agent-tape tapes. */
-export const SESSION_CLIENTS: readonly SessionClient[] = [realtime, live, responses(6), responses(7)]
+export const SESSION_CLIENTS: readonly SessionClient[] = [
+  realtime('openai'),
+  realtime('azure'),
+  live,
+  responses(6),
+  responses(7),
+]

@@ -49,15 +49,16 @@ export function eventLine(closed: Promise<void>): { push(event: RealtimeEvent): 
 }
 
 /**
- * A Realtime session of the SDK's `OpenAIRealtimeWS` made by `open`: waits for it to open, runs
+ * A Realtime session of the SDK's `OpenAIRealtimeWS` made by `open` (Azure's is made by a
+ * promise): waits for it to open, runs
  * `script` with it, and returns what the agent saw once the socket has closed.
  */
 export function realtimeSession(
-  open: () => OpenAIRealtimeWS,
+  open: () => OpenAIRealtimeWS | Promise<OpenAIRealtimeWS>,
   script: (rt: OpenAIRealtimeWS, next: NextEvent) => Promise<void>,
 ) {
   return async (): Promise<RealtimeSeen> => {
-    const rt = open()
+    const rt = await open()
     const seen: RealtimeSeen = { types: [], text: '', calls: [], errors: [], audioBytes: 0, binary: [] }
     const closed = new Promise<void>((resolve) =>
       rt.socket.on('close', (code, reason) => {
