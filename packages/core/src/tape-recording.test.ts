@@ -77,7 +77,13 @@ describe('the recording part', () => {
   it("writes when each decision began, in whole milliseconds from the recording's start, after the one before it ended", async () => {
     const store = createMemoryStore()
     const part = new RecordingPart(undefined, contextFor(store))
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    // At least `ms` by the clock the part reads: a timer may fire up to a millisecond early by
+    // it (libuv schedules from the loop's cached time), and `at` is rounded down.
+    const pause = async (ms: number) => {
+      const end = performance.now() + ms
+      while (performance.now() < end)
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.ceil(end - performance.now()))))
+    }
     await pause(20)
     for (let i = 1; i <= 4; i++) {
       await part.call(decision('tool', { name: 'lookup', args: [i] }, { step: i }, i), () => pause(15))
